@@ -1,0 +1,39 @@
+// Every area in one app: local development, tests, and the single OpenAPI document.
+import { Scalar } from '@scalar/hono-api-reference';
+import { createApp } from '../shared/app';
+import { entitiesArea } from './entities/app';
+import { feedArea } from './feed/app';
+import { geoArea } from './geo/app';
+import { publicArea } from './public/app';
+import { trackingArea } from './tracking/app';
+import { trendsArea } from './trends/app';
+
+export const OPENAPI_INFO = {
+  title: 'Discovery analytics API',
+  version: '1.0.0',
+  description:
+    'Read-only analytics about articles that surface in a content-discovery feed across countries and languages. ' +
+    'Send your key as `X-API-Key: <key>` or `Authorization: Bearer <key>`; query-string keys are refused. ' +
+    'Errors are JSON with a `detail` field: a message, a `{code, message}` object, or (422) a list of `{loc, msg, type}`.',
+};
+
+export function combinedApp() {
+  const app = createApp();
+  for (const area of [trackingArea(), feedArea(), publicArea(), geoArea(), trendsArea(), entitiesArea()]) {
+    app.route('/', area);
+  }
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', {
+    type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Project, internal or legacy API key.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'BearerAuth', {
+    type: 'http', scheme: 'bearer', description: 'The same key as a bearer token.',
+  });
+  app.doc31('/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: OPENAPI_INFO,
+    servers: [{ url: new URL(c.req.url).origin, description: 'This server' }],
+  }));
+  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Discovery analytics API' }));
+  app.get('/', (c) => c.redirect('/docs'));
+  return app;
+}

@@ -1,0 +1,4 @@
+// The entities Worker: only this area's routes.
+import { entitiesArea } from './app';
+
+export default entitiesArea();

@@ -1,0 +1,41 @@
+// GET /v{1,2}/geo/regions/{alpha_2}/cities: cities hosting Discover profiles.
+import { createRoute, z } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { notFound } from '../../shared/errors';
+import { errorResponses, keyed, queryBool } from '../../shared/schemas/common';
+import { assertCountryAllowed } from '../../shared/scope';
+import { getRegion, listCities } from './queries';
+import { alpha2Param, CitySchema } from './schemas';
+
+const route = (version: string) =>
+  createRoute({
+    method: 'get',
+    path: '/regions/{alpha_2}/cities',
+    operationId: `${version}GeoListCities`,
+    tags: ['Geo'],
+    summary: 'Cities of a region',
+    description: 'Cities with Discover profiles, by name. A known region without profiles gives an empty `cities`.',
+    security: keyed,
+    request: { params: alpha2Param, query: z.object({ active_only: queryBool('Only cities with an active profile.') }) },
+    responses: {
+      200: {
+        description: 'Cities.',
+        content: {
+          'application/json': {
+            schema: z.object({ region: z.string().openapi({ example: 'US' }), cities: z.array(CitySchema) }).openapi('CityList'),
+          },
+        },
+      },
+      ...errorResponses(401, 403, 404, 422, 429, 503),
+    },
+  });
+
+export function register(app: App, version: string) {
+  app.openapi(route(version), async (c) => {
+    const { db, auth } = c.var;
+    const code = assertCountryAllowed(auth, c.req.valid('param').alpha_2);
+    if (!(await getRegion(db, code))) throw notFound(`Region '${code}' not found`);
+    const cities = await listCities(db, code, c.req.valid('query').active_only);
+    return c.json({ region: code, cities }, 200);
+  });
+}

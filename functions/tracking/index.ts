@@ -1,0 +1,4 @@
+// The tracking Worker: only this area's routes.
+import { trackingArea } from './app';
+
+export default trackingArea();

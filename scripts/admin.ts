@@ -1,0 +1,103 @@
+// The operator's CLI: `npm run admin -- <command> [options]` (see `npm run admin -- help`).
+import { parseArgs } from 'node:util';
+import { createKey, listKeys, revokeKey } from '../shared/admin/keys';
+import { AdminError, createProject, getProject, listProjects, updateProject } from '../shared/admin/projects';
+import type { Plan, SubscriptionStatus } from '../shared/db/schema';
+import { connect, type Connection } from './lib/connect';
+
+const HELP = `Usage: npm run admin -- <command> [options] [--json]
+
+  project:create --name N --plan start|grow|scale|enterprise [--countries US,GB] [--categories /News,/Sports]
+  project:list
+  project:show <project_id>
+  project:set <project_id> [--plan P] [--countries ..] [--categories ..|all] [--subscription active|trialing|past_due|canceled]
+              [--api on|off] [--mcp on|off] [--history-days N] [--rate-limit N]
+  key:create --project <project_id> [--name N] [--countries US]     a project key (at most 10 live per project)
+  key:create --internal|--legacy [--name N] [--countries US,GB]      a key without a project
+  key:list [--project <project_id>]
+  key:revoke <key_id>
+
+Keys are printed once and stored only as SHA-256 hashes.`;
+
+const list = (value?: string) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const onOff = (value?: string) => (value === undefined ? undefined : value === 'on' || value === 'true');
+const int = (value?: string) => (value === undefined ? undefined : Number.parseInt(value, 10));
+
+type Options = Record<string, string | boolean | undefined>;
+type Command = (conn: Connection, args: string[], o: Options) => Promise<unknown>;
+
+const commands: Record<string, Command> = {
+  'project:create': ({ db }, _args, o) =>
+    createProject(db, {
+      name: o.name as string,
+      plan: o.plan as Plan,
+      countries: list(o.countries as string) ?? [],
+      categories: list(o.categories as string) ?? null,
+    }),
+  'project:list': ({ db }) => listProjects(db),
+  'project:show': ({ db }, [id]) => getProject(db, required(id, 'project_id')),
+  'project:set': ({ db }, [id], o) =>
+    updateProject(db, required(id, 'project_id'), {
+      ...(o.plan !== undefined && { plan: o.plan as Plan }),
+      ...(o.countries !== undefined && { countries: list(o.countries as string) }),
+      ...(o.categories !== undefined && { categories: o.categories === 'all' ? null : list(o.categories as string) }),
+      ...(o.subscription !== undefined && { subscriptionStatus: o.subscription as SubscriptionStatus }),
+      ...(o.api !== undefined && { apiEnabled: onOff(o.api as string) }),
+      ...(o.mcp !== undefined && { mcpEnabled: onOff(o.mcp as string) }),
+      ...(o['history-days'] !== undefined && { historyDays: int(o['history-days'] as string) }),
+      ...(o['rate-limit'] !== undefined && { rateLimitPerMinute: int(o['rate-limit'] as string) }),
+    }),
+  'key:create': ({ db }, _args, o) =>
+    createKey(db, {
+      projectId: (o.project as string) ?? null,
+      kind: o.internal ? 'internal' : o.legacy ? 'legacy' : 'project',
+      name: (o.name as string) ?? 'default',
+      countries: list(o.countries as string) ?? null,
+    }),
+  'key:list': ({ db }, _args, o) => listKeys(db, o.project as string | undefined),
+  'key:revoke': ({ db }, [id]) => revokeKey(db, required(id, 'key_id'), new Date()),
+};
+
+function required(value: string | undefined, name: string): string {
+  if (!value) throw new AdminError(`missing <${name}>`);
+  return value;
+}
+
+const STRING_OPTIONS = ['name', 'plan', 'countries', 'categories', 'project', 'subscription', 'api', 'mcp', 'history-days', 'rate-limit'];
+const FLAG_OPTIONS = ['json', 'internal', 'legacy', 'help'];
+
+async function main() {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      ...Object.fromEntries(STRING_OPTIONS.map((k) => [k, { type: 'string' as const }])),
+      ...Object.fromEntries(FLAG_OPTIONS.map((k) => [k, { type: 'boolean' as const }])),
+    },
+  });
+  const [name, ...args] = positionals;
+  const command = name ? commands[name] : undefined;
+  if (!command || values.help) {
+    console.log(HELP);
+    process.exit(command || values.help || !name ? 0 : 2);
+  }
+  const conn = await connect();
+  try {
+    const result = await command(conn, args, values);
+    console.log(values.json ? JSON.stringify(result, null, 2) : format(result));
+  } finally {
+    await conn.close();
+  }
+}
+
+function format(result: unknown): string {
+  if (Array.isArray(result)) return result.length ? result.map((r) => format(r)).join('\n') : '(none)';
+  return Object.entries(result as Record<string, unknown>)
+    .map(([k, v]) => `${k.padEnd(20)} ${v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : JSON.stringify(v)}`)
+    .join('\n') + '\n';
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof AdminError ? err.message : (err as Error).message;
+  console.error(`admin: ${message}`);
+  process.exit(err instanceof AdminError ? 2 : 1);
+});

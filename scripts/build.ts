@@ -1,0 +1,50 @@
+// `npm run build`: bundles every function offline (wrangler deploy --dry-run), prints raw and gzip
+// sizes, and checks that each bundle holds only its own area's routes.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/** A path literal that only the named area registers. */
+const MARKERS: Record<string, string[]> = {
+  tracking: ["'/v1/tracking"],
+  feed: ["'/v2/feed", "'/v2/live"],
+  public: ["'/public/"],
+  geo: ["'/regions/{alpha_2}/cities'"],
+  trends: ["'/v1/trends", "'/v1/themes", "'/v1/topics"],
+  entities: ["'/v1/entities"],
+  jobs: [],
+};
+
+const OUT = join('dist', 'functions');
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+let failures = 0;
+const rows: string[][] = [];
+
+rmSync(OUT, { recursive: true, force: true });
+for (const area of Object.keys(MARKERS)) {
+  const outdir = join(OUT, area);
+  execFileSync('wrangler', ['deploy', '--dry-run', '--env', area, '--outdir', outdir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+  });
+  const code = readFileSync(join(outdir, 'index.js'), 'utf8').replaceAll('"', "'");
+  const foreign = Object.entries(MARKERS)
+    .filter(([other]) => other !== area)
+    .flatMap(([other, markers]) => markers.filter((m) => code.includes(m)).map((m) => `${other}:${m}`));
+  const own = MARKERS[area].filter((m) => code.includes(m)).length;
+  const ok = foreign.length === 0 && own === MARKERS[area].length;
+  if (!ok) failures++;
+  rows.push([area, kb(Buffer.byteLength(code)), kb(gzipSync(code).length), ok ? 'only its own routes' : `FOREIGN ${foreign.join(' ')}`]);
+}
+
+const header = ['function', 'raw', 'gzip', 'routes'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+console.log(line(header));
+console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+for (const row of rows) console.log(line(row));
+if (failures) {
+  console.error(`\n${failures} bundle(s) hold routes of other areas`);
+  process.exit(1);
+}

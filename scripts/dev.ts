@@ -1,0 +1,97 @@
+// `npm start`: the whole API in workerd on embedded defaults. Starts the local gateway (PGlite and
+// an in-process Redis unless DATABASE_URL / REDIS_URL say otherwise), migrates, loads the demo
+// data on an empty database, issues demo keys, and runs `wrangler dev` against the gateway.
+import { Pool } from '@neondatabase/serverless';
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { startGateway } from './gateway/index';
+import { configureDriver, GATEWAY_FILE, gatewayInfo } from './lib/connect';
+import { migrate } from './lib/migrations';
+import { loadDemoData } from './demo/load';
+import { createDemoTenants } from './demo/tenants';
+import { drizzle } from 'drizzle-orm/neon-http';
+import { neon } from '@neondatabase/serverless';
+import * as schema from '../shared/db/schema';
+
+const PORT = Number(process.env.PORT ?? 8787);
+const KEYS_FILE = '.data/demo-keys.json';
+const log = (line: string) => console.log(`[start] ${line}`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+await mkdir('.data', { recursive: true });
+const databaseUrl = process.env.DATABASE_URL;
+const gateway = await startGateway({ databaseUrl, redisUrl: process.env.REDIS_URL, pgliteDir: '.data/pglite', log });
+const info = gatewayInfo(gateway, databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+await writeFile(GATEWAY_FILE, JSON.stringify(info, null, 2));
+log(`gateway on ${gateway.neonHttpUrl.replace('/sql', '')} (postgres: ${gateway.backend.postgres}, redis: ${gateway.backend.redis})`);
+
+configureDriver(info);
+const pool = new Pool({ connectionString: info.databaseUrl, max: 2 });
+const db = drizzle({ client: neon(info.databaseUrl), schema });
+const now = new Date();
+const client = await pool.connect();
+try {
+  await migrate(client, log);
+  const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM countries');
+  if (rows[0].n === 0) {
+    log('empty database: loading the demo data set (about a minute the first time)');
+    await loadDemoData(client, now, log);
+  }
+} finally {
+  client.release();
+}
+const keys = await createDemoTenants(db, now);
+await writeFile(KEYS_FILE, JSON.stringify(keys, null, 2));
+await pool.end();
+
+const inspector = await freePort();
+const vars = {
+  DATABASE_URL: info.databaseUrl,
+  NEON_HTTP_ENDPOINT: info.neonHttpUrl,
+  UPSTASH_REDIS_REST_URL: info.upstashUrl,
+  UPSTASH_REDIS_REST_TOKEN: info.upstashToken,
+};
+const wrangler = spawn(
+  'wrangler',
+  ['dev', '--ip', '127.0.0.1', '--port', String(PORT), '--inspector-port', String(inspector), '--log-level', 'warn',
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])],
+  { stdio: 'inherit', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } },
+);
+
+const base = `http://127.0.0.1:${PORT}`;
+const full = keys.find((k) => k.name === 'full')!;
+console.log(`
+Discovery analytics API on ${base}
+  docs      ${base}/docs
+  openapi   ${base}/openapi.json
+
+Demo keys (also in ${KEYS_FILE}):
+${keys.map((k) => `  ${k.name.padEnd(14)} ${k.key}  ${k.countries ? k.countries.join(',') : 'all markets'}`).join('\n')}
+
+Try:
+  curl -H 'X-API-Key: ${full.key}' ${base}/v1/geo/regions
+  curl -H 'Authorization: Bearer ${full.key}' '${base}/v1/geo/regions/${full.countries?.[0] ?? 'US'}'
+  curl -H 'X-API-Key: ${full.key}' '${base}/v2/geo/languages?with_article_counts=true'
+`);
+
+const stop = async () => {
+  wrangler.kill('SIGTERM');
+  await gateway.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+wrangler.on('exit', async (code) => {
+  await gateway.close();
+  process.exit(code ?? 0);
+});

@@ -1,0 +1,156 @@
+// The local gateway: one node:http server that speaks Neon's HTTP SQL and WebSocket protocols
+// and Upstash's Redis REST protocol in front of real servers (or embedded stand-ins), so Worker
+// code is the same in production, in local development and in tests.
+//
+//   POST /sql                       Neon HTTP SQL      (neonConfig.fetchEndpoint)
+//   GET  /v1  (WebSocket upgrade)   Neon wsproxy relay (neonConfig.wsProxy)
+//   POST /redis[/pipeline|/multi-exec]  Upstash REST   (new Redis({ url, token }))
+//   GET  /health                    backends and whether they answer
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { HttpError, sendJson } from './http-util';
+import { MemoryRedis } from './memory-redis';
+import { createNeonHttpHandler } from './neon-http';
+import { createWsRelay } from './neon-ws';
+import { PgPools, targetFromUrl, type PgTarget } from './pg-pools';
+import { startPgliteServer, type PgliteServer } from './pglite-backend';
+import { RealRedis } from './redis-real';
+import type { RedisBackend } from './redis-types';
+import { createUpstashHandler } from './upstash';
+
+export interface GatewayOptions {
+  /** postgres://... of a real PostgreSQL; if absent, an embedded PGlite persisted at pgliteDir. */
+  databaseUrl?: string;
+  /** Default '.data/pglite'; 'memory://' keeps PGlite in memory. */
+  pgliteDir?: string;
+  /** redis://127.0.0.1:6379; if absent, an in-process Redis engine. */
+  redisUrl?: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** One port for everything; 0 = random (default). */
+  port?: number;
+  /** Bearer token Upstash clients must send; default 'local-token'. */
+  redisToken?: string;
+  log?: (line: string) => void;
+}
+
+export interface Gateway {
+  port: number;
+  /** Value for neonConfig.fetchEndpoint, e.g. http://127.0.0.1:PORT/sql */
+  neonHttpUrl: string;
+  /** Value for neonConfig.wsProxy's return, e.g. 127.0.0.1:PORT/v1 */
+  neonWsProxy: string;
+  /** Value for new Redis({ url }), e.g. http://127.0.0.1:PORT/redis */
+  upstashUrl: string;
+  upstashToken: string;
+  backend: { postgres: 'postgres' | 'pglite'; redis: 'redis' | 'memory' };
+  close(): Promise<void>;
+}
+
+async function health(pools: PgPools, redis: RedisBackend) {
+  const check = async (f: () => Promise<unknown>) => {
+    try {
+      await f();
+      return 'ok';
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  };
+  const [pg, rd] = await Promise.all([
+    check(() => pools.get(undefined).query('SELECT 1')),
+    check(async () => {
+      const r = await redis.exec(['PING']);
+      if (r instanceof Error) throw r;
+    }),
+  ]);
+  return { pg, rd };
+}
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const log = opts.log ?? (() => undefined);
+  const host = opts.host ?? '127.0.0.1';
+  const token = opts.redisToken ?? 'local-token';
+
+  let pglite: PgliteServer | undefined;
+  let target: PgTarget;
+  if (opts.databaseUrl) {
+    target = targetFromUrl(opts.databaseUrl);
+  } else {
+    pglite = await startPgliteServer(opts.pgliteDir ?? '.data/pglite');
+    target = { host: pglite.host, port: pglite.port, user: 'postgres', database: 'postgres', singleDatabase: true };
+  }
+  const pools = new PgPools(target, log);
+  const redis: RedisBackend = opts.redisUrl ? new RealRedis(opts.redisUrl) : new MemoryRedis();
+  const backend = { postgres: pglite ? 'pglite' : 'postgres', redis: redis.kind } as const;
+
+  const sql = createNeonHttpHandler(pools);
+  const upstash = createUpstashHandler(redis, token);
+  const relay = createWsRelay(() => target, log);
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '') || '/';
+    if (path === '/health' && req.method === 'GET') {
+      const { pg, rd } = await health(pools, redis);
+      const ok = pg === 'ok' && rd === 'ok';
+      return sendJson(res, ok ? 200 : 503, { ok, postgres: backend.postgres, redis: backend.redis, checks: { postgres: pg, redis: rd } });
+    }
+    const redisMatch = /^\/redis(?:\/(pipeline|multi-exec))?$/.exec(path);
+    if (path !== '/sql' && !redisMatch) throw new HttpError(404, `no route for ${path}`);
+    if (req.method !== 'POST') throw new HttpError(405, 'use POST');
+    if (path === '/sql') return sql(req, res);
+    return upstash(req, res, redisMatch?.[1] ?? '');
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      const status = err instanceof HttpError ? err.status : 500;
+      const message = err instanceof Error ? err.message : String(err);
+      if (status === 500) log(`gateway ${req.method} ${req.url}: ${err instanceof Error ? err.stack : message}`);
+      if (res.headersSent) return res.destroy();
+      // Neon's driver reads `message`, Upstash's client reads `error`.
+      sendJson(res, status, { message, error: message });
+    });
+  });
+  server.on('upgrade', (req, socket, head) => {
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    if (path === '/v1' || path === '/v1/') relay.handleUpgrade(req, socket, head);
+    else socket.destroy();
+  });
+  // Idle keep-alive sockets outlive the clients' own pools (undici ~4 s), so a reused socket is
+  // not closed under a request in flight.
+  server.keepAliveTimeout = 30_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, host, () => resolve());
+    });
+  } catch (err) {
+    relay.close();
+    await pools.closeAll();
+    await redis.close();
+    await pglite?.close();
+    throw err;
+  }
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('gateway: no TCP address');
+  const port = addr.port;
+  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const base = `${publicHost}:${port}`;
+  log(`gateway on http://${base} (postgres: ${backend.postgres}, redis: ${backend.redis})`);
+
+  return {
+    port,
+    neonHttpUrl: `http://${base}/sql`,
+    neonWsProxy: `${base}/v1`,
+    upstashUrl: `http://${base}/redis`,
+    upstashToken: token,
+    backend,
+    async close() {
+      relay.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pools.closeAll();
+      await redis.close();
+      await pglite?.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// How Node scripts reach the database and Redis: through the same protocols as the Workers.
+// - DATABASE_URL on Neon (host *.neon.tech): straight to Neon, no gateway.
+// - a running `npm start` (.data/gateway.json answers): its gateway (the embedded PGlite is
+//   single-process, so a second process must go through the first).
+// - otherwise an in-process gateway in front of DATABASE_URL / REDIS_URL, or the embedded engines.
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import { drizzle } from 'drizzle-orm/neon-http';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import * as schema from '../../shared/db/schema';
+import { startGateway, type Gateway } from '../gateway/index';
+
+// Node's require, not the bundler's: see scripts/gateway/neon-ws.ts.
+const ws = createRequire(import.meta.url)('ws');
+
+export const GATEWAY_FILE = '.data/gateway.json';
+const EMBEDDED_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface GatewayInfo {
+  neonHttpUrl: string;
+  neonWsProxy: string;
+  upstashUrl: string;
+  upstashToken: string;
+  databaseUrl: string;
+}
+
+export interface Connection {
+  db: ReturnType<typeof drizzle<typeof schema>>;
+  pool: Pool;
+  info: GatewayInfo | null;
+  close(): Promise<void>;
+}
+
+async function runningGateway(): Promise<GatewayInfo | null> {
+  try {
+    const info = JSON.parse(await readFile(GATEWAY_FILE, 'utf8')) as GatewayInfo;
+    const health = await fetch(new URL('/health', info.neonHttpUrl), { signal: AbortSignal.timeout(1_000) });
+    return health.ok ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+export function configureDriver(info: GatewayInfo | null): void {
+  neonConfig.webSocketConstructor = ws;
+  if (!info) return;
+  neonConfig.fetchEndpoint = info.neonHttpUrl;
+  neonConfig.wsProxy = () => info.neonWsProxy;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineConnect = false;
+}
+
+export function gatewayInfo(gateway: Gateway, databaseUrl: string): GatewayInfo {
+  const { neonHttpUrl, neonWsProxy, upstashUrl, upstashToken } = gateway;
+  return { neonHttpUrl, neonWsProxy, upstashUrl, upstashToken, databaseUrl };
+}
+
+export async function connect(): Promise<Connection> {
+  const url = process.env.DATABASE_URL;
+  let gateway: Gateway | undefined;
+  let info: GatewayInfo | null = null;
+  if (!url?.includes('.neon.tech')) {
+    info = url ? null : await runningGateway();
+    if (!info) {
+      gateway = await startGateway({ databaseUrl: url, redisUrl: process.env.REDIS_URL });
+      info = gatewayInfo(gateway, url ?? EMBEDDED_DATABASE_URL);
+    }
+  }
+  configureDriver(info);
+  const connectionString = info?.databaseUrl ?? url!;
+  const pool = new Pool({ connectionString, max: 4 });
+  return {
+    db: drizzle({ client: neon(connectionString), schema }),
+    pool,
+    info,
+    async close() {
+      await pool.end();
+      await gateway?.close();
+    },
+  };
+}

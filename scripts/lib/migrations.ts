@@ -1,0 +1,36 @@
+// Applies drizzle/*.sql in journal order, once each, over any node-postgres compatible client.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Queryable } from '../../shared/db/queryable';
+
+const ROOT = join(import.meta.dirname, '..', '..', 'drizzle');
+
+interface Journal {
+  entries: { idx: number; tag: string }[];
+}
+
+export async function migrate(client: Queryable, log: (line: string) => void = () => {}): Promise<string[]> {
+  const journal = JSON.parse(await readFile(join(ROOT, 'meta', '_journal.json'), 'utf8')) as Journal;
+  await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (tag text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+  const { rows } = await client.query<{ tag: string }>('SELECT tag FROM schema_migrations');
+  const done = new Set(rows.map((r) => r.tag));
+  const applied: string[] = [];
+  for (const { tag } of [...journal.entries].sort((a, b) => a.idx - b.idx)) {
+    if (done.has(tag)) continue;
+    const text = await readFile(join(ROOT, `${tag}.sql`), 'utf8');
+    await client.query('BEGIN');
+    try {
+      for (const statement of text.split('--> statement-breakpoint')) {
+        if (statement.trim()) await client.query(statement);
+      }
+      await client.query('INSERT INTO schema_migrations (tag) VALUES ($1)', [tag]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw new Error(`migration ${tag} failed: ${(err as Error).message}`);
+    }
+    applied.push(tag);
+    log(`applied ${tag}`);
+  }
+  return applied;
+}

@@ -1,0 +1,57 @@
+// Operator actions on tenants; the admin CLI and the tests both go through these.
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../db/client';
+import { PLANS, projects, SUBSCRIPTION_STATES, type Addons } from '../db/schema';
+
+const countryCode = z.string().regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2, e.g. US').transform((c) => c.toUpperCase());
+
+export const NewProjectSchema = z.object({
+  id: z.string().uuid().optional(),
+  name: z.string().min(1, 'a project needs a name'),
+  plan: z.enum(PLANS),
+  countries: z.array(countryCode).default([]),
+  categories: z.array(z.string().min(1)).nullable().default(null),
+  apiEnabled: z.boolean().default(true),
+  mcpEnabled: z.boolean().default(true),
+  subscriptionStatus: z.enum(SUBSCRIPTION_STATES).default('active'),
+  historyDays: z.number().int().positive().nullable().default(null),
+  rateLimitPerMinute: z.number().int().positive().nullable().default(null),
+  addons: z.custom<Addons>().default({}),
+});
+export type NewProject = z.input<typeof NewProjectSchema>;
+
+export class AdminError extends Error {}
+
+export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    throw new AdminError(result.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
+  }
+  return result.data;
+}
+
+export async function createProject(db: Db, input: NewProject) {
+  const values = parseOrThrow(NewProjectSchema, input);
+  const [row] = await db.insert(projects).values(values).returning();
+  return row;
+}
+
+export async function getProject(db: Db, id: string) {
+  const [row] = await db.select().from(projects).where(eq(projects.id, id));
+  if (!row) throw new AdminError(`no project ${id}`);
+  return row;
+}
+
+export async function listProjects(db: Db) {
+  return db.select().from(projects).orderBy(projects.createdAt);
+}
+
+export const ProjectPatchSchema = NewProjectSchema.omit({ id: true }).partial();
+
+export async function updateProject(db: Db, id: string, patch: z.input<typeof ProjectPatchSchema>) {
+  const values = parseOrThrow(ProjectPatchSchema.strict(), patch);
+  const [row] = await db.update(projects).set(values).where(eq(projects.id, id)).returning();
+  if (!row) throw new AdminError(`no project ${id}`);
+  return row;
+}

@@ -1,0 +1,54 @@
+// The one app factory: validation hook, error handling, request-scoped services and auth are
+// configured here and nowhere else.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { requireApiKey } from './auth/middleware';
+import { createClock } from './clock';
+import { createDb } from './db/client';
+import { readConfig, type Env } from './env';
+import { onError, onNotFound } from './errors';
+import { createStore } from './redis';
+import { validationHook } from './validation';
+
+export type App = OpenAPIHono<Env>;
+
+export function createApp(): App {
+  const app = new OpenAPIHono<Env>({ defaultHook: validationHook });
+  app.onError(onError);
+  app.notFound(onNotFound);
+  return app;
+}
+
+/** Builds `c.var.config/db/store/clock` for one request; no client outlives its request. */
+export function services(): MiddlewareHandler<Env> {
+  return async function services(c, next) {
+    const config = readConfig(c.env);
+    c.set('config', config);
+    c.set('db', createDb(config));
+    c.set('store', createStore(config));
+    c.set('clock', createClock(config.NOW));
+    await next();
+  };
+}
+
+export interface AreaOptions {
+  /** Path prefixes this area serves, e.g. `/v1/geo`; middleware is bound to these only. */
+  basePaths: string[];
+  /** Public areas need no key. */
+  auth: boolean;
+}
+
+/**
+ * An area's app. Middleware is bound to the area's own prefixes because the combined app mounts
+ * every area at `/`, where a `*` middleware would leak into the other areas.
+ */
+export function createArea(options: AreaOptions): App {
+  const app = createApp();
+  const chain: MiddlewareHandler<Env>[] = [services()];
+  if (options.auth) chain.push(requireApiKey());
+  for (const base of options.basePaths) {
+    app.use(base, ...chain);
+    app.use(`${base}/*`, ...chain);
+  }
+  return app;
+}

@@ -1,0 +1,77 @@
+// API keys: generated once, stored as SHA-256 hashes, resolved to an AuthContext.
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { apiKeys, projects } from '../db/schema';
+import { PLAN_RULES } from '../plans';
+import type { AuthContext } from './types';
+
+const KEY_PREFIX = 'dk_';
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** A new random key: `dk_` + 40 base62 characters (about 238 bits). */
+export function generateKey(): string {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const bytes = crypto.getRandomValues(new Uint8Array(40));
+  return KEY_PREFIX + [...bytes].map((b) => alphabet[b % 62]).join('');
+}
+
+const CACHE_TTL_MS = 30_000;
+const cache = new Map<string, { auth: AuthContext | null; until: number }>();
+
+/** How long a revoked key may still be honoured by a warm isolate. */
+export const KEY_CACHE_SECONDS = CACHE_TTL_MS / 1000;
+
+/** Cache expiry uses wall time, not the business clock: a pinned NOW must not pin the cache. */
+export async function resolveKey(db: Db, key: string): Promise<AuthContext | null> {
+  const nowMs = Date.now();
+  const hash = await sha256Hex(key);
+  const hit = cache.get(hash);
+  if (hit && hit.until > nowMs) return hit.auth;
+  const auth = await loadKey(db, hash);
+  cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS });
+  if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
+  return auth;
+}
+
+export function forgetCachedKeys(): void {
+  cache.clear();
+}
+
+async function loadKey(db: Db, hash: string): Promise<AuthContext | null> {
+  const [row] = await db
+    .select({ key: apiKeys, project: projects })
+    .from(apiKeys)
+    .leftJoin(projects, eq(projects.id, apiKeys.projectId))
+    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) return null;
+  const { key, project } = row;
+  if (!project) {
+    const rules = PLAN_RULES.enterprise;
+    return {
+      keyId: key.id, keyKind: key.kind, projectId: null, plan: null,
+      allowedCountries: key.countries, categories: null, apiEnabled: true, mcpEnabled: true,
+      subscriptionStatus: 'active', historyDays: rules.historyDays, rateLimitPerMinute: rules.perMinute, addons: {},
+    };
+  }
+  const rules = PLAN_RULES[project.plan];
+  const allowed = key.countries ? key.countries.filter((c) => project.countries.includes(c)) : project.countries;
+  return {
+    keyId: key.id,
+    keyKind: key.kind,
+    projectId: project.id,
+    plan: project.plan,
+    allowedCountries: allowed,
+    categories: rules.choosesCategories ? (project.categories ?? []) : null,
+    apiEnabled: project.apiEnabled,
+    mcpEnabled: project.mcpEnabled,
+    subscriptionStatus: project.subscriptionStatus,
+    historyDays: project.historyDays ?? rules.historyDays,
+    rateLimitPerMinute: project.rateLimitPerMinute ?? rules.perMinute,
+    addons: project.addons,
+  };
+}

@@ -1,0 +1,40 @@
+// Authenticates every keyed request: `X-API-Key` or `Authorization: Bearer`, never the query.
+import type { MiddlewareHandler } from 'hono';
+import type { Env } from '../env';
+import { ApiError } from '../errors';
+import { resolveKey } from './keys';
+
+const QUERY_KEY_NAMES = ['api_key', 'apikey', 'key', 'token', 'access_token', 'x-api-key'];
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="discovery-api"' };
+
+function presentedKey(headers: { header(name: string): string | undefined }): string | undefined {
+  const direct = headers.header('x-api-key')?.trim();
+  if (direct) return direct;
+  const authorization = headers.header('authorization')?.trim();
+  const match = authorization?.match(/^Bearer\s+(\S+)$/i);
+  return match?.[1];
+}
+
+/**
+ * Requires a valid API key and puts its AuthContext in `c.var.auth`.
+ * @example area.use('/v1/geo/*', requireApiKey())
+ */
+export function requireApiKey(): MiddlewareHandler<Env> {
+  return async function requireApiKey(c, next) {
+    const key = presentedKey(c.req);
+    if (!key) {
+      const inQuery = QUERY_KEY_NAMES.some((name) => c.req.query(name) !== undefined);
+      throw new ApiError(
+        401,
+        inQuery
+          ? 'API keys in the query string are not accepted: send the key in the X-API-Key header or as Authorization: Bearer <key>'
+          : 'Missing API key: send the X-API-Key header or an Authorization: Bearer <key> header',
+        CHALLENGE,
+      );
+    }
+    const auth = await resolveKey(c.var.db, key);
+    if (!auth) throw new ApiError(401, 'Invalid or revoked API key (X-API-Key / Authorization: Bearer)', CHALLENGE);
+    c.set('auth', auth);
+    await next();
+  };
+}

@@ -1,0 +1,5 @@
+export * from './accounts';
+export * from './geo';
+export * from './content';
+export * from './trends';
+export * from './tracking';

@@ -1,0 +1,107 @@
+// Trends with lifecycle, their article assignments, the genealogy graph and the
+// theme (level 2) -> topic (level 1) -> trend hierarchy.
+import { sql } from 'drizzle-orm';
+import {
+  date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid,
+} from 'drizzle-orm/pg-core';
+import { articles } from './content';
+
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const TREND_STATES = ['emerging', 'hot', 'persistent', 'seasonal_dormant', 'decayed'] as const;
+export const STRUCTURAL_TYPES = ['event_driven', 'evergreen', 'cyclic', 'derivative', 'unknown'] as const;
+export const SEMANTIC_TYPES = ['news', 'event_based', 'seasonal', 'lifestyle', 'evergreen'] as const;
+export const TREND_ROLES = ['F1_trigger', 'F2_pile_on', 'F3_long_tail', 'F5_one_off'] as const;
+export type TrendState = (typeof TREND_STATES)[number];
+
+export const hierarchyNodes = pgTable(
+  'hierarchy_nodes',
+  {
+    id: uuid('id').primaryKey(),
+    /** 2 = theme, 1 = topic. */
+    level: integer('level').notNull(),
+    label: text('label').notNull(),
+    summary: text('summary').notNull().default(''),
+    labelEn: text('label_en').notNull(),
+    labelRu: text('label_ru').notNull(),
+    labelLocal: text('label_local'),
+    labelLocalLang: text('label_local_lang'),
+    parentId: uuid('parent_id'),
+    state: text('state'),
+  },
+  (t) => [index('hierarchy_nodes_parent_idx').on(t.parentId)],
+);
+
+export interface TrendFeatures {
+  days_active: number;
+  total_articles: number;
+  slope_14d: number;
+  cv_30d: number;
+  current_share_7d: number;
+  peak_day_ago: number;
+  first_48h_share: number;
+  acf_30: number;
+  acf_90: number;
+  acf_365: number | null;
+}
+
+export const trends = pgTable(
+  'trends',
+  {
+    id: uuid('id').primaryKey(),
+    label: text('label').notNull(),
+    summary: text('summary').notNull().default(''),
+    labelEn: text('label_en').notNull(),
+    labelRu: text('label_ru').notNull(),
+    labelLocal: text('label_local'),
+    labelLocalLang: text('label_local_lang'),
+    state: text('state').$type<TrendState>().notNull(),
+    structuralType: text('structural_type').notNull(),
+    /** Null until classified (`unclassified` in filters). */
+    semanticType: text('semantic_type'),
+    semanticTypeConfidence: real('semantic_type_confidence').notNull().default(0),
+    topicId: uuid('topic_id').references(() => hierarchyNodes.id),
+    primaryCountry: text('primary_country').notNull(),
+    countryScope: text('country_scope').array().notNull().default(sql`'{}'::text[]`),
+    keyEntities: text('key_entities').array().notNull().default(sql`'{}'::text[]`),
+    keyTopics: text('key_topics').array().notNull().default(sql`'{}'::text[]`),
+    peakDate: date('peak_date', { mode: 'string' }),
+    expectedNextPeak: date('expected_next_peak', { mode: 'string' }),
+    features: jsonb('features').$type<TrendFeatures>(),
+    firstSeenAt: tstz('first_seen_at'),
+    lastArticleAt: tstz('last_article_at'),
+    articleCount: integer('article_count').notNull().default(0),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('trends_topic_idx').on(t.topicId),
+    index('trends_last_article_idx').on(t.lastArticleAt),
+    index('trends_country_scope_idx').using('gin', t.countryScope),
+  ],
+);
+
+export const trendArticles = pgTable(
+  'trend_articles',
+  {
+    trendId: uuid('trend_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id').notNull().references(() => articles.id, { onDelete: 'cascade' }),
+    assignmentMethod: text('assignment_method').notNull(),
+    assignmentScore: doublePrecision('assignment_score').notNull(),
+    trendRole: text('trend_role').notNull(),
+    assignedAt: tstz('assigned_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.trendId, t.urlId] }), index('trend_articles_url_idx').on(t.urlId)],
+);
+
+export const trendEdges = pgTable(
+  'trend_edges',
+  {
+    parentId: uuid('parent_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
+    childId: uuid('child_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
+    relationType: text('relation_type').notNull(),
+    strength: real('strength').notNull(),
+    establishedAt: tstz('established_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.parentId, t.childId] }), index('trend_edges_child_idx').on(t.childId)],
+);

@@ -1,0 +1,55 @@
+// The one Env type of every Worker: bindings validated once at the edge, request-scoped services.
+import { z } from 'zod';
+import type { Db } from './db/client';
+import type { Store } from './redis';
+import type { Clock } from './clock';
+import type { AuthContext } from './auth/types';
+
+const bindingsSchema = z.object({
+  DATABASE_URL: z.string().min(1),
+  /** Local gateway only: Neon HTTP SQL endpoint (production derives it from the host). */
+  NEON_HTTP_ENDPOINT: z.string().optional(),
+  UPSTASH_REDIS_REST_URL: z.string().url(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+  /** Namespace for every Redis key; lets several test databases share one Redis. */
+  REDIS_PREFIX: z.string().default(''),
+  APP_URL: z.string().url().default('https://app.example.com'),
+  /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
+  NOW: z.string().datetime({ offset: true }).optional(),
+});
+
+export type Config = z.infer<typeof bindingsSchema>;
+
+export interface Bindings extends Partial<Record<keyof Config, string>> {
+  JOBS_QUEUE?: Queue<unknown>;
+}
+
+export interface Variables {
+  config: Config;
+  db: Db;
+  store: Store;
+  clock: Clock;
+  auth: AuthContext;
+}
+
+export interface Env {
+  Bindings: Bindings;
+  Variables: Variables;
+}
+
+const parsed = new WeakMap<object, Config>();
+
+/** Validates the bindings once per env object; a misconfigured Worker fails loudly, once. */
+export function readConfig(bindings: Bindings): Config {
+  let config = parsed.get(bindings);
+  if (!config) {
+    const result = bindingsSchema.safeParse(bindings);
+    if (!result.success) {
+      const fields = result.error.issues.map((i) => i.path.join('.')).join(', ');
+      throw new Error(`Worker misconfigured: check bindings ${fields}`);
+    }
+    config = result.data;
+    parsed.set(bindings, config);
+  }
+  return config;
+}

@@ -1,0 +1,63 @@
+// The spec's three error shapes ("Errors"): a string, {code, message}, or a validation array.
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export interface CodedDetail {
+  code: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export type Detail = string | CodedDetail | ValidationIssue[];
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly detail: Detail,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof detail === 'string' ? detail : Array.isArray(detail) ? 'validation error' : detail.message);
+  }
+}
+
+export const coded = (
+  status: ContentfulStatusCode,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => new ApiError(status, { code, message, ...extra }, headers);
+
+export const badRequest = (message: string) => new ApiError(400, message);
+export const notFound = (message = 'Not found') => new ApiError(404, message);
+export const forbidden = (message: string) => new ApiError(403, message);
+
+/** One validation issue as a 422, for rules zod cannot express on its own (e.g. cross-field). */
+export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
+  new ApiError(422, [{ loc, msg, type }]);
+
+export function onError(err: Error, c: Context): Response {
+  if (err instanceof ApiError) {
+    return c.json({ detail: err.detail }, err.status, err.headers);
+  }
+  if (err instanceof HTTPException) {
+    // e.g. hono's JSON body parser: malformed JSON is the client's fault.
+    const status = err.status === 400 ? 422 : err.status;
+    const detail =
+      status === 422 ? [{ loc: ['body'], msg: err.message || 'Malformed JSON body', type: 'json_invalid' }] : err.message;
+    return c.json({ detail }, status as ContentfulStatusCode);
+  }
+  console.error('unhandled error', err);
+  return c.json({ detail: 'Internal server error' }, 500);
+}
+
+export function onNotFound(c: Context): Response {
+  return c.json({ detail: `No route for ${c.req.method} ${new URL(c.req.url).pathname}` }, 404);
+}

@@ -1,0 +1,82 @@
+// Schemas every area shares: errors, pagination, query booleans, route defaults.
+import { z } from '@hono/zod-openapi';
+
+export const ValidationIssueSchema = z
+  .object({
+    loc: z.array(z.union([z.string(), z.number()])).openapi({ example: ['query', 'limit'] }),
+    msg: z.string().openapi({ example: 'Too big: expected number to be <=200' }),
+    type: z.string().openapi({ example: 'less_than_equal' }),
+  })
+  .openapi('ValidationIssue');
+
+export const CodedDetailSchema = z
+  .object({
+    code: z.string().openapi({ example: 'market_not_entitled' }),
+    message: z.string().openapi({ example: 'This key is market-scoped but its project has no markets.' }),
+  })
+  .passthrough()
+  .openapi('CodedDetail');
+
+export const ErrorSchema = z
+  .object({
+    detail: z.union([z.string(), CodedDetailSchema, z.array(ValidationIssueSchema)]).openapi({
+      description: 'A message, a `{code, message}` object, or (422) a list of validation issues.',
+      example: 'Missing API key: send the X-API-Key header or an Authorization: Bearer <key> header',
+    }),
+  })
+  .openapi('Error');
+
+const errorDescriptions = {
+  400: 'A parameter is present but unusable.',
+  401: 'Missing or invalid API key.',
+  402: '`subscription_inactive`: the project subscription is not active.',
+  403: 'The key is not scoped to the requested market, or a plan gate applies.',
+  404: 'Resource not found.',
+  422: 'Parameter validation failure (type, enum, range).',
+  429: 'Per-minute rate limit or monthly quota exceeded; see `Retry-After`.',
+  503: 'A dependency is briefly degraded or an aggregate is being computed; retry after `Retry-After`.',
+} as const;
+export type ErrorStatus = keyof typeof errorDescriptions;
+
+export function errorResponses(...statuses: ErrorStatus[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: errorDescriptions[status], content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
+  ) as Record<ErrorStatus, { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } }>;
+}
+
+/** Security requirement for keyed routes: either header works. */
+export const keyed: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
+
+/** The statuses every keyed route can answer with, before its own. */
+export const keyedErrors = ['401', '402', '403', '422', '429', '503'] as const;
+
+export function queryBool(description: string, fallback = false) {
+  return z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1')
+    .openapi({ description, type: 'boolean', default: fallback, example: fallback });
+}
+
+export function limitParam(max: number, fallback: number) {
+  return z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .default(fallback)
+    .openapi({ description: `Page size, 1-${max}.`, example: fallback, type: 'integer' });
+}
+
+export const offsetParam = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .default(0)
+  .openapi({ description: 'Rows to skip, >= 0.', example: 0, type: 'integer' });
+
+export const uuidParam = (description: string) =>
+  z.string().uuid().openapi({ description, example: '7a1f3c9e-2b4d-4e8f-9a0b-1c2d3e4f5a6b' });

@@ -1,0 +1,48 @@
+// Market scope (spec "Authentication" 5): which countries a request may read.
+import { asc } from 'drizzle-orm';
+import type { AuthContext } from './auth/types';
+import type { Db } from './db/client';
+import { countries } from './db/schema';
+import { ApiError, coded } from './errors';
+
+export interface MarketScope {
+  /** As requested: `all` or an upper-case country code. */
+  country: string;
+  /** Upper-case alpha-2 codes measured. */
+  markets: string[];
+}
+
+export function refusedRegion(code: string, auth: AuthContext): ApiError {
+  const allowed = auth.allowedCountries?.length ? auth.allowedCountries.join(', ') : 'none';
+  return new ApiError(403, `Region '${code}' is not allowed for this API key. Allowed regions: ${allowed}.`);
+}
+
+export function isCountryAllowed(auth: AuthContext, code: string): boolean {
+  return auth.allowedCountries === null || auth.allowedCountries.includes(code.toUpperCase());
+}
+
+/** Throws the spec's 403 for a single country outside the key's markets. */
+export function assertCountryAllowed(auth: AuthContext, code: string): string {
+  const upper = code.toUpperCase();
+  if (!isCountryAllowed(auth, upper)) throw refusedRegion(upper, auth);
+  return upper;
+}
+
+/** Every market in the reference data: what `all` means for an unrestricted key. */
+export async function allMarkets(db: Db): Promise<string[]> {
+  const rows = await db.select({ code: countries.alpha2 }).from(countries).orderBy(asc(countries.alpha2));
+  return rows.map((r) => r.code);
+}
+
+/** Resolves `country` (`all` or a code) to the markets a request measures. */
+export async function resolveMarkets(db: Db, auth: AuthContext, country = 'all'): Promise<MarketScope> {
+  if (country.toLowerCase() !== 'all') {
+    const code = assertCountryAllowed(auth, country);
+    return { country: code, markets: [code] };
+  }
+  const markets = auth.allowedCountries ?? (await allMarkets(db));
+  if (markets.length === 0) {
+    throw coded(403, 'market_not_entitled', 'This key is market-scoped but its project has no markets, so country=all resolves to nothing.');
+  }
+  return { country: 'all', markets: [...markets].sort() };
+}

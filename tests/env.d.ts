@@ -1,0 +1,17 @@
+// Bindings the Worker tests receive (vitest.config.ts provides them from the global setup).
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      DATABASE_URL: string;
+      NEON_HTTP_ENDPOINT: string;
+      NEON_WS_PROXY: string;
+      UPSTASH_REDIS_REST_URL: string;
+      UPSTASH_REDIS_REST_TOKEN: string;
+      ADMIN_DATABASE_URL: string;
+      TEMPLATE_DATABASE: string;
+      APP_URL: string;
+      JOBS_QUEUE: Queue<unknown>;
+    }
+  }
+}
+export {};

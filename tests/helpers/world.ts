@@ -1,0 +1,119 @@
+// A test file's world: its own database cloned from the migrated template, its own Redis
+// namespace, tenants made through the admin module, and requests into the all-in-one Worker.
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import worker from '../../functions/index';
+import { createKey } from '../../shared/admin/keys';
+import { createProject, type NewProject } from '../../shared/admin/projects';
+import { createDb, type Db } from '../../shared/db/client';
+import type { Bindings } from '../../shared/env';
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface CallOptions {
+  key?: string;
+  bearer?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface Tenant {
+  projectId: string;
+  key: string;
+  keyId: string;
+}
+
+export interface World {
+  env: Bindings & { DATABASE_URL: string };
+  db: Db;
+  /** A node-postgres compatible pool over the gateway's WebSocket relay (for transactions). */
+  pool(): Pool;
+  call<T = any>(path: string, options?: CallOptions): Promise<Reply<T>>;
+  tenant(project?: Partial<NewProject>, key?: { countries?: string[] }): Promise<Tenant>;
+  internalKey(countries?: string[]): Promise<string>;
+  setNow(iso: string | undefined): void;
+}
+
+function configureDriver() {
+  neonConfig.fetchEndpoint = env.NEON_HTTP_ENDPOINT;
+  neonConfig.wsProxy = () => env.NEON_WS_PROXY;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineConnect = false;
+}
+
+async function cloneTemplate(name: string): Promise<string> {
+  const admin = neon(env.ADMIN_DATABASE_URL);
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${env.TEMPLATE_DATABASE}`);
+      break;
+    } catch (err) {
+      // Two files cloning at the same instant: the template is briefly "accessed by other users".
+      if (attempt > 20 || !String((err as Error).message).includes('accessed by other users')) throw err;
+      await new Promise((r) => setTimeout(r, 100 + attempt * 50));
+    }
+  }
+  return env.ADMIN_DATABASE_URL.replace(/\/[^/]*$/, `/${name}`);
+}
+
+export async function createWorld(name: string): Promise<World> {
+  configureDriver();
+  const dbName = `t_${name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}`;
+  const databaseUrl = await cloneTemplate(dbName);
+  const bindings = {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `${dbName}:${crypto.randomUUID().slice(0, 8)}`,
+  } as World['env'];
+  const db = createDb(bindings);
+  let pool: Pool | undefined;
+
+  const world: World = {
+    env: bindings,
+    db,
+    pool: () => (pool ??= new Pool({ connectionString: databaseUrl, max: 2 })),
+    async call(path, options = {}) {
+      const headers = new Headers(options.headers);
+      if (options.key) headers.set('X-API-Key', options.key);
+      if (options.bearer) headers.set('Authorization', `Bearer ${options.bearer}`);
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+        if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      }
+      const request = new Request(`http://api.test${path}`, { method: options.method ?? 'GET', headers, body });
+      const ctx = createExecutionContext();
+      // A fresh object per call: config is memoised per bindings object, and NOW may have changed.
+      const response = await worker.fetch(request as any, { ...bindings } as any, ctx);
+      await waitOnExecutionContext(ctx);
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: response.status, body: parsed as any, headers: response.headers, text };
+    },
+    async tenant(project = {}, key = {}) {
+      const row = await createProject(db, { name: 'Test project', plan: 'scale', countries: ['US', 'GB', 'DE'], ...project });
+      const created = await createKey(db, { projectId: row.id, kind: 'project', name: 'test', countries: key.countries ?? null });
+      return { projectId: row.id, key: created.key, keyId: created.id };
+    },
+    async internalKey(countries) {
+      return (await createKey(db, { projectId: null, kind: 'internal', name: 'internal', countries: countries ?? null })).key;
+    },
+    setNow(iso) {
+      bindings.NOW = iso;
+    },
+  };
+  return world;
+}
+
+/** `expect(reply.status, show(reply)).toBe(200)`: failures print the body. */
+export const show = (reply: Reply) => `${reply.status} ${reply.text.slice(0, 2_000)}`;

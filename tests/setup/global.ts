@@ -1,0 +1,55 @@
+// Once per test project: the local gateway in front of the machine's real PostgreSQL and Redis,
+// and a migrated template database that each test file clones (CREATE DATABASE ... TEMPLATE).
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startGateway } from '../../scripts/gateway/index';
+import { migrate } from '../../scripts/lib/migrations';
+
+const SERVER = process.env.TEST_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    adminDatabaseUrl: string;
+    templateDatabase: string;
+    neonHttpUrl: string;
+    neonWsProxy: string;
+    upstashUrl: string;
+    upstashToken: string;
+  }
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const template = `discovery_tmpl_${project.name}`;
+  await admin(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${template}`);
+  });
+  const client = new pg.Client({ connectionString: `${SERVER}/${template}` });
+  await client.connect();
+  await migrate(client);
+  await client.end();
+
+  const gateway = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL });
+  project.provide('databaseUrl', `${SERVER}/${template}`);
+  project.provide('adminDatabaseUrl', `${SERVER}/postgres`);
+  project.provide('templateDatabase', template);
+  project.provide('neonHttpUrl', gateway.neonHttpUrl);
+  project.provide('neonWsProxy', gateway.neonWsProxy);
+  project.provide('upstashUrl', gateway.upstashUrl);
+  project.provide('upstashToken', gateway.upstashToken);
+  return async () => {
+    await gateway.close();
+  };
+}

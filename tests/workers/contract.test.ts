@@ -1,0 +1,115 @@
+// The shared contract: auth, error shapes, unknown paths, the OpenAPI document and /docs.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createWorld, show, type World } from '../helpers/world';
+
+let world: World;
+let key: string;
+let noMarkets: string;
+
+beforeAll(async () => {
+  world = await createWorld('contract');
+  key = (await world.tenant({ countries: ['US'] })).key;
+  noMarkets = (await world.tenant({ countries: [] })).key;
+});
+
+describe('authentication', () => {
+  it('401 without a key, naming both accepted headers', async () => {
+    const reply = await world.call('/v1/geo/languages');
+    expect(reply.status, show(reply)).toBe(401);
+    expect(reply.body).toEqual({ detail: 'Missing API key: send the X-API-Key header or an Authorization: Bearer <key> header' });
+  });
+
+  it('401 for an unknown key and for a malformed Authorization header', async () => {
+    expect((await world.call('/v1/geo/languages', { key: 'dk_nope' })).status).toBe(401);
+    const basic = await world.call('/v1/geo/languages', { headers: { Authorization: `Basic ${key}` } });
+    expect(basic.status, show(basic)).toBe(401);
+  });
+
+  it.each(['api_key', 'key', 'token'])('401 for a key in the query string (%s)', async (name) => {
+    const reply = await world.call(`/v1/geo/languages?${name}=${key}`);
+    expect(reply.status, show(reply)).toBe(401);
+    expect(reply.body.detail).toMatch(/query string are not accepted/);
+  });
+
+  it('200 with X-API-Key and with Bearer', async () => {
+    expect((await world.call('/v1/geo/languages', { key })).status).toBe(200);
+    expect((await world.call('/v1/geo/languages', { bearer: key })).status).toBe(200);
+  });
+
+  it('a revoked key stops working once the isolate cache forgets it', async () => {
+    const tenant = await world.tenant();
+    const { revokeKey } = await import('../../shared/admin/keys');
+    const { forgetCachedKeys } = await import('../../shared/auth/keys');
+    expect((await world.call('/v1/geo/languages', { key: tenant.key })).status).toBe(200);
+    await revokeKey(world.db, tenant.keyId, new Date());
+    forgetCachedKeys();
+    expect((await world.call('/v1/geo/languages', { key: tenant.key })).status).toBe(401);
+  });
+});
+
+describe('error contract', () => {
+  it('unknown paths are 404 JSON with a string detail', async () => {
+    const reply = await world.call('/v9/nothing', { key });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual({ detail: 'No route for GET /v9/nothing' });
+  });
+
+  it('an unknown enum value is 422 with {loc, msg, type}', async () => {
+    const reply = await world.call('/v1/geo/regions?window=5y', { key });
+    expect(reply.status, show(reply)).toBe(422);
+    expect(reply.body.detail).toEqual([{ loc: ['query', 'window'], msg: expect.stringContaining('1h'), type: 'enum' }]);
+  });
+
+  it('an out-of-scope country is 403 naming the region and the allowed ones', async () => {
+    const reply = await world.call('/v1/geo/regions/FR', { key });
+    expect(reply.status, show(reply)).toBe(403);
+    expect(reply.body).toEqual({ detail: "Region 'FR' is not allowed for this API key. Allowed regions: US." });
+  });
+
+  it('a key whose project has no markets gets 403 for any single market', async () => {
+    const reply = await world.call('/v1/geo/regions/US', { key: noMarkets });
+    expect(reply.status, show(reply)).toBe(403);
+    expect(reply.body.detail).toMatch(/Allowed regions: none/);
+  });
+
+  it('database failures surface as a bare 500 without internals', async () => {
+    const broken = { ...world.env, DATABASE_URL: world.env.DATABASE_URL.replace(/\/[^/]*$/, '/no_such_database') };
+    const { default: worker } = await import('../../functions/index');
+    const { createExecutionContext } = await import('cloudflare:test');
+    const response = await worker.fetch(
+      new Request('http://api.test/v1/geo/languages', { headers: { 'X-API-Key': 'dk_whatever' } }) as any,
+      broken as any,
+      createExecutionContext(),
+    );
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ detail: 'Internal server error' });
+  });
+});
+
+describe('documentation', () => {
+  it('serves an OpenAPI 3.1 document with security schemes and documented errors', async () => {
+    const reply = await world.call('/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.body.openapi).toBe('3.1.0');
+    expect(Object.keys(reply.body.components.securitySchemes)).toEqual(['ApiKeyHeader', 'BearerAuth']);
+    for (const [path, item] of Object.entries<any>(reply.body.paths)) {
+      for (const operation of Object.values<any>(item)) {
+        expect(operation.summary, path).toBeTruthy();
+        expect(operation.description, path).toBeTruthy();
+        expect(operation.responses['200'], path).toBeTruthy();
+        if (!path.startsWith('/public')) {
+          expect(operation.security, path).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
+          expect(operation.responses['401'], path).toBeTruthy();
+        }
+        for (const parameter of operation.parameters ?? []) expect(parameter.description, `${path} ${parameter.name}`).toBeTruthy();
+      }
+    }
+  });
+
+  it('serves the interactive reference at /docs', async () => {
+    const reply = await world.call('/docs');
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/text\/html/);
+    expect(reply.text).toContain('/openapi.json');
+  });
+});

@@ -1,0 +1,47 @@
+// Two projects: Worker tests inside workerd (through the local gateway to the machine's real
+// PostgreSQL and Redis), and Node tests for the CLIs and the embedded `npm start` path.
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: {
+                DATABASE_URL: inject<string>('databaseUrl'),
+                NEON_HTTP_ENDPOINT: inject<string>('neonHttpUrl'),
+                NEON_WS_PROXY: inject<string>('neonWsProxy'),
+                UPSTASH_REDIS_REST_URL: inject<string>('upstashUrl'),
+                UPSTASH_REDIS_REST_TOKEN: inject<string>('upstashToken'),
+                ADMIN_DATABASE_URL: inject<string>('adminDatabaseUrl'),
+                TEMPLATE_DATABASE: inject<string>('templateDatabase'),
+                APP_URL: 'https://app.example.com',
+              },
+            },
+          })),
+        ],
+        test: {
+          name: 'workers',
+          include: ['tests/workers/**/*.test.ts'],
+          globalSetup: ['tests/setup/global.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'node',
+          include: ['tests/node/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/setup/global.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { startGateway } from './gateway/index';
-import { configureDriver, GATEWAY_FILE, gatewayInfo } from './lib/connect';
+import { configureDriver, gatewayInfo } from './lib/connect';
 import { migrate } from './lib/migrations';
 import { loadDemoData } from './demo/load';
 import { createDemoTenants } from './demo/tenants';
@@ -15,7 +15,9 @@ import { neon } from '@neondatabase/serverless';
 import * as schema from '../shared/db/schema';
 
 const PORT = Number(process.env.PORT ?? 8787);
-const KEYS_FILE = '.data/demo-keys.json';
+/** Where the embedded database, the gateway address and the demo keys live (tests use a temp dir). */
+const DATA_DIR = process.env.DATA_DIR ?? '.data';
+const KEYS_FILE = `${DATA_DIR}/demo-keys.json`;
 const log = (line: string) => console.log(`[start] ${line}`);
 
 function freePort(): Promise<number> {
@@ -28,11 +30,11 @@ function freePort(): Promise<number> {
   });
 }
 
-await mkdir('.data', { recursive: true });
+await mkdir(DATA_DIR, { recursive: true });
 const databaseUrl = process.env.DATABASE_URL;
-const gateway = await startGateway({ databaseUrl, redisUrl: process.env.REDIS_URL, pgliteDir: '.data/pglite', log });
+const gateway = await startGateway({ databaseUrl, redisUrl: process.env.REDIS_URL, pgliteDir: `${DATA_DIR}/pglite`, log });
 const info = gatewayInfo(gateway, databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-await writeFile(GATEWAY_FILE, JSON.stringify(info, null, 2));
+await writeFile(`${DATA_DIR}/gateway.json`, JSON.stringify(info, null, 2));
 log(`gateway on ${gateway.neonHttpUrl.replace('/sql', '')} (postgres: ${gateway.backend.postgres}, redis: ${gateway.backend.redis})`);
 
 configureDriver(info);

@@ -3,6 +3,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requireApiKey } from './auth/middleware';
+import { limits, planGates } from './limits/middleware';
 import { createClock } from './clock';
 import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
@@ -45,10 +46,8 @@ export interface AreaOptions {
 export function createArea(options: AreaOptions): App {
   const app = createApp();
   const chain: MiddlewareHandler<Env>[] = [services()];
-  if (options.auth) chain.push(requireApiKey());
-  for (const base of options.basePaths) {
-    app.use(base, ...chain);
-    app.use(`${base}/*`, ...chain);
-  }
+  if (options.auth) chain.push(requireApiKey(), planGates(), limits());
+  // `${base}/*` also matches `base` itself: registering both would run the chain twice.
+  for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;
 }

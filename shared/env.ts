@@ -4,6 +4,7 @@ import type { Db } from './db/client';
 import type { Store } from './redis';
 import type { Clock } from './clock';
 import type { AuthContext } from './auth/types';
+import type { LimitState } from './limits/check';
 
 const bindingsSchema = z.object({
   DATABASE_URL: z.string().min(1),
@@ -30,6 +31,7 @@ export interface Variables {
   store: Store;
   clock: Clock;
   auth: AuthContext;
+  limits: LimitState;
 }
 
 export interface Env {

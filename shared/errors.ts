@@ -43,6 +43,14 @@ export const forbidden = (message: string) => new ApiError(403, message);
 export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
   new ApiError(422, [{ loc, msg, type }]);
 
+/** Connection-level failures (not bad queries): the network, or Postgres refusing connections. */
+function isDependencyOutage(err: Error): boolean {
+  const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && /^(08|53|57P)/.test(code)) return true;
+  const text = `${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`;
+  return /fetch failed|network connection lost|ECONNREFUSED|connect ECONN|timed? ?out|socket hang up/i.test(text);
+}
+
 export function onError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
     return c.json({ detail: err.detail }, err.status, err.headers);
@@ -53,6 +61,10 @@ export function onError(err: Error, c: Context): Response {
     const detail =
       status === 422 ? [{ loc: ['body'], msg: err.message || 'Malformed JSON body', type: 'json_invalid' }] : err.message;
     return c.json({ detail }, status as ContentfulStatusCode);
+  }
+  if (isDependencyOutage(err)) {
+    console.error('dependency unavailable', err.message);
+    return c.json({ detail: 'A dependency is briefly unavailable; retry after the Retry-After header' }, 503, { 'Retry-After': '5' });
   }
   console.error('unhandled error', err);
   return c.json({ detail: 'Internal server error' }, 500);

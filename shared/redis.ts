@@ -1,6 +1,9 @@
 // Request-scoped Redis (Upstash REST) with one key namespace for the whole deployment.
 import { Redis } from '@upstash/redis/cloudflare';
 
+/** Upper bound of one Redis call before the request goes on without it. */
+export const REDIS_TIMEOUT_MS = 300;
+
 export interface Store {
   redis: Redis;
   /** Namespaced key: `store.key('cache', 'geo', hash)`. */
@@ -18,8 +21,12 @@ export function createStore(config: StoreConfig): Store {
   const redis = new Redis({
     url: config.UPSTASH_REDIS_REST_URL,
     token: config.UPSTASH_REDIS_REST_TOKEN,
-    // A slow Redis must not hold a request hostage; callers decide what a failure means.
-    retry: { retries: 1, backoff: () => 50 },
+    // A slow Redis must not hold a request hostage: every call is bounded and not retried;
+    // callers decide what a failure means (see shared/limits: the isolate fallback limiter).
+    retry: false,
+    signal: () => AbortSignal.timeout(REDIS_TIMEOUT_MS),
+    // Commands issued in the same tick travel as one pipeline: one round trip for the limits.
+    enableAutoPipelining: true,
     enableTelemetry: false,
   });
   const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';

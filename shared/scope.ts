@@ -40,7 +40,12 @@ export async function resolveMarkets(db: Db, auth: AuthContext, country = 'all')
     const code = assertCountryAllowed(auth, country);
     return { country: code, markets: [code] };
   }
-  const markets = auth.allowedCountries ?? (await allMarkets(db));
+  const markets =
+    auth.allowedCountries ??
+    (await allMarkets(db).catch((err: Error) => {
+      console.error('market scope lookup failed', err.message);
+      throw coded(503, 'scope_unavailable', 'The markets of this key could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
+    }));
   if (markets.length === 0) {
     throw coded(403, 'market_not_entitled', 'This key is market-scoped but its project has no markets, so country=all resolves to nothing.');
   }

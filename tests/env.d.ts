@@ -7,6 +7,9 @@ declare global {
       NEON_WS_PROXY: string;
       UPSTASH_REDIS_REST_URL: string;
       UPSTASH_REDIS_REST_TOKEN: string;
+      DEAD_REDIS_UPSTASH_URL: string;
+      HUNG_REDIS_UPSTASH_URL: string;
+      QUIET_UPSTASH_URL: string;
       ADMIN_DATABASE_URL: string;
       TEMPLATE_DATABASE: string;
       APP_URL: string;

@@ -1,6 +1,9 @@
-// Tracking lists area: /v1/tracking/* (routes arrive with the tracking-lists issue).
+// Tracking lists area: /v1/tracking/*, and the project's /v1/usage.
 import { createArea } from '../../shared/app';
+import { register as registerUsage } from './usage';
 
 export function trackingArea() {
-  return createArea({ basePaths: ['/v1/tracking'], auth: true });
+  const area = createArea({ basePaths: ['/v1/tracking', '/v1/usage'], auth: true });
+  registerUsage(area);
+  return area;
 }

@@ -86,8 +86,12 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const upstash = createUpstashHandler(redis, token);
   const relay = createWsRelay(() => target, log);
 
+  // Requests served per protocol: benchmarks and tests read them to count round trips.
+  const stats = { sql: 0, redis: 0 };
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '') || '/';
+    if (path === '/stats' && req.method === 'GET') return sendJson(res, 200, stats);
     if (path === '/health' && req.method === 'GET') {
       const { pg, rd } = await health(pools, redis);
       const ok = pg === 'ok' && rd === 'ok';
@@ -96,7 +100,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const redisMatch = /^\/redis(?:\/(pipeline|multi-exec))?$/.exec(path);
     if (path !== '/sql' && !redisMatch) throw new HttpError(404, `no route for ${path}`);
     if (req.method !== 'POST') throw new HttpError(405, 'use POST');
-    if (path === '/sql') return sql(req, res);
+    if (path === '/sql') {
+      stats.sql++;
+      return sql(req, res);
+    }
+    stats.redis++;
     return upstash(req, res, redisMatch?.[1] ?? '');
   }
 

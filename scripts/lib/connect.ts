@@ -13,7 +13,7 @@ import { startGateway, type Gateway } from '../gateway/index';
 // Node's require, not the bundler's: see scripts/gateway/neon-ws.ts.
 const ws = createRequire(import.meta.url)('ws');
 
-export const GATEWAY_FILE = '.data/gateway.json';
+export const GATEWAY_FILE = `${process.env.DATA_DIR ?? '.data'}/gateway.json`;
 const EMBEDDED_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface GatewayInfo {

@@ -1,7 +1,7 @@
 // Authenticates every keyed request: `X-API-Key` or `Authorization: Bearer`, never the query.
 import type { MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, coded } from '../errors';
 import { resolveKey } from './keys';
 
 const QUERY_KEY_NAMES = ['api_key', 'apikey', 'key', 'token', 'access_token', 'x-api-key'];
@@ -32,7 +32,11 @@ export function requireApiKey(): MiddlewareHandler<Env> {
         CHALLENGE,
       );
     }
-    const auth = await resolveKey(c.var.db, key);
+    const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
+      // The plan cannot be read: never guess, never serve unfiltered data.
+      console.error('key lookup failed', err.message);
+      throw coded(503, 'entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
+    });
     if (!auth) throw new ApiError(401, 'Invalid or revoked API key (X-API-Key / Authorization: Bearer)', CHALLENGE);
     c.set('auth', auth);
     await next();

@@ -1,5 +1,6 @@
 // Once per test project: the local gateway in front of the machine's real PostgreSQL and Redis,
 // and a migrated template database that each test file clones (CREATE DATABASE ... TEMPLATE).
+import { createServer } from 'node:net';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startGateway } from '../../scripts/gateway/index';
@@ -17,6 +18,12 @@ declare module 'vitest' {
     neonWsProxy: string;
     upstashUrl: string;
     upstashToken: string;
+    /** A gateway whose Redis is stopped (connection refused). */
+    deadRedisUpstashUrl: string;
+    /** An endpoint that accepts connections and never answers (a hung Redis). */
+    hungRedisUpstashUrl: string;
+    /** A gateway to the real Redis that only one test file uses, to count round trips. */
+    quietUpstashUrl: string;
   }
 }
 
@@ -42,6 +49,10 @@ export default async function setup(project: TestProject) {
   await client.end();
 
   const gateway = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL });
+  const deadRedis = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: 'redis://127.0.0.1:1' });
+  const quiet = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL });
+  const hung = createServer(() => {}).listen(0, '127.0.0.1');
+  await new Promise((resolve) => hung.once('listening', resolve));
   project.provide('databaseUrl', `${SERVER}/${template}`);
   project.provide('adminDatabaseUrl', `${SERVER}/postgres`);
   project.provide('templateDatabase', template);
@@ -49,7 +60,13 @@ export default async function setup(project: TestProject) {
   project.provide('neonWsProxy', gateway.neonWsProxy);
   project.provide('upstashUrl', gateway.upstashUrl);
   project.provide('upstashToken', gateway.upstashToken);
+  project.provide('deadRedisUpstashUrl', deadRedis.upstashUrl);
+  project.provide('hungRedisUpstashUrl', `http://127.0.0.1:${(hung.address() as { port: number }).port}/redis`);
+  project.provide('quietUpstashUrl', quiet.upstashUrl);
   return async () => {
+    hung.close();
+    await quiet.close();
+    await deadRedis.close();
     await gateway.close();
   };
 }

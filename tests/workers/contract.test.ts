@@ -72,17 +72,22 @@ describe('error contract', () => {
     expect(reply.body.detail).toMatch(/Allowed regions: none/);
   });
 
-  it('database failures surface as a bare 500 without internals', async () => {
-    const broken = { ...world.env, DATABASE_URL: world.env.DATABASE_URL.replace(/\/[^/]*$/, '/no_such_database') };
+  it.each([
+    ['an unreachable database', { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' }],
+    ['a missing database', { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/no_such_database' }],
+  ])('%s: the plan cannot be read -> 503 entitlement_unavailable with Retry-After', async (_, override) => {
     const { default: worker } = await import('../../functions/index');
     const { createExecutionContext } = await import('cloudflare:test');
     const response = await worker.fetch(
-      new Request('http://api.test/v1/geo/languages', { headers: { 'X-API-Key': 'dk_whatever' } }) as any,
-      broken as any,
+      new Request('http://api.test/v1/geo/languages', { headers: { 'X-API-Key': 'dk_unreadable' } }) as any,
+      { ...world.env, ...override } as any,
       createExecutionContext(),
     );
-    expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ detail: 'Internal server error' });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toEqual({
+      detail: { code: 'entitlement_unavailable', message: 'Your plan could not be read just now; retry shortly.' },
+    });
   });
 });
 

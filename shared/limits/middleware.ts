@@ -1,0 +1,78 @@
+// Plan gates, per-minute rate limit and monthly quota for every keyed request, before any data
+// is read; RateLimit headers on every keyed response.
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Env } from '../env';
+import { coded } from '../errors';
+import { iso } from '../format';
+import { checkLimits, type LimitState } from './check';
+import { policyHeader, rateLimitHeader, type PolicyState } from './headers';
+
+const MONTH_WINDOW_SECONDS = 2_592_000;
+/** Paths that report usage and must not spend it. */
+const QUOTA_EXEMPT = new Set(['/v1/usage']);
+const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
+
+function policies(state: LimitState, nowMs: number): PolicyState[] {
+  const { minute, month } = state;
+  const list: PolicyState[] = [{
+    name: minute.mode === 'local' ? 'minute-local' : 'minute',
+    quota: minute.limit, windowSeconds: 60, remaining: minute.remaining, resetSeconds: seconds(minute.resetMs - nowMs),
+  }];
+  if (month) {
+    list.push({
+      name: 'month', quota: month.limit, windowSeconds: MONTH_WINDOW_SECONDS,
+      remaining: Math.max(0, month.limit - month.used), resetSeconds: seconds(month.resetMs - nowMs),
+    });
+  }
+  return list;
+}
+
+function headerValues(state: LimitState, nowMs: number): Record<string, string> {
+  const list = policies(state, nowMs);
+  return { 'RateLimit-Policy': policyHeader(list), RateLimit: rateLimitHeader(list) };
+}
+
+/** Gives a spent request back: it did not reach data (an error, or refused by a limit). */
+function refund(c: Context<Env>, quotaKey: string | null) {
+  if (!quotaKey) return;
+  c.executionCtx.waitUntil(c.var.store.redis.decr(quotaKey).catch(() => undefined));
+}
+
+export function planGates(): MiddlewareHandler<Env> {
+  return async function planGates(c, next) {
+    const { auth } = c.var;
+    if (auth.subscriptionStatus !== 'active' && auth.subscriptionStatus !== 'trialing') {
+      throw coded(402, 'subscription_inactive', `The project subscription is ${auth.subscriptionStatus.replace('_', ' ')}; renew it to use the API.`);
+    }
+    if (!auth.apiEnabled) {
+      throw coded(403, 'api_not_in_plan', 'API access is switched off for this project.');
+    }
+    await next();
+  };
+}
+
+export function limits(): MiddlewareHandler<Env> {
+  return async function limits(c, next) {
+    const now = new Date();
+    const charge = !QUOTA_EXEMPT.has(c.req.path);
+    const state = await checkLimits(c.var.store, c.var.auth, now, charge);
+    c.set('limits', state);
+    if (!state.minute.success) {
+      refund(c, state.quotaKey);
+      const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
+      throw coded(429, 'rate_limited', `Rate limit of ${state.minute.limit} requests per minute exceeded; retry in ${retry} s.`, {}, {
+        'Retry-After': retry, ...headerValues(state, now.getTime()),
+      });
+    }
+    if (state.month && !state.month.success) {
+      refund(c, state.quotaKey);
+      const retry = String(seconds(state.month.resetMs - now.getTime()));
+      throw coded(429, 'quota_exceeded', `The monthly quota of ${state.month.limit} requests is used up; it renews at the start of next month (UTC).`,
+        { limit: state.month.limit, resets_at: iso(new Date(state.month.resetMs)) },
+        { 'Retry-After': retry, ...headerValues({ ...state, month: { ...state.month, used: state.month.limit } }, now.getTime()) });
+    }
+    await next();
+    for (const [name, value] of Object.entries(headerValues(state, now.getTime()))) c.header(name, value);
+    if (c.res.status >= 400) refund(c, state.quotaKey);
+  };
+}

@@ -22,6 +22,7 @@ export default defineConfig({
                 QUIET_UPSTASH_URL: inject<string>('quietUpstashUrl'),
                 ADMIN_DATABASE_URL: inject<string>('adminDatabaseUrl'),
                 TEMPLATE_DATABASE: inject<string>('templateDatabase'),
+                RUN_ID: inject<string>('runId'),
                 APP_URL: 'https://app.example.com',
               },
             },

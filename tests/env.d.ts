@@ -12,6 +12,7 @@ declare global {
       QUIET_UPSTASH_URL: string;
       ADMIN_DATABASE_URL: string;
       TEMPLATE_DATABASE: string;
+      RUN_ID: string;
       APP_URL: string;
       JOBS_QUEUE: Queue<unknown>;
     }

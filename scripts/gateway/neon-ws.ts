@@ -67,7 +67,14 @@ export function createWsRelay(
       if (!open.delete(pair)) return;
       if (why) log(`ws relay: ${why}`);
       tcp.destroy();
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
+      if (ws.readyState !== ws.OPEN && ws.readyState !== ws.CONNECTING) return;
+      // End without a close handshake once everything sent has left (e.g. a final FATAL message):
+      // a server-initiated clean close makes workerd raise "Network connection lost" on the client.
+      const drained = setInterval(() => {
+        if (ws.bufferedAmount > 0 && ws.readyState === ws.OPEN) return;
+        clearInterval(drained);
+        ws.terminate();
+      }, 2);
     };
     ws.on('close', () => finish());
     ws.on('error', (err) => finish(`client error: ${err.message}`));

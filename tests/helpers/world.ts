@@ -67,7 +67,7 @@ async function cloneTemplate(name: string): Promise<string> {
 
 export async function createWorld(name: string): Promise<World> {
   configureDriver();
-  const dbName = `t_${name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}`;
+  const dbName = `t_${name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${env.RUN_ID}`;
   const databaseUrl = await cloneTemplate(dbName);
   const bindings = {
     ...env,

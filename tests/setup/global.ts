@@ -14,6 +14,8 @@ declare module 'vitest' {
     databaseUrl: string;
     adminDatabaseUrl: string;
     templateDatabase: string;
+    /** Suffix of every database this run creates; teardown drops them. */
+    runId: string;
     neonHttpUrl: string;
     neonWsProxy: string;
     upstashUrl: string;
@@ -38,7 +40,9 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 }
 
 export default async function setup(project: TestProject) {
-  const template = `discovery_tmpl_${project.name}`;
+  // One id per run: concurrent runs on one machine never share a template or a test database.
+  const runId = Math.random().toString(36).slice(2, 8);
+  const template = `discovery_tmpl_${project.name}_${runId}`;
   await admin(async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${template}`);
@@ -56,6 +60,7 @@ export default async function setup(project: TestProject) {
   project.provide('databaseUrl', `${SERVER}/${template}`);
   project.provide('adminDatabaseUrl', `${SERVER}/postgres`);
   project.provide('templateDatabase', template);
+  project.provide('runId', runId);
   project.provide('neonHttpUrl', gateway.neonHttpUrl);
   project.provide('neonWsProxy', gateway.neonWsProxy);
   project.provide('upstashUrl', gateway.upstashUrl);
@@ -68,5 +73,9 @@ export default async function setup(project: TestProject) {
     await quiet.close();
     await deadRedis.close();
     await gateway.close();
+    await admin(async (client) => {
+      const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '%\\_' || $1`, [runId]);
+      for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    });
   };
 }

@@ -17,3 +17,14 @@ export const PLAN_RULES: Record<Plan, PlanRules> = {
   scale: { monthlyQuota: 500_000, perMinute: 300, historyDays: 365, choosesCategories: false, video: true },
   enterprise: { monthlyQuota: 2_000_000, perMinute: 1_200, historyDays: 730, choosesCategories: false, video: true },
 };
+
+/**
+ * Tracked items per list kind (`usage.limit` in the lists index); null = no cap. Mention lists
+ * count keywords. Our product choice, documented in README "Plans".
+ */
+export const LIST_CAPS: Record<Plan, Record<'entity' | 'category' | 'publisher' | 'trend' | 'mention', number | null>> = {
+  start: { entity: 10, category: 5, publisher: 5, trend: 10, mention: 10 },
+  grow: { entity: 100, category: 25, publisher: 50, trend: 100, mention: 100 },
+  scale: { entity: 1_000, category: null, publisher: 500, trend: 1_000, mention: 300 },
+  enterprise: { entity: null, category: null, publisher: null, trend: null, mention: null },
+};

@@ -1,9 +1,11 @@
 // Tracking lists area: /v1/tracking/*, and the project's /v1/usage.
 import { createArea } from '../../shared/app';
+import { register as registerList } from './list';
+import { register as registerLists } from './lists';
 import { register as registerUsage } from './usage';
 
 export function trackingArea() {
   const area = createArea({ basePaths: ['/v1/tracking', '/v1/usage'], auth: true });
-  registerUsage(area);
+  for (const register of [registerLists, registerList, registerUsage]) register(area);
   return area;
 }

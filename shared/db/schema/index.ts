@@ -3,3 +3,4 @@ export * from './geo';
 export * from './content';
 export * from './trends';
 export * from './tracking';
+export * from './rollups';

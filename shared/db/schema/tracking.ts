@@ -1,6 +1,6 @@
 // A project's watchlists (read-only through the API) and their items or mention terms.
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './accounts';
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -51,4 +51,23 @@ export const trackingListItems = pgTable(
     position: integer('position'),
   },
   (t) => [unique('tracking_list_items_key_uq').on(t.listId, t.key), index('tracking_list_items_added_idx').on(t.listId, t.addedAt)],
+);
+
+/** Hits of a mention list's terms, written by the list's scan (jobs), read by /matches. */
+export const mentionMatches = pgTable(
+  'mention_matches',
+  {
+    listId: uuid('list_id').notNull().references(() => trackingLists.id, { onDelete: 'cascade' }),
+    termId: uuid('term_id').notNull().references(() => trackingListItems.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id').notNull(),
+    /** `title` or `body`. */
+    field: text('field').notNull(),
+    matchedText: text('matched_text').notNull(),
+    snippet: text('snippet').notNull(),
+    matchedAt: tstz('matched_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.termId, t.urlId, t.field] }),
+    index('mention_matches_list_url_idx').on(t.listId, t.urlId),
+  ],
 );

@@ -1,0 +1,101 @@
+// The scope of a metrics or roll-up request (spec "Scope object"): markets, language, the window
+// and the previous window of the same shape right before it.
+import { z } from '@hono/zod-openapi';
+import type { AuthContext } from '../../shared/auth/types';
+import type { Db } from '../../shared/db/client';
+import { invalid } from '../../shared/errors';
+import { iso } from '../../shared/format';
+import { clampToHistory } from '../../shared/limits/gates';
+import { ceilHour, type Grain } from '../../shared/rollups/buckets';
+import { resolveMarkets } from '../../shared/scope';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const PERIOD_DAYS = { '24h': 1, '7d': 7, '30d': 30 } as const;
+
+const isoDate = (description: string) =>
+  z.string().datetime({ offset: true }).optional().openapi({ description, example: '2026-11-01T00:00:00+00:00' });
+
+export const WindowQuery = {
+  country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
+    .openapi({ description: 'Country code or `all` (every entitled market, resolved in `scope.markets`).', example: 'all' }),
+  lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
+    .openapi({ description: 'Language code or `all`.', example: 'all' }),
+  period: z.enum(['24h', '7d', '30d', 'custom']).default('7d').openapi({ description: 'Window ending now; `custom` needs `date_from` and `date_to`.' }),
+  date_from: isoDate('Start (UTC), required with `period=custom`; moved forward to the plan\'s history when earlier.'),
+  date_to: isoDate('End (UTC, exclusive), required with `period=custom`.'),
+};
+
+export interface WindowScope {
+  country: string;
+  markets: string[];
+  lang: string;
+  language: string | null;
+  from: Date;
+  to: Date;
+  prevFrom: Date;
+  prevTo: Date;
+  historyDays: number;
+  clamped: boolean;
+}
+
+interface WindowParams {
+  country: string;
+  lang: string;
+  period: 'custom' | keyof typeof PERIOD_DAYS;
+  date_from?: string;
+  date_to?: string;
+}
+
+/**
+ * Default periods end now and snap to the grain: day grain covers N UTC days (today partial), hour
+ * grain N x 24 hours (the current hour partial). The previous window is the same shape, shifted back.
+ */
+export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params: WindowParams, grain: Grain): Promise<WindowScope> {
+  let from: Date;
+  let to: Date;
+  if (params.period === 'custom') {
+    if (!params.date_from || !params.date_to) {
+      const missing = params.date_from ? 'date_to' : 'date_from';
+      throw invalid(['query', missing], 'period=custom needs both date_from and date_to', 'missing');
+    }
+    from = new Date(params.date_from);
+    to = new Date(params.date_to);
+    if (to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
+  } else {
+    const days = PERIOD_DAYS[params.period];
+    to = now;
+    const end = ceilHour(now).getTime();
+    from = grain === 'day' ? new Date(Math.floor((end - 1) / DAY) * DAY - (days - 1) * DAY) : new Date(end - days * DAY);
+  }
+  const clamp = clampToHistory(auth, from, now);
+  const length = to.getTime() - clamp.from.getTime();
+  const markets = await resolveMarkets(db, auth, params.country);
+  return {
+    country: markets.country,
+    markets: markets.markets,
+    lang: params.lang.toLowerCase(),
+    language: params.lang.toLowerCase() === 'all' ? null : params.lang.toLowerCase(),
+    from: clamp.from,
+    to,
+    prevFrom: new Date(clamp.from.getTime() - length),
+    prevTo: clamp.from,
+    historyDays: clamp.historyDays,
+    clamped: clamp.clamped,
+  };
+}
+
+export function scopeBody(scope: WindowScope, extra: Record<string, unknown> = {}) {
+  return {
+    country: scope.country === 'all' ? 'all' : scope.country,
+    markets: scope.markets.map((m) => m.toLowerCase()),
+    lang: scope.lang,
+    from: iso(scope.from),
+    to: iso(scope.to),
+    ...extra,
+    prev_from: iso(scope.prevFrom),
+    prev_to: iso(scope.prevTo),
+    history_days: scope.historyDays,
+    clamped: scope.clamped,
+  };
+}

@@ -1,0 +1,18 @@
+// Loads the demo data set through the product's own path: the generator's NDJSON into ingest.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Queryable } from '../../shared/db/queryable';
+import { ingest } from '../../shared/ingest/index';
+
+export const DEMO_SEED = 42;
+
+export async function loadDemoData(client: Queryable, now: Date, log: (line: string) => void) {
+  const generator = spawn('tsx', ['scripts/generate/index.ts', '--scale', 'demo', '--seed', String(DEMO_SEED), '--now', now.toISOString()], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number>((resolve) => generator.on('close', (code) => resolve(code ?? 1)));
+  const summary = await ingest(client, createInterface({ input: generator.stdout, crlfDelay: Infinity }));
+  if ((await exited) !== 0) throw new Error('the demo generator failed');
+  log(`demo data: ${summary.loaded} records loaded in ${summary.seconds.toFixed(1)} s`);
+  if (summary.skipped) throw new Error(`demo data had ${summary.skipped} bad lines: ${JSON.stringify(summary.errors.slice(0, 3))}`);
+}

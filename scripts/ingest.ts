@@ -1,0 +1,99 @@
+// `tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--json]`: loads NDJSON (stdin when no
+// file or `-`) into the database that scripts/lib/connect resolves (DATABASE_URL, a running
+// gateway, or the embedded one). Exit code 1 when any line was skipped, 2 on a fatal error.
+import { createReadStream, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { ingest, type IngestProgress, type IngestSummary } from '../shared/ingest';
+import { connect } from './lib/connect';
+
+interface Args {
+  file: string | null;
+  batchSize?: number;
+  json: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { file: null, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--json') args.json = true;
+    else if (a === '--batch-size') args.batchSize = Number(argv[++i]);
+    else if (a === '-h' || a === '--help') {
+      console.log('usage: tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--json]');
+      process.exit(0);
+    } else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
+    else args.file = a === '-' ? null : a;
+  }
+  return args;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function progressBar(totalBytes: number | null, bytesRead: () => number) {
+  if (!process.stderr.isTTY) return undefined;
+  return (p: IngestProgress) => {
+    const rate = p.seconds > 0 ? p.read / p.seconds : 0;
+    let bar = '';
+    if (totalBytes) {
+      const f = Math.min(1, bytesRead() / totalBytes);
+      bar = `[${'#'.repeat(Math.round(f * 30)).padEnd(30, '.')}] ${(f * 100).toFixed(0).padStart(3)}% `;
+    }
+    process.stderr.write(`\r${bar}${fmt(p.read)} lines, ${fmt(p.skipped)} skipped, ${fmt(rate)} lines/s   `);
+  };
+}
+
+function printSummary(s: IngestSummary): void {
+  const out: string[] = [];
+  out.push(`read ${fmt(s.read)} lines: loaded ${fmt(s.loaded)}, skipped ${fmt(s.skipped)} in ${s.seconds.toFixed(1)} s ` +
+    `(${fmt(s.seconds > 0 ? s.read / s.seconds : s.read)} lines/s)`);
+  const row = (cells: (string | number)[]) =>
+    cells.map((c, i) => (i === 0 ? String(c).padEnd(20) : (typeof c === 'number' ? fmt(c) : c).padStart(11))).join('');
+  out.push(row(['record type', 'loaded', 'inserted', 'updated', 'unchanged']));
+  for (const [type, c] of Object.entries(s.byType)) {
+    if (c.loaded > 0) out.push(row([type, c.loaded, c.inserted, c.updated, c.unchanged]));
+  }
+  const derived = Object.entries(s.derived).filter(([, d]) => d.inserted + d.updated + d.deleted > 0);
+  if (derived.length) {
+    out.push(row(['derived table', 'inserted', 'updated', 'deleted']));
+    for (const [table, d] of derived) out.push(row([table, d.inserted, d.updated, d.deleted]));
+  }
+  out.push(`rows changed: ${fmt(s.changed)}${s.changed === 0 ? ' (already up to date)' : ''}`);
+  if (s.errors.length) {
+    out.push(`errors (${fmt(s.skipped)} lines skipped${s.skipped > s.errors.length ? `, first ${s.errors.length} shown` : ''}):`);
+    for (const e of s.errors) out.push(`  line ${e.line}: ${e.reason}`);
+  }
+  console.log(out.join('\n'));
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const totalBytes = args.file ? statSync(args.file).size : null;
+
+  const conn = await connect();
+  // One connection for the whole run: each batch is a BEGIN ... COMMIT on it.
+  const client = await conn.pool.connect();
+  // Open the input only now: readline starts reading at once, and lines emitted before the loop
+  // below starts iterating would be lost (a small file would be gone while we connect).
+  const stream = args.file ? createReadStream(args.file) : process.stdin;
+  const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    const onProgress = progressBar(totalBytes, bytesRead);
+    const summary = await ingest(client, lines, { batchSize: args.batchSize, onProgress });
+    if (onProgress) process.stderr.write('\n');
+    if (args.json) console.log(JSON.stringify(summary, null, 2));
+    else printSummary(summary);
+    return summary.skipped > 0 ? 1 : 0;
+  } finally {
+    client.release();
+    await conn.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`ingest failed: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,82 @@
+// One batch = one transaction: checks, then every record type in dependency order, then the
+// derived tables that depend on several types. Any failure rolls the whole batch back.
+import type { Queryable } from '../db/queryable';
+import { precheck } from './precheck';
+import { syncDimensions } from './rollups';
+import type { RecordType } from './records';
+import { emptyGroups, type BatchContext, type DerivedCounts, type Item, type LineError, type TypeCounts } from './types';
+import { writeArticles } from './write-articles';
+import { writeEntities, writePublishers } from './write-content';
+import { writeCities, writeCountries, writeDiscoverProfiles, writeLanguages } from './write-geo';
+import { writeObservations } from './write-observations';
+import { writeProjects, writeTrackingListItems, writeTrackingLists } from './write-tenants';
+import { refreshTrendAggregates, writeHierarchy, writeTrendArticles, writeTrendEdges, writeTrends } from './write-trends';
+
+const WRITERS: Record<RecordType, (ctx: BatchContext) => Promise<void>> = {
+  country: writeCountries,
+  language: writeLanguages,
+  city: writeCities,
+  discover_profile: writeDiscoverProfiles,
+  publisher: writePublishers,
+  entity: writeEntities,
+  hierarchy_node: writeHierarchy,
+  article: writeArticles,
+  observation: writeObservations,
+  trend: writeTrends,
+  trend_article: writeTrendArticles,
+  trend_edge: writeTrendEdges,
+  project: writeProjects,
+  tracking_list: writeTrackingLists,
+  tracking_list_item: writeTrackingListItems,
+};
+
+/** Serializes concurrent ingests: derived deltas (market_days) assume one writer at a time. */
+const INGEST_LOCK = 7_420_113;
+
+export interface BatchResult {
+  errors: LineError[];
+  counts: Partial<Record<RecordType, TypeCounts>>;
+  derived: Record<string, DerivedCounts>;
+}
+
+export async function runBatch(db: Queryable, items: readonly Item[]): Promise<BatchResult> {
+  const groups = emptyGroups();
+  for (const item of items) (groups[item.record.type] as Item[]).push(item);
+  const ctx: BatchContext = {
+    db, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [],
+  };
+  await db.query('BEGIN');
+  try {
+    await db.query('SELECT pg_advisory_xact_lock($1)', [INGEST_LOCK]);
+    // Every ingest statement reaches stored rows by key. Fresh or bulk-loaded tables have no (or
+    // stale) statistics, and PGlite has no autovacuum to refresh them; the planner then picked full
+    // scans of observations per batch (quadratic loads). Penalizing seq scans keeps it on the keys.
+    await db.query('SET LOCAL enable_seqscan = off');
+    // Key lookups on big tables get huge cost estimates (`= ANY` selectivity guesses), which
+    // triggered JIT compilation: ~0.5 s per statement for work that takes milliseconds.
+    await db.query('SET LOCAL jit = off');
+    await precheck(ctx);
+    for (const type of Object.keys(WRITERS) as RecordType[]) {
+      if (ctx.groups[type].length > 0) await WRITERS[type](ctx);
+    }
+    await refreshTrendAggregates(ctx);
+    // Last, so that it is exact whatever the record order (see rollups.ts).
+    const touched = new Set([...ctx.groups.article.map((i) => i.record.id), ...ctx.groups.trend_article.map((i) => i.record.url_id)]);
+    await syncDimensions(db, [...touched]);
+    await db.query('COMMIT');
+  } catch (e) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+  return { errors: ctx.errors, counts: ctx.counts, derived: ctx.derived };
+}
+
+/**
+ * Postgres errors that one bad line can cause (data exceptions, constraint violations, program
+ * limits such as an over-long indexed value). Anything else (connection loss, syntax) is not the
+ * input's fault and aborts the run.
+ */
+export function isDataError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|54)/.test(code);
+}

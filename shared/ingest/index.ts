@@ -1,0 +1,130 @@
+// NDJSON ingest: read lines, validate, write in batched transactions, report per line what was
+// skipped and per type what changed. Runtime-neutral (Node scripts and workerd): no fs, no Buffer.
+//
+// The client must be ONE connection (pg.Client, a checked-out pool client, Neon's Client): each
+// batch runs BEGIN ... COMMIT through it.
+import type { Queryable } from '../db/queryable';
+import { isDataError, runBatch, type BatchResult } from './batch';
+import { parseLine } from './parse';
+import { RECORD_TYPES, type RecordType } from './records';
+import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
+
+export { RECORD_SCHEMAS, RECORD_TYPES, ingestRecord, type IngestRecord, type RecordOf, type RecordType } from './records';
+export { parseLine } from './parse';
+export type { DerivedCounts, IngestOptions, IngestProgress, IngestSummary, LineError, TypeCounts } from './types';
+
+const TABLE_OF: Record<RecordType, string> = {
+  country: 'countries', language: 'languages', city: 'cities', discover_profile: 'discover_profiles',
+  publisher: 'publishers', entity: 'entities', hierarchy_node: 'hierarchy_nodes', article: 'articles',
+  observation: 'observations', trend: 'trends', trend_article: 'trend_articles', trend_edge: 'trend_edges',
+  project: 'projects', tracking_list: 'tracking_lists', tracking_list_item: 'tracking_list_items',
+};
+
+/**
+ * Refreshes planner statistics of the tables a run changed: after a bulk load the API's queries
+ * would otherwise be planned on empty-table estimates (PGlite has no autovacuum at all). Best
+ * effort: a role that may not ANALYZE still gets its data loaded.
+ */
+async function analyzeChanged(client: Queryable, s: IngestSummary): Promise<void> {
+  const tables = new Set<string>();
+  for (const [type, c] of Object.entries(s.byType)) if (c.inserted + c.updated > 0) tables.add(TABLE_OF[type as RecordType]);
+  for (const [table, d] of Object.entries(s.derived)) if (d.inserted + d.updated + d.deleted > 0) tables.add(table);
+  if (tables.size === 0) return;
+  await client.query(`ANALYZE ${[...tables].sort().join(', ')}`).catch(() => undefined);
+}
+
+const DEFAULT_BATCH = 5000;
+const DEFAULT_BATCH_CHARS = 4_000_000;
+const DEFAULT_MAX_ERRORS = 1000;
+
+export async function ingest(
+  client: Queryable,
+  lines: AsyncIterable<string> | Iterable<string>,
+  opts: IngestOptions = {},
+): Promise<IngestSummary> {
+  const started = Date.now();
+  const batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
+  const maxChars = opts.maxBatchChars ?? DEFAULT_BATCH_CHARS;
+  const maxErrors = opts.maxErrors ?? DEFAULT_MAX_ERRORS;
+  const summary: IngestSummary = {
+    read: 0, loaded: 0, skipped: 0, errors: [], changed: 0, seconds: 0, derived: {},
+    byType: Object.fromEntries(RECORD_TYPES.map((t) => [t, emptyCounts()])) as IngestSummary['byType'],
+  };
+  let batches = 0;
+
+  const fail = (e: LineError) => {
+    summary.skipped++;
+    if (summary.errors.length < maxErrors) summary.errors.push(e);
+  };
+
+  const merge = (r: BatchResult, size: number) => {
+    r.errors.sort((a, b) => a.line - b.line).forEach(fail);
+    summary.loaded += size - r.errors.length;
+    for (const [type, c] of Object.entries(r.counts)) {
+      const into = summary.byType[type as keyof typeof summary.byType];
+      into.loaded += c.loaded;
+      into.inserted += c.inserted;
+      into.updated += c.updated;
+      into.unchanged += c.unchanged;
+      summary.changed += c.inserted + c.updated;
+    }
+    for (const [table, d] of Object.entries(r.derived)) {
+      const into = (summary.derived[table] ??= { inserted: 0, updated: 0, deleted: 0 });
+      into.inserted += d.inserted;
+      into.updated += d.updated;
+      into.deleted += d.deleted;
+      summary.changed += d.inserted + d.updated + d.deleted;
+    }
+  };
+
+  const flush = async (batch: Item[]) => {
+    if (batch.length === 0) return;
+    batches++;
+    try {
+      merge(await runBatch(client, batch), batch.length);
+    } catch (e) {
+      if (!isDataError(e)) throw e;
+      // Something in the batch broke a constraint the checks did not foresee: the batch was rolled
+      // back; redo it line by line so only the offending lines are skipped.
+      for (const item of batch) {
+        try {
+          merge(await runBatch(client, [item]), 1);
+        } catch (err) {
+          if (!isDataError(err)) throw err;
+          fail({ line: item.line, reason: `database: ${(err as Error).message}` });
+        }
+      }
+    }
+    opts.onProgress?.({
+      read: summary.read, loaded: summary.loaded, skipped: summary.skipped, batches,
+      seconds: (Date.now() - started) / 1000,
+    });
+  };
+
+  let batch: Item[] = [];
+  let chars = 0;
+  let lineNo = 0;
+  for await (const raw of lines) {
+    lineNo++;
+    const line = raw.trim();
+    if (line === '') continue;
+    summary.read++;
+    const parsed = parseLine(line);
+    if (!parsed.ok) {
+      fail({ line: lineNo, reason: parsed.reason });
+      continue;
+    }
+    batch.push({ line: lineNo, record: parsed.record });
+    chars += line.length;
+    if (batch.length >= batchSize || chars >= maxChars) {
+      await flush(batch);
+      batch = [];
+      chars = 0;
+    }
+  }
+  await flush(batch);
+  if (opts.analyze !== false) await analyzeChanged(client, summary);
+  summary.errors.sort((a, b) => a.line - b.line);
+  summary.seconds = (Date.now() - started) / 1000;
+  return summary;
+}

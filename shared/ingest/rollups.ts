@@ -1,0 +1,112 @@
+// Keeps the dimension roll-ups exact at ingest (docs/DATA.md):
+// 1. url_dimensions follows each touched URL's entities, categories, publisher and trends (mention
+//    terms are linked by the lists' scans instead); a URL that
+//    joins (leaves) a dimension adds (subtracts) all of its stored observations to that dimension.
+// 2. every changed observation hour adds its delta (new - old) to the buckets of the URL's dimensions.
+// 3. url_spans (activity runs) are recomputed for every touched URL-market.
+// All three run inside the batch's transaction, after the article links and before nothing else
+// reads them, so the roll-ups always equal a recomputation from observations.
+import type { Queryable } from '../db/queryable';
+
+const BUCKET_UPSERT = (agg: string) => `
+WITH agg AS (${agg}),
+hours AS (
+  INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
+  SELECT kind, key, country, language, hour, imp, ps FROM agg
+  ON CONFLICT (kind, key, country, language, hour) DO UPDATE
+    SET impressions = dim_hours.impressions + excluded.impressions, position_sum = dim_hours.position_sum + excluded.position_sum
+  RETURNING 1)
+INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
+SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(imp), sum(ps) FROM agg
+GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date
+ON CONFLICT (kind, key, country, language, day) DO UPDATE
+  SET impressions = dim_days.impressions + excluded.impressions, position_sum = dim_days.position_sum + excluded.position_sum`;
+
+const SYNC_DIMENSIONS = `
+WITH want AS (
+  SELECT 'entity'::text AS kind, ae.entity_id::text AS key, ae.url_id FROM article_entities ae WHERE ae.url_id = ANY($1::uuid[])
+  UNION SELECT 'category', ac.name, ac.url_id FROM article_categories ac WHERE ac.url_id = ANY($1::uuid[])
+  UNION SELECT 'publisher', a.domain, a.id FROM articles a WHERE a.id = ANY($1::uuid[])
+  UNION SELECT 'trend', ta.trend_id::text, ta.url_id FROM trend_articles ta WHERE ta.url_id = ANY($1::uuid[])),
+have AS MATERIALIZED (
+  SELECT kind, key, url_id FROM url_dimensions WHERE url_id = ANY($1::uuid[]) AND kind <> 'term'),
+added AS (SELECT * FROM want EXCEPT SELECT * FROM have),
+removed AS (SELECT * FROM have EXCEPT SELECT * FROM want),
+ins AS (INSERT INTO url_dimensions (kind, key, url_id) SELECT kind, key, url_id FROM added RETURNING 1),
+del AS (DELETE FROM url_dimensions d USING removed r WHERE (d.kind, d.key, d.url_id) = (r.kind, r.key, r.url_id) RETURNING 1)
+SELECT kind, key, url_id::text AS url_id, 1 AS sign FROM added
+UNION ALL SELECT kind, key, url_id::text, -1 FROM removed`;
+
+const BACKFILL = BUCKET_UPSERT(`
+  SELECT m.kind, m.key, o.country, o.language, o.hour,
+         sum(m.sign * o.impressions)::int8 AS imp, sum(m.sign * o.impressions::float8 * o.position) AS ps
+  FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[]) AS m(kind, key, url_id, sign)
+  JOIN observations o ON o.url_id = m.url_id
+  GROUP BY m.kind, m.key, o.country, o.language, o.hour`);
+
+const APPLY_DELTAS = BUCKET_UPSERT(`
+  SELECT d.kind, d.key, x.country, x.language, x.hour, sum(x.imp)::int8 AS imp, sum(x.ps) AS ps
+  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int8[], $6::float8[]) AS x(url_id, country, language, hour, imp, ps)
+  JOIN (SELECT * FROM url_dimensions WHERE url_id = ANY($7::uuid[])) d ON d.url_id = x.url_id
+  GROUP BY d.kind, d.key, x.country, x.language, x.hour`);
+
+// Gaps and islands: consecutive active hours share (hour - row_number hours).
+const KEYS = `k AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k(url_id, country, language))`;
+// Two statements: a CTE's DELETE and the INSERT of the same keys would share one snapshot.
+const CLEAR_SPANS = `WITH ${KEYS}
+DELETE FROM url_spans s USING k WHERE (s.url_id, s.country, s.language) = (k.url_id, k.country, k.language) AND s.url_id = ANY($4::uuid[])`;
+const RECOMPUTE_SPANS = `
+WITH ${KEYS},
+active AS (
+  SELECT o.url_id, o.country, o.language, o.hour,
+         o.hour - row_number() OVER (PARTITION BY o.url_id, o.country, o.language ORDER BY o.hour) * interval '1 hour' AS grp
+  FROM observations o JOIN k ON (o.url_id, o.country, o.language) = (k.url_id, k.country, k.language)
+  WHERE o.url_id = ANY($4::uuid[]) AND o.impressions > 0)
+INSERT INTO url_spans (url_id, country, language, start_hour, end_hour)
+SELECT url_id, country, language, min(hour), max(hour) + interval '1 hour' FROM active
+GROUP BY url_id, country, language, grp`;
+
+export interface MembershipChange {
+  kind: string;
+  key: string;
+  url_id: string;
+  sign: number;
+}
+
+/** Brings url_dimensions in line with the URLs' current links and backfills their buckets. */
+export const BACKFILL_SQL = BACKFILL;
+
+export async function syncDimensions(db: Queryable, urlIds: string[]): Promise<MembershipChange[]> {
+  if (urlIds.length === 0) return [];
+  const { rows } = await db.query<MembershipChange>(SYNC_DIMENSIONS, [urlIds]);
+  if (rows.length) {
+    await db.query(BACKFILL, [rows.map((r) => r.kind), rows.map((r) => r.key), rows.map((r) => r.url_id), rows.map((r) => r.sign)]);
+  }
+  return rows;
+}
+
+export interface HourDelta {
+  url_id: string;
+  country: string;
+  language: string;
+  hour: string;
+  impressions: number;
+  /** impressions x position, new minus old. */
+  position_sum: number;
+}
+
+/** Adds changed hours to the buckets of every dimension the URL belongs to. */
+export async function applyHourDeltas(db: Queryable, deltas: HourDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
+  await db.query(APPLY_DELTAS, [
+    deltas.map((d) => d.url_id), deltas.map((d) => d.country), deltas.map((d) => d.language), deltas.map((d) => d.hour),
+    deltas.map((d) => d.impressions), deltas.map((d) => d.position_sum), [...new Set(deltas.map((d) => d.url_id))],
+  ]);
+}
+
+export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<void> {
+  if (keys.length === 0) return;
+  const params = [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language), [...new Set(keys.map((k) => k.url_id))]];
+  await db.query(CLEAR_SPANS, params);
+  await db.query(RECOMPUTE_SPANS, params);
+}

@@ -1,0 +1,99 @@
+// Multi-row upserts through `unnest`: one array parameter per column, so one statement (and one
+// plan) serves any row count. Unchanged rows are not rewritten (`IS DISTINCT FROM` guard) and are
+// not returned, which is how a second load of the same file reports zero changes.
+import type { Queryable } from '../db/queryable';
+
+export type { Queryable };
+export type Row = Record<string, unknown>;
+
+export interface Column {
+  name: string;
+  /** Postgres element type of the parameter array (`uuid`, `text`, `timestamptz`, ...). */
+  type: string;
+  /** SQL over `s.<name>` when the stored value is computed from the parameter. */
+  expr?: string;
+  /** false: written on insert only (ids, creation times). Key columns are never updated. */
+  update?: boolean;
+  /** SQL of the value on update (default `excluded.<name>`). */
+  set?: string;
+  /** SQL telling whether this column changed; default: part of the row's IS DISTINCT FROM test. */
+  changed?: string;
+}
+
+export interface UpsertSpec {
+  table: string;
+  columns: Column[];
+  /** The conflict target: a primary key or unique constraint's columns. */
+  key: string[];
+  /** Extra RETURNING expressions over the table row. */
+  returning?: string;
+}
+
+export interface UpsertResult<R> {
+  inserted: number;
+  updated: number;
+  /** Only rows that were inserted or changed. */
+  rows: (R & { inserted: boolean })[];
+}
+
+/** A `text[]` column: pass each row's array as a literal, cast in SQL (unnest cannot take ragged 2-D arrays). */
+export function textArrayColumn(name: string, update?: boolean): Column {
+  return { name, type: 'text', expr: `s.${name}::text[]`, update };
+}
+
+export function pgArray(values: readonly string[] | null | undefined): string | null {
+  if (values == null) return null;
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}
+
+export function json(value: unknown): string | null {
+  return value == null ? null : JSON.stringify(value);
+}
+
+const statements = new WeakMap<UpsertSpec, string>();
+
+function upsertSql(spec: UpsertSpec): string {
+  const cached = statements.get(spec);
+  if (cached) return cached;
+  const names = spec.columns.map((c) => c.name);
+  const params = spec.columns.map((c, i) => `$${i + 1}::${c.type}[]`);
+  const exprs = spec.columns.map((c) => c.expr ?? `s.${c.name}`);
+  const upd = spec.columns.filter((c) => c.update !== false && !spec.key.includes(c.name));
+  const plain = upd.filter((c) => !c.changed).map((c) => c.name);
+  const tests = upd.filter((c) => c.changed).map((c) => c.changed as string);
+  if (plain.length) {
+    tests.unshift(`(${plain.map((c) => `${spec.table}.${c}`).join(', ')}) IS DISTINCT FROM (${plain.map((c) => `excluded.${c}`).join(', ')})`);
+  }
+  const onConflict = upd.length
+    ? `DO UPDATE SET ${upd.map((c) => `${c.name} = ${c.set ?? `excluded.${c.name}`}`).join(', ')} WHERE ${tests.join(' OR ')}`
+    : 'DO NOTHING';
+  const text = `INSERT INTO ${spec.table} (${names.join(', ')})
+    SELECT ${exprs.join(', ')} FROM unnest(${params.join(', ')}) AS s(${names.join(', ')})
+    ON CONFLICT (${spec.key.join(', ')}) ${onConflict}
+    RETURNING (xmax = 0) AS inserted${spec.returning ? `, ${spec.returning}` : ''}`;
+  statements.set(spec, text);
+  return text;
+}
+
+/** Rows with the same key collapse to the last one (a statement may not touch a row twice). */
+export function lastByKey<T extends Row>(rows: readonly T[], key: readonly string[]): T[] {
+  const byKey = new Map<string, T>();
+  for (const r of rows) {
+    const k = key.map((c) => String(r[c])).join('\u0001');
+    byKey.delete(k); // re-insert so the surviving row keeps the latest position
+    byKey.set(k, r);
+  }
+  return [...byKey.values()];
+}
+
+export function columnsOf(columns: readonly Column[], rows: readonly Row[]): unknown[][] {
+  return columns.map((c) => rows.map((r) => r[c.name] ?? null));
+}
+
+export async function upsert<R = Row>(db: Queryable, spec: UpsertSpec, rows: readonly Row[]): Promise<UpsertResult<R>> {
+  if (rows.length === 0) return { inserted: 0, updated: 0, rows: [] };
+  const unique = lastByKey(rows, spec.key);
+  const res = await db.query<R & { inserted: boolean }>(upsertSql(spec), columnsOf(spec.columns, unique));
+  const inserted = res.rows.filter((r) => r.inserted).length;
+  return { inserted, updated: res.rows.length - inserted, rows: res.rows };
+}

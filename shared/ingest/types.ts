@@ -1,0 +1,109 @@
+// Public result types of an ingest run, and the per-batch state the writers share.
+import type { Queryable } from '../db/queryable';
+import { RECORD_TYPES, type RecordOf, type RecordType } from './records';
+
+export interface TypeCounts {
+  /** Lines of this type that passed validation and were written (changed or not). */
+  loaded: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface DerivedCounts {
+  inserted: number;
+  updated: number;
+  deleted: number;
+}
+
+export interface LineError {
+  /** 1-based line number in the input. */
+  line: number;
+  reason: string;
+}
+
+export interface IngestSummary {
+  /** Non-blank lines read. */
+  read: number;
+  loaded: number;
+  skipped: number;
+  /** The first `maxErrors` skipped lines (all of them are counted in `skipped`). */
+  errors: LineError[];
+  byType: Record<RecordType, TypeCounts>;
+  /** Tables maintained from the records: url_profiles, market_days, entities, ... */
+  derived: Record<string, DerivedCounts>;
+  /** Rows inserted, updated or deleted in any table; 0 when the input was already loaded. */
+  changed: number;
+  seconds: number;
+}
+
+export interface IngestProgress {
+  read: number;
+  loaded: number;
+  skipped: number;
+  batches: number;
+  seconds: number;
+}
+
+export interface IngestOptions {
+  /** Records per transaction (default 5000). */
+  batchSize?: number;
+  /** Also flush a batch once its lines reach this many characters (default 4 MB). */
+  maxBatchChars?: number;
+  /** How many line errors to keep in `summary.errors` (default 1000). */
+  maxErrors?: number;
+  onProgress?: (progress: IngestProgress) => void;
+  /** ANALYZE the tables that changed once the input is loaded (default true). */
+  analyze?: boolean;
+}
+
+export interface Item<T extends RecordType = RecordType> {
+  line: number;
+  record: RecordOf<T>;
+}
+
+export type Groups = { [T in RecordType]: Item<T>[] };
+
+/** State of one batch transaction: writers append counts and the work left for later steps. */
+export interface BatchContext {
+  db: Queryable;
+  groups: Groups;
+  errors: LineError[];
+  counts: Partial<Record<RecordType, TypeCounts>>;
+  derived: Record<string, DerivedCounts>;
+  /** Trends whose article_count / first_seen_at / last_article_at must be recomputed in full. */
+  touchedTrends: Set<string>;
+  /** trend_articles rows inserted by this batch: added to their trends' aggregates incrementally. */
+  newTrendArticles: { trend_id: string; url_id: string }[];
+}
+
+export function emptyGroups(): Groups {
+  return Object.fromEntries(RECORD_TYPES.map((t) => [t, []])) as unknown as Groups;
+}
+
+export function emptyCounts(): TypeCounts {
+  return { loaded: 0, inserted: 0, updated: 0, unchanged: 0 };
+}
+
+export function tally(ctx: BatchContext, type: RecordType, loaded: number, inserted: number, updated: number): void {
+  const c = (ctx.counts[type] ??= emptyCounts());
+  c.loaded += loaded;
+  c.inserted += inserted;
+  c.updated += updated;
+  // Lines superseded by a later line with the same key in the batch count as unchanged.
+  c.unchanged += loaded - inserted - updated;
+}
+
+export function derive(ctx: BatchContext, table: string, d: Partial<DerivedCounts>): void {
+  const c = (ctx.derived[table] ??= { inserted: 0, updated: 0, deleted: 0 });
+  c.inserted += d.inserted ?? 0;
+  c.updated += d.updated ?? 0;
+  c.deleted += d.deleted ?? 0;
+}
+
+/** Drops items from their group and records why; later checks and writers never see them. */
+export function reject<T extends RecordType>(ctx: BatchContext, type: T, bad: Map<Item<T>, string>): void {
+  if (bad.size === 0) return;
+  for (const [item, reason] of bad) ctx.errors.push({ line: item.line, reason });
+  ctx.groups[type] = (ctx.groups[type] as Item<T>[]).filter((i) => !bad.has(i)) as Groups[T];
+}

@@ -1,0 +1,160 @@
+// Hourly observations and the two tables derived from them.
+//
+// - observations: keyed by (url_id, country, language, hour); a repeated hour REPLACES the stored
+//   values (late or corrected data never double-counts).
+// - url_profiles: every profile touched by a changed observation is recomputed from all of its
+//   observations (exact under replacement):
+//     first_seen   = first hour with impressions > 0 (the first observed hour if none had any);
+//     last_seen    = END of the last hour with impressions > 0 (last observed hour if none), i.e. hour + 1h;
+//     avg_position = impressions-weighted mean position (plain mean if no impressions);
+//     impressions_total = sum of impressions.
+// - market_days (country, language, UTC day): impressions and new_urls (profiles whose first_seen
+//   falls on that day) are kept by exact integer deltas: new - old value of each changed hour, and
+//   -1/+1 when a profile's first_seen day appears or moves. Deltas avoid rescanning whole market
+//   days per batch, and stay exact because every change passes through here in one transaction.
+//
+// Stored rows are read with `url_id = ANY(<the batch's URLs>)` in MATERIALIZED CTEs: only the
+// primary keys start with url_id, so whatever the statistics say the planner can neither scan the
+// whole (growing) table per batch nor wander into the (country, ...) indexes. Both happened with
+// plain joins and made each batch O(table size).
+import { applyHourDeltas, recomputeSpans } from './rollups';
+import { derive, tally, type BatchContext } from './types';
+
+/** Whether the article's content language fits the profile's language (`pt-br` fits `pt`). */
+export const FIT_SQL = (article: string, language: string) =>
+  `(split_part(${article}.content_language, '-', 1) = split_part(${language}, '-', 1))`;
+
+const UTC_DAY = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+
+const UPSERT_OBSERVATIONS = `
+WITH s AS (
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])
+    AS s(url_id, country, language, hour, impressions, position)),
+old AS MATERIALIZED (
+  SELECT o.url_id, o.country, o.language, o.hour, o.impressions, o.position FROM observations o WHERE o.url_id = ANY($7::uuid[])),
+up AS (
+  INSERT INTO observations (url_id, country, language, hour, impressions, position) SELECT * FROM s
+  ON CONFLICT (url_id, country, language, hour) DO UPDATE
+    SET impressions = excluded.impressions, position = excluded.position
+    WHERE (observations.impressions, observations.position) IS DISTINCT FROM (excluded.impressions, excluded.position)
+  RETURNING url_id, country, language, hour, impressions, position, (xmax = 0) AS inserted)
+SELECT up.url_id::text AS url_id, up.country, up.language, ${UTC_DAY('up.hour')} AS day, up.hour,
+       up.impressions, old.impressions AS old_impressions, up.inserted,
+       up.impressions::float8 * up.position - coalesce(old.impressions::float8 * old.position, 0) AS position_sum_delta
+FROM up LEFT JOIN old USING (url_id, country, language, hour)`;
+
+const PROFILE_COLS = ['first_seen', 'last_seen', 'avg_position', 'content_language_fit', 'impressions_total'];
+
+// prev and agg read every profile of the batch's URLs, rows of markets not in k drop out at the join.
+const RECOMPUTE_PROFILES = `
+WITH k AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k(url_id, country, language)),
+prev AS MATERIALIZED (
+  SELECT p.url_id, p.country, p.language, p.first_seen FROM url_profiles p WHERE p.url_id = ANY($4::uuid[])),
+agg AS (
+  SELECT o.url_id, o.country, o.language,
+    coalesce(min(o.hour) FILTER (WHERE o.impressions > 0), min(o.hour)) AS first_seen,
+    coalesce(max(o.hour) FILTER (WHERE o.impressions > 0), max(o.hour)) + interval '1 hour' AS last_seen,
+    coalesce(sum(o.impressions::float8 * o.position) / nullif(sum(o.impressions), 0), avg(o.position)) AS avg_position,
+    sum(o.impressions) AS impressions_total
+  FROM observations o WHERE o.url_id = ANY($4::uuid[])
+  GROUP BY o.url_id, o.country, o.language),
+up AS (
+  INSERT INTO url_profiles (url_id, country, language, ${PROFILE_COLS.join(', ')})
+  SELECT agg.url_id, agg.country, agg.language, agg.first_seen, agg.last_seen, agg.avg_position,
+         ${FIT_SQL('a', 'agg.language')}, agg.impressions_total
+  FROM agg JOIN k USING (url_id, country, language)
+  CROSS JOIN LATERAL (SELECT content_language FROM articles a WHERE a.id = agg.url_id LIMIT 1) a
+  ON CONFLICT (url_id, country, language) DO UPDATE SET ${PROFILE_COLS.map((c) => `${c} = excluded.${c}`).join(', ')}
+  WHERE (${PROFILE_COLS.map((c) => `url_profiles.${c}`).join(', ')}) IS DISTINCT FROM (${PROFILE_COLS.map((c) => `excluded.${c}`).join(', ')})
+  RETURNING url_id, country, language, first_seen, (xmax = 0) AS inserted)
+SELECT up.country, up.language, ${UTC_DAY('up.first_seen')} AS day, ${UTC_DAY('prev.first_seen')} AS prev_day, up.inserted
+FROM up LEFT JOIN prev USING (url_id, country, language)`;
+
+const APPLY_MARKET_DAYS = `
+INSERT INTO market_days (country, language, day, impressions, new_urls)
+SELECT * FROM unnest($1::text[], $2::text[], $3::date[], $4::int8[], $5::int4[])
+ON CONFLICT (country, language, day) DO UPDATE
+  SET impressions = market_days.impressions + excluded.impressions, new_urls = market_days.new_urls + excluded.new_urls
+  WHERE excluded.impressions <> 0 OR excluded.new_urls <> 0
+RETURNING (xmax = 0) AS inserted`;
+
+interface ChangedHour {
+  url_id: string;
+  country: string;
+  language: string;
+  day: string;
+  hour: Date;
+  position_sum_delta: number;
+  impressions: number;
+  old_impressions: number | null;
+  inserted: boolean;
+}
+
+interface ChangedProfile {
+  country: string;
+  language: string;
+  day: string;
+  prev_day: string | null;
+  inserted: boolean;
+}
+
+class DayDeltas {
+  readonly map = new Map<string, { impressions: number; newUrls: number }>();
+  add(country: string, language: string, day: string, impressions: number, newUrls: number): void {
+    const key = `${country}\u0001${language}\u0001${day}`;
+    const d = this.map.get(key) ?? { impressions: 0, newUrls: 0 };
+    d.impressions += impressions;
+    d.newUrls += newUrls;
+    this.map.set(key, d);
+  }
+}
+
+export async function writeObservations(ctx: BatchContext): Promise<void> {
+  const items = ctx.groups.observation;
+  if (items.length === 0) return;
+  // Last line wins for a repeated hour within the batch, as it would across batches.
+  const byKey = new Map<string, (typeof items)[number]['record']>();
+  for (const { record: r } of items) byKey.set(`${r.url_id}|${r.country}|${r.language}|${r.hour}`, r);
+  const rows = [...byKey.values()];
+  const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [
+    rows.map((r) => r.url_id), rows.map((r) => r.country), rows.map((r) => r.language),
+    rows.map((r) => r.hour), rows.map((r) => r.impressions), rows.map((r) => r.position),
+    [...new Set(rows.map((r) => r.url_id))],
+  ]);
+  const inserted = res.rows.filter((r) => r.inserted).length;
+  tally(ctx, 'observation', items.length, inserted, res.rows.length - inserted);
+  if (res.rows.length === 0) return;
+
+  const deltas = new DayDeltas();
+  const profiles = new Map<string, ChangedHour>();
+  for (const h of res.rows) {
+    deltas.add(h.country, h.language, h.day, Number(h.impressions) - Number(h.old_impressions ?? 0), 0);
+    profiles.set(`${h.url_id}|${h.country}|${h.language}`, h);
+  }
+  const keys = [...profiles.values()];
+  await applyHourDeltas(ctx.db, res.rows.map((h) => ({
+    url_id: h.url_id, country: h.country, language: h.language, hour: new Date(h.hour).toISOString(),
+    impressions: Number(h.impressions) - Number(h.old_impressions ?? 0), position_sum: Number(h.position_sum_delta),
+  })));
+  await recomputeSpans(ctx.db, keys);
+  const changed = await ctx.db.query<ChangedProfile>(RECOMPUTE_PROFILES, [
+    keys.map((p) => p.url_id), keys.map((p) => p.country), keys.map((p) => p.language),
+    [...new Set(keys.map((p) => p.url_id))],
+  ]);
+  const newProfiles = changed.rows.filter((p) => p.inserted).length;
+  derive(ctx, 'url_profiles', { inserted: newProfiles, updated: changed.rows.length - newProfiles });
+  for (const p of changed.rows) {
+    if (p.prev_day === p.day) continue;
+    if (p.prev_day !== null) deltas.add(p.country, p.language, p.prev_day, 0, -1);
+    deltas.add(p.country, p.language, p.day, 0, 1);
+  }
+
+  const entries = [...deltas.map];
+  const parts = entries.map(([k]) => k.split('\u0001'));
+  const days = await ctx.db.query<{ inserted: boolean }>(APPLY_MARKET_DAYS, [
+    parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2]),
+    entries.map(([, d]) => d.impressions), entries.map(([, d]) => d.newUrls),
+  ]);
+  const newDays = days.rows.filter((d) => d.inserted).length;
+  derive(ctx, 'market_days', { inserted: newDays, updated: days.rows.length - newDays });
+}

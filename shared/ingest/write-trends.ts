@@ -1,0 +1,129 @@
+// The theme/topic hierarchy, trends, their article assignments and the genealogy edges.
+// trends.article_count / first_seen_at / last_article_at are derived here, never taken from lines:
+// count of trend_articles, and min / max of the assigned articles' first_seen_at. Assignments are
+// never deleted and their key holds the article, so a newly inserted assignment can be added to
+// the aggregates exactly (count + 1, least/greatest); only a corrected article (its first_seen_at
+// may have moved) forces a full recomputation of its trends.
+import { json, pgArray, textArrayColumn, upsert, type Column, type UpsertSpec } from './sql';
+import { derive, tally, type BatchContext } from './types';
+
+const text = (name: string): Column => ({ name, type: 'text' });
+
+const HIERARCHY: UpsertSpec = {
+  table: 'hierarchy_nodes',
+  key: ['id'],
+  columns: [
+    { name: 'id', type: 'uuid' }, { name: 'level', type: 'int4' }, text('label'), text('summary'), text('label_en'),
+    text('label_ru'), text('label_local'), text('label_local_lang'), { name: 'parent_id', type: 'uuid' }, text('state'),
+  ],
+};
+
+// created_at / updated_at are optional on a trend line. When absent the parameter is null and the
+// inserted value is now(); on update, `excluded.x = now()` is how "absent" is recognized (no line
+// can carry the transaction's own start time), so: created_at is then kept, and updated_at becomes
+// now() only if something else changed (it is not part of the change test).
+const optionalStamp = (name: string, keepWhenAbsent: boolean): Column => ({
+  name,
+  type: 'timestamptz',
+  expr: `coalesce(s.${name}, now())`,
+  set: keepWhenAbsent ? `CASE WHEN excluded.${name} = now() THEN trends.${name} ELSE excluded.${name} END` : undefined,
+  changed: `(excluded.${name} <> now() AND excluded.${name} IS DISTINCT FROM trends.${name})`,
+});
+
+const TRENDS: UpsertSpec = {
+  table: 'trends',
+  key: ['id'],
+  returning: 'id::text AS id',
+  columns: [
+    { name: 'id', type: 'uuid' }, text('label'), text('summary'), text('label_en'), text('label_ru'),
+    text('label_local'), text('label_local_lang'), text('state'), text('structural_type'), text('semantic_type'),
+    { name: 'semantic_type_confidence', type: 'real' }, { name: 'topic_id', type: 'uuid' }, text('primary_country'),
+    textArrayColumn('country_scope'), textArrayColumn('key_entities'), textArrayColumn('key_topics'),
+    { name: 'peak_date', type: 'date' }, { name: 'expected_next_peak', type: 'date' }, { name: 'features', type: 'jsonb' },
+    optionalStamp('created_at', true), optionalStamp('updated_at', false),
+  ],
+};
+
+const TREND_ARTICLES: UpsertSpec = {
+  table: 'trend_articles',
+  key: ['trend_id', 'url_id'],
+  returning: 'trend_id::text AS trend_id, url_id::text AS url_id',
+  columns: [
+    { name: 'trend_id', type: 'uuid' }, { name: 'url_id', type: 'uuid' }, text('assignment_method'),
+    { name: 'assignment_score', type: 'float8' }, text('trend_role'), { name: 'assigned_at', type: 'timestamptz' },
+  ],
+};
+
+const TREND_EDGES: UpsertSpec = {
+  table: 'trend_edges',
+  key: ['parent_id', 'child_id'],
+  columns: [
+    { name: 'parent_id', type: 'uuid' }, { name: 'child_id', type: 'uuid' }, text('relation_type'),
+    { name: 'strength', type: 'real' }, { name: 'established_at', type: 'timestamptz' },
+  ],
+};
+
+export async function writeHierarchy(ctx: BatchContext): Promise<void> {
+  const items = ctx.groups.hierarchy_node;
+  const res = await upsert(ctx.db, HIERARCHY, items.map((i) => i.record));
+  tally(ctx, 'hierarchy_node', items.length, res.inserted, res.updated);
+}
+
+export async function writeTrends(ctx: BatchContext): Promise<void> {
+  const items = ctx.groups.trend;
+  const rows = items.map(({ record: r }) => ({
+    ...r,
+    country_scope: pgArray(r.country_scope),
+    key_entities: pgArray(r.key_entities),
+    key_topics: pgArray(r.key_topics),
+    features: json(r.features),
+  }));
+  const res = await upsert(ctx.db, TRENDS, rows);
+  tally(ctx, 'trend', items.length, res.inserted, res.updated);
+}
+
+export async function writeTrendArticles(ctx: BatchContext): Promise<void> {
+  const items = ctx.groups.trend_article;
+  const res = await upsert<{ trend_id: string; url_id: string }>(ctx.db, TREND_ARTICLES, items.map((i) => i.record));
+  tally(ctx, 'trend_article', items.length, res.inserted, res.updated);
+  for (const r of res.rows) if (r.inserted) ctx.newTrendArticles.push(r);
+}
+
+export async function writeTrendEdges(ctx: BatchContext): Promise<void> {
+  const items = ctx.groups.trend_edge;
+  const res = await upsert(ctx.db, TREND_EDGES, items.map((i) => i.record));
+  tally(ctx, 'trend_edge', items.length, res.inserted, res.updated);
+}
+
+const RECOMPUTE = `
+  WITH agg AS (
+    SELECT t.id, a.n, a.first_seen, a.last_seen FROM unnest($1::uuid[]) AS t(id) CROSS JOIN LATERAL (
+      SELECT count(*)::int AS n, min(ar.first_seen_at) AS first_seen, max(ar.first_seen_at) AS last_seen
+      FROM trend_articles ta JOIN articles ar ON ar.id = ta.url_id WHERE ta.trend_id = t.id) a)
+  UPDATE trends tr SET article_count = agg.n, first_seen_at = agg.first_seen, last_article_at = agg.last_seen
+  FROM agg
+  WHERE tr.id = agg.id
+    AND (tr.article_count, tr.first_seen_at, tr.last_article_at) IS DISTINCT FROM (agg.n, agg.first_seen, agg.last_seen)
+  RETURNING 1`;
+
+// least/greatest ignore NULLs, so a trend's first assignment sets both bounds.
+const ADD = `
+  WITH add AS (
+    SELECT x.trend_id, count(*)::int AS n, min(a.first_seen_at) AS first_seen, max(a.first_seen_at) AS last_seen
+    FROM unnest($1::uuid[], $2::uuid[]) AS x(trend_id, url_id)
+    CROSS JOIN LATERAL (SELECT first_seen_at FROM articles a WHERE a.id = x.url_id LIMIT 1) a
+    GROUP BY x.trend_id)
+  UPDATE trends tr SET article_count = tr.article_count + add.n,
+    first_seen_at = least(tr.first_seen_at, add.first_seen), last_article_at = greatest(tr.last_article_at, add.last_seen)
+  FROM add WHERE tr.id = add.trend_id
+  RETURNING 1`;
+
+export async function refreshTrendAggregates(ctx: BatchContext): Promise<void> {
+  const added = ctx.newTrendArticles.filter((r) => !ctx.touchedTrends.has(r.trend_id));
+  let updated = 0;
+  if (added.length) {
+    updated += (await ctx.db.query(ADD, [added.map((r) => r.trend_id), added.map((r) => r.url_id)])).rows.length;
+  }
+  if (ctx.touchedTrends.size) updated += (await ctx.db.query(RECOMPUTE, [[...ctx.touchedTrends]])).rows.length;
+  derive(ctx, 'trends', { updated });
+}

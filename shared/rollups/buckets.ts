@@ -1,0 +1,35 @@
+// Buckets of a window. An hour of data belongs to a window when the hour STARTS inside [from, to);
+// so bounds are first rounded up to whole hours. Day buckets are UTC calendar days, cut by the window.
+export type Grain = 'hour' | 'day';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
+const floorDay = (ms: number) => Math.floor(ms / DAY) * DAY;
+
+export interface Bucket {
+  /** Label of the bucket: its hour, or its UTC day at 00:00. */
+  ts: Date;
+  from: Date;
+  to: Date;
+  /** Whether the whole UTC day lies inside the window (read from dim_days). */
+  wholeDay: boolean;
+}
+
+export function buckets(from: Date, to: Date, grain: Grain): Bucket[] {
+  const start = ceilHour(from).getTime();
+  const end = ceilHour(to).getTime();
+  const out: Bucket[] = [];
+  if (start >= end) return out;
+  if (grain === 'hour') {
+    for (let t = start; t < end; t += HOUR) out.push({ ts: new Date(t), from: new Date(t), to: new Date(t + HOUR), wholeDay: false });
+    return out;
+  }
+  for (let day = floorDay(start); day < end; day += DAY) {
+    const f = Math.max(day, start);
+    const t = Math.min(day + DAY, end);
+    out.push({ ts: new Date(day), from: new Date(f), to: new Date(t), wholeDay: f === day && t === day + DAY });
+  }
+  return out;
+}

@@ -67,7 +67,8 @@ const wrangler = spawn(
   'wrangler',
   ['dev', '--ip', '127.0.0.1', '--port', String(PORT), '--inspector-port', String(inspector), '--log-level', 'warn',
     ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])],
-  { stdio: 'inherit', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } },
+  // No request.cf lookup: local development needs no call to Cloudflare.
+  { stdio: 'inherit', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' } },
 );
 
 const base = `http://127.0.0.1:${PORT}`;

@@ -1,10 +1,13 @@
 // Output conventions shared by every area.
 
-/** ISO 8601 with an explicit `+00:00` offset, as the spec's timestamps. */
-export function iso(date: Date): string;
-export function iso(date: Date | null | undefined): string | null;
-export function iso(date: Date | null | undefined): string | null {
-  return date ? date.toISOString().replace(/\.\d{3}Z$|Z$/, '+00:00') : null;
+type Instant = Date | string;
+
+/** ISO 8601 with an explicit `+00:00` offset, as the spec's timestamps. Raw SQL rows may carry strings. */
+export function iso(value: Instant): string;
+export function iso(value: Instant | null | undefined): string | null;
+export function iso(value: Instant | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return new Date(value).toISOString().replace(/\.\d{3}Z$|Z$/, '+00:00');
 }
 
 /** Rounds a ratio for display without losing meaningful precision. */

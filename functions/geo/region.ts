@@ -50,7 +50,7 @@ export function register(app: App, version: string) {
         stats: stats ? { alpha_2: code.toLowerCase(), ...stats } : null,
         total_articles: totals.total_articles,
         articles_last_24h: totals.articles_last_24h,
-        first_data_at: iso(totals.first_data_at ? new Date(totals.first_data_at) : null),
+        first_data_at: iso(totals.first_data_at),
       },
       200,
     );

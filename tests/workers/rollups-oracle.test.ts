@@ -7,6 +7,7 @@ import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import { buckets, ceilHour, type Grain } from '../../shared/rollups/buckets';
 import { distinctByKey, publicationsSeries, seriesByKey, type DimScope } from '../../shared/rollups/read';
+import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { seed } from '../helpers/seed';
 import { createWorld, type World } from '../helpers/world';
 
@@ -183,5 +184,23 @@ describe('roll-ups equal the raw-observation reference', () => {
     expect(summary.changed, 'a second identical load reports zero changes').toBe(0);
     const after = await queryRows<{ n: number; s: number }>(world.db, 'SELECT count(*)::int AS n, coalesce(sum(impressions), 0)::float8 AS s FROM dim_hours');
     expect(after).toEqual(before);
+  }, 120_000);
+
+  it('a full rebuild gives exactly the roll-ups the incremental path kept', async () => {
+    const snapshot = async () => ({
+      hours: await queryRows(world.db, `SELECT kind, key, country, language, hour::text, impressions::float8, round(position_sum::numeric, 3)::float8 AS ps
+        FROM dim_hours WHERE impressions <> 0 OR abs(position_sum) > 1e-6 ORDER BY 1, 2, 3, 4, 5`),
+      days: await queryRows(world.db, `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0 ORDER BY 1, 2, 3, 4, 5`),
+      spans: await queryRows(world.db, 'SELECT url_id::text, country, language, start_hour::text, end_hour::text FROM url_spans ORDER BY 1, 2, 3, 4'),
+      dims: await queryRows(world.db, 'SELECT kind, key, url_id::text FROM url_dimensions ORDER BY 1, 2, 3'),
+    });
+    const incremental = await snapshot();
+    const client = await world.pool().connect();
+    try {
+      await rebuildRollups(client);
+    } finally {
+      client.release();
+    }
+    expect(await snapshot()).toEqual(incremental);
   }, 120_000);
 });

@@ -15,13 +15,16 @@ const bindingsSchema = z.object({
   /** Namespace for every Redis key; lets several test databases share one Redis. */
   REDIS_PREFIX: z.string().default(''),
   APP_URL: z.string().url().default('https://app.example.com'),
+  /** Estimated cost above which metrics/roll-ups are queued instead of computed inline. */
+  AGGREGATE_INLINE_COST: z.coerce.number().positive().optional(),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });
 
 export type Config = z.infer<typeof bindingsSchema>;
 
-export interface Bindings extends Partial<Record<keyof Config, string>> {
+export interface Bindings extends Partial<Record<Exclude<keyof Config, 'AGGREGATE_INLINE_COST'>, string>> {
+  AGGREGATE_INLINE_COST?: string | number;
   JOBS_QUEUE?: Queue<unknown>;
 }
 

@@ -16,7 +16,7 @@ function issueType(issue: z.core.$ZodIssue, input: unknown): string {
     case 'invalid_value':
       return 'enum';
     case 'invalid_format':
-      return `${issue.format}_parsing`;
+      return issue.format === 'regex' ? 'string_pattern_mismatch' : `${issue.format}_parsing`;
     default:
       return 'value_error';
   }

@@ -39,11 +39,11 @@ export interface BatchResult {
   derived: Record<string, DerivedCounts>;
 }
 
-export async function runBatch(db: Queryable, items: readonly Item[]): Promise<BatchResult> {
+export async function runBatch(db: Queryable, items: readonly Item[], rollups = true): Promise<BatchResult> {
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
-    db, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [],
+    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [],
   };
   await db.query('BEGIN');
   try {
@@ -61,8 +61,10 @@ export async function runBatch(db: Queryable, items: readonly Item[]): Promise<B
     }
     await refreshTrendAggregates(ctx);
     // Last, so that it is exact whatever the record order (see rollups.ts).
-    const touched = new Set([...ctx.groups.article.map((i) => i.record.id), ...ctx.groups.trend_article.map((i) => i.record.url_id)]);
-    await syncDimensions(db, [...touched]);
+    if (rollups) {
+      const touched = new Set([...ctx.groups.article.map((i) => i.record.id), ...ctx.groups.trend_article.map((i) => i.record.url_id)]);
+      await syncDimensions(db, [...touched]);
+    }
     await db.query('COMMIT');
   } catch (e) {
     await db.query('ROLLBACK').catch(() => undefined);

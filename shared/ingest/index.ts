@@ -6,6 +6,7 @@
 import type { Queryable } from '../db/queryable';
 import { isDataError, runBatch, type BatchResult } from './batch';
 import { parseLine } from './parse';
+import { rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
 import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
 
@@ -46,6 +47,7 @@ export async function ingest(
   const batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
   const maxChars = opts.maxBatchChars ?? DEFAULT_BATCH_CHARS;
   const maxErrors = opts.maxErrors ?? DEFAULT_MAX_ERRORS;
+  const rollups = (opts.rollups ?? 'incremental') === 'incremental';
   const summary: IngestSummary = {
     read: 0, loaded: 0, skipped: 0, errors: [], changed: 0, seconds: 0, derived: {},
     byType: Object.fromEntries(RECORD_TYPES.map((t) => [t, emptyCounts()])) as IngestSummary['byType'],
@@ -81,14 +83,14 @@ export async function ingest(
     if (batch.length === 0) return;
     batches++;
     try {
-      merge(await runBatch(client, batch), batch.length);
+      merge(await runBatch(client, batch, rollups), batch.length);
     } catch (e) {
       if (!isDataError(e)) throw e;
       // Something in the batch broke a constraint the checks did not foresee: the batch was rolled
       // back; redo it line by line so only the offending lines are skipped.
       for (const item of batch) {
         try {
-          merge(await runBatch(client, [item]), 1);
+          merge(await runBatch(client, [item], rollups), 1);
         } catch (err) {
           if (!isDataError(err)) throw err;
           fail({ line: item.line, reason: `database: ${(err as Error).message}` });
@@ -123,6 +125,8 @@ export async function ingest(
     }
   }
   await flush(batch);
+  // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
+  if (!rollups && summary.changed > 0) await rebuildRollups(client);
   if (opts.analyze !== false) await analyzeChanged(client, summary);
   summary.errors.sort((a, b) => a.line - b.line);
   summary.seconds = (Date.now() - started) / 1000;

@@ -55,6 +55,13 @@ export interface IngestOptions {
   onProgress?: (progress: IngestProgress) => void;
   /** ANALYZE the tables that changed once the input is loaded (default true). */
   analyze?: boolean;
+  /**
+   * How the dimension roll-ups (url_dimensions, dim_hours, dim_days, url_spans) follow the load.
+   * `incremental` (default): kept exact inside every batch. `rebuild-at-end`: batches skip them and
+   * one rebuildRollups (rebuild.ts) runs after the last batch; for bulk loads into a database that
+   * nothing reads meanwhile (the roll-ups are stale until the run ends, then rebuilt in full).
+   */
+  rollups?: 'incremental' | 'rebuild-at-end';
 }
 
 export interface Item<T extends RecordType = RecordType> {
@@ -67,6 +74,8 @@ export type Groups = { [T in RecordType]: Item<T>[] };
 /** State of one batch transaction: writers append counts and the work left for later steps. */
 export interface BatchContext {
   db: Queryable;
+  /** False when the run rebuilds the roll-ups at its end (IngestOptions.rollups). */
+  rollups: boolean;
   groups: Groups;
   errors: LineError[];
   counts: Partial<Record<RecordType, TypeCounts>>;

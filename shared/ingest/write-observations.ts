@@ -132,11 +132,13 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     profiles.set(`${h.url_id}|${h.country}|${h.language}`, h);
   }
   const keys = [...profiles.values()];
-  await applyHourDeltas(ctx.db, res.rows.map((h) => ({
-    url_id: h.url_id, country: h.country, language: h.language, hour: new Date(h.hour).toISOString(),
-    impressions: Number(h.impressions) - Number(h.old_impressions ?? 0), position_sum: Number(h.position_sum_delta),
-  })));
-  await recomputeSpans(ctx.db, keys);
+  if (ctx.rollups) {
+    await applyHourDeltas(ctx.db, res.rows.map((h) => ({
+      url_id: h.url_id, country: h.country, language: h.language, hour: new Date(h.hour).toISOString(),
+      impressions: Number(h.impressions) - Number(h.old_impressions ?? 0), position_sum: Number(h.position_sum_delta),
+    })));
+    await recomputeSpans(ctx.db, keys);
+  }
   const changed = await ctx.db.query<ChangedProfile>(RECOMPUTE_PROFILES, [
     keys.map((p) => p.url_id), keys.map((p) => p.country), keys.map((p) => p.language),
     [...new Set(keys.map((p) => p.url_id))],

@@ -59,14 +59,17 @@ export interface KeyDistinct {
   lastSeen: Date | null;
 }
 
-/** Distinct publications, publishers and trends active in [from, to) per key, and when last seen. */
-export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Date): Promise<Map<string, KeyDistinct>> {
+/**
+ * Distinct publications, publishers and trends active in [from, to) per key, and when last seen.
+ * With `across`, one row (key `*`) counts the union of all keys: distinct counts do not add up.
+ */
+export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
   // Bounds round up to whole hours: a window inside one hour holds no hour at all.
   if (ceilHour(from) >= ceilHour(to)) return new Map();
   const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
     db,
     `WITH active AS (
-       SELECT DISTINCT d.key, s.url_id, least(max(s.end_hour) OVER (PARTITION BY d.key), $6::timestamptz) AS last_seen
+       SELECT DISTINCT ${across ? "'*'::text" : 'd.key'} AS key, s.url_id, least(max(s.end_hour) OVER (PARTITION BY ${across ? '1' : 'd.key'}), $6::timestamptz) AS last_seen
        FROM url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
        WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
          AND s.start_hour < $6 AND s.end_hour > $5)

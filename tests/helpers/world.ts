@@ -23,6 +23,8 @@ export interface CallOptions {
   body?: unknown;
   /** Binding overrides for this call only (e.g. a Redis that is down). */
   env?: Record<string, string>;
+  /** A queue binding for this call (records what the Worker sends). */
+  queue?: unknown;
 }
 
 export interface Tenant {
@@ -93,7 +95,7 @@ export async function createWorld(name: string): Promise<World> {
       const request = new Request(`http://api.test${path}`, { method: options.method ?? 'GET', headers, body });
       const ctx = createExecutionContext();
       // A fresh object per call: config is memoised per bindings object, and NOW may have changed.
-      const response = await worker.fetch(request as any, { ...bindings, ...options.env } as any, ctx);
+      const response = await worker.fetch(request as any, { ...bindings, ...options.env, ...(options.queue ? { JOBS_QUEUE: options.queue } : {}) } as any, ctx);
       await waitOnExecutionContext(ctx);
       const text = await response.text();
       let parsed: unknown = text;

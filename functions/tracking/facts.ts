@@ -1,0 +1,86 @@
+// Per-key facts beyond the sums: lifespans, related names, and trends' recent daily series.
+// All read the roll-ups (url_spans, url_dimensions, dim_days), never raw observations.
+import type { Db } from '../../shared/db/client';
+import { queryRows } from '../../shared/db/raw';
+import { ceilHour } from '../../shared/rollups/buckets';
+import type { DimScope } from '../../shared/rollups/read';
+
+const ACTIVE = `
+  SELECT DISTINCT d.key, s.url_id, s.country, s.language
+  FROM url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
+  WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
+    AND s.start_hour < $6 AND s.end_hour > $5`;
+
+const params = (scope: DimScope, from: Date, to: Date) => [
+  scope.kind, scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
+];
+
+export interface Lifespan {
+  livedHours: number;
+  avgLifespanHours: number;
+}
+
+/** Hours from the key's first profile to its last sighting, and the mean lifespan of its profiles. */
+export async function lifespans(db: Db, scope: DimScope, from: Date, to: Date): Promise<Map<string, Lifespan>> {
+  const rows = await queryRows<{ key: string; lived: number; avg_life: number }>(
+    db,
+    `WITH active AS (${ACTIVE})
+     SELECT a.key, extract(epoch FROM max(p.last_seen) - min(p.first_seen))::float8 / 3600 AS lived,
+            avg(extract(epoch FROM p.last_seen - p.first_seen))::float8 / 3600 AS avg_life
+     FROM active a JOIN url_profiles p ON (p.url_id, p.country, p.language) = (a.url_id, a.country, a.language)
+     GROUP BY a.key`,
+    params(scope, from, to),
+  );
+  return new Map(rows.map((r) => [r.key, { livedHours: r.lived, avgLifespanHours: r.avg_life }]));
+}
+
+/** Entities most often found on the key's active publications (entity lists: other than itself). */
+export async function relatedEntities(db: Db, scope: DimScope, from: Date, to: Date, top = 5): Promise<Map<string, string[]>> {
+  const rows = await queryRows<{ key: string; name: string }>(
+    db,
+    `WITH active AS (SELECT DISTINCT key, url_id FROM (${ACTIVE}) a),
+     counted AS (
+       SELECT a.key, e.name, count(*) AS n FROM active a JOIN article_entities ae ON ae.url_id = a.url_id JOIN entities e ON e.id = ae.entity_id
+       WHERE e.id::text <> a.key GROUP BY a.key, e.name),
+     ranked AS (SELECT key, name, row_number() OVER (PARTITION BY key ORDER BY n DESC, name) AS r FROM counted)
+     SELECT key, name FROM ranked WHERE r <= ${top} ORDER BY key, r`,
+    params(scope, from, to),
+  );
+  return group(rows);
+}
+
+/** Sibling category paths (same parent), most published first. */
+export async function siblingCategories(db: Db, keys: string[], top = 5): Promise<Map<string, string[]>> {
+  const rows = await queryRows<{ key: string; name: string }>(
+    db,
+    `SELECT k.key, s.name FROM unnest($1::text[]) AS k(key)
+     CROSS JOIN LATERAL (
+       SELECT ac.name FROM article_categories ac
+       WHERE ac.name <> k.key AND regexp_replace(ac.name, '/[^/]*$', '') = regexp_replace(k.key, '/[^/]*$', '')
+       GROUP BY ac.name ORDER BY count(*) DESC, ac.name LIMIT ${top}) s`,
+    [keys],
+  );
+  return group(rows);
+}
+
+/** Daily impressions of each trend over all markets of the scope, the `days` full UTC days before `today`. */
+export async function trendDailyHistory(db: Db, scope: DimScope, today: Date, days: number): Promise<Map<string, number[]>> {
+  const first = new Date(today.getTime() - days * 86_400_000).toISOString().slice(0, 10);
+  const rows = await queryRows<{ key: string; i: number; impressions: number }>(
+    db,
+    `SELECT key, (day - $5::date)::int AS i, sum(impressions)::float8 AS impressions FROM dim_days
+     WHERE kind = 'trend' AND key = ANY($1::text[]) AND country = ANY($2::text[]) AND ($3::text IS NULL OR language = $3)
+       AND day >= $5::date AND day < $4::date
+     GROUP BY key, day`,
+    [scope.keys, scope.markets, scope.language, today.toISOString().slice(0, 10), first],
+  );
+  const out = new Map(scope.keys.map((k) => [k, Array.from({ length: days }, () => 0)]));
+  for (const r of rows) out.get(r.key)![r.i] = r.impressions;
+  return out;
+}
+
+function group(rows: { key: string; name: string }[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const { key, name } of rows) out.set(key, [...(out.get(key) ?? []), name]);
+  return out;
+}

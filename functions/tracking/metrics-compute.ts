@@ -1,0 +1,149 @@
+// Builds the metrics body (spec "Metrics response envelope") for one page of a list's items.
+// Pure in (db, inputs): the request path and the queue consumer both call it.
+import type { Db } from '../../shared/db/client';
+import { iso, round } from '../../shared/format';
+import { buckets, type Grain } from '../../shared/rollups/buckets';
+import { distinctByKey, publicationsSeries, seriesByKey, type DimScope, type KeyDistinct } from '../../shared/rollups/read';
+import { lifespans, relatedEntities, siblingCategories, trendDailyHistory } from './facts';
+import { forecastTrend } from './forecast';
+import { DIMENSION_OF, resolveItems } from './items';
+import { listItems, type ListRow } from './queries';
+import { scopeBody, type WindowScope } from './window';
+
+export interface MetricsInput {
+  list: ListRow;
+  scope: WindowScope;
+  grain: Grain;
+  limit: number;
+  offset: number;
+  appUrl: string;
+  now: Date;
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const deltaPct = (cur: number, prev: number) => (prev > 0 ? round(((cur - prev) / prev) * 100, 1) : null);
+const NONE: KeyDistinct = { publications: 0, publishers: 0, trends: 0, lastSeen: null };
+
+export async function computeMetrics(db: Db, input: MetricsInput) {
+  const { list, scope, grain } = input;
+  const items = await resolveItems(db, list.kind, await listItems(db, list.id, input.limit, input.offset));
+  const keys = [...new Set(items.map((i) => i.dimKey).filter((k): k is string => k !== null))];
+  const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys, markets: scope.markets, language: scope.language };
+  const width = buckets(scope.from, scope.to, grain).length;
+  const zeros = () => Array.from({ length: width }, () => 0);
+
+  const [cur, prev, distinct, pubs, pageDistinct, lives, related, history] = await Promise.all([
+    seriesByKey(db, dim, scope.from, scope.to, grain),
+    seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),
+    distinctByKey(db, dim, scope.from, scope.to),
+    publicationsSeries(db, dim, scope.from, scope.to, grain),
+    distinctByKey(db, dim, scope.from, scope.to, true),
+    list.kind === 'entity' || list.kind === 'category' ? lifespans(db, dim, scope.from, scope.to) : undefined,
+    list.kind === 'entity' || list.kind === 'publisher' ? relatedEntities(db, dim, scope.from, scope.to)
+      : list.kind === 'category' ? siblingCategories(db, keys) : undefined,
+    list.kind === 'trend' ? trendDailyHistory(db, dim, startOfDay(input.now), 14) : undefined,
+  ]);
+
+  const totals = (key: string | null) => {
+    const series = key ? cur.get(key) : undefined;
+    const impressions = series ? sum(series.impressions) : 0;
+    const previous = key && prev.get(key) ? sum(prev.get(key)!.impressions) : 0;
+    return { series, impressions, previous, positionSum: series ? sum(series.positionSum) : 0 };
+  };
+  const ranked = (pick: 'impressions' | 'previous') =>
+    new Map(keys.map((k) => [k, totals(k)[pick]] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).map(([k], i) => [k, i + 1]));
+  const rankNow = ranked('impressions');
+  const rankBefore = ranked('previous');
+
+  const rows = items.map((it) => {
+    const t = totals(it.dimKey);
+    const d = (it.dimKey && distinct.get(it.dimKey)) || NONE;
+    const active = t.impressions > 0;
+    const common = {
+      key: it.item.key,
+      name: it.name,
+      impressions: t.impressions,
+      publications_count: d.publications,
+      impressions_spark: t.series?.impressions ?? zeros(),
+      last_seen: iso(d.lastSeen),
+    };
+    if (list.kind === 'mention') {
+      return { ...common, key: `${it.item.raw_text}|${it.item.match_type}`, term_id: it.item.id, match_type: it.item.match_type };
+    }
+    const rankDelta = active && it.dimKey && rankBefore.has(it.dimKey) ? rankBefore.get(it.dimKey)! - rankNow.get(it.dimKey)! : null;
+    const base = {
+      ...common,
+      resolved_id: it.resolvedId,
+      avg_position: active ? round(t.positionSum / t.impressions, 2) : null,
+      delta_pct: active ? deltaPct(t.impressions, t.previous) : null,
+      publications_spark: (it.dimKey && pubs.get(it.dimKey)) || zeros(),
+    };
+    const life = it.dimKey ? lives?.get(it.dimKey) : undefined;
+    const names = (it.dimKey && related?.get(it.dimKey)) || [];
+    switch (list.kind) {
+      case 'entity':
+      case 'category':
+        return {
+          ...base,
+          ...(list.kind === 'entity' && { resolved_type: it.resolvedType }),
+          publishers_count: d.publishers,
+          trends_count: d.trends,
+          rank_delta: rankDelta,
+          lived_hours: life ? round(life.livedHours, 1) : null,
+          avg_lifespan_hours: life ? round(life.avgLifespanHours, 1) : null,
+          related: active ? names : [],
+        };
+      case 'publisher':
+        return { ...base, trends_count: d.trends, rank_delta: rankDelta, related: active ? names : [] };
+      case 'trend': {
+        const daily = (it.dimKey && history?.get(it.dimKey)) || Array.from({ length: 14 }, () => 0);
+        return {
+          ...base,
+          state: it.state,
+          publishers_count: d.publishers,
+          forecast: forecastTrend(daily, sum(daily), input.now),
+          cabinet_url: `${input.appUrl.replace(/\/$/, '')}/trend/${it.item.key}`,
+        };
+      }
+    }
+  });
+
+  const pageImpressions = sum(rows.map((r) => r.impressions));
+  const pagePrevious = sum(items.map((it) => totals(it.dimKey).previous));
+  const page = pageDistinct.get('*') ?? NONE;
+  const sparkSum = (pick: (k: string) => number[] | undefined) => zeros().map((_, i) => sum(keys.map((k) => pick(k)?.[i] ?? 0)));
+  const summary =
+    list.kind === 'mention'
+      ? {
+          scope: 'page',
+          publications_count: page.publications,
+          impressions: pageImpressions,
+          timeseries: buckets(scope.from, scope.to, grain).map((b, i) => ({
+            ts: iso(b.ts),
+            urls: sum(keys.map((k) => pubs.get(k)?.[i] ?? 0)),
+            impressions: sum(keys.map((k) => cur.get(k)?.impressions[i] ?? 0)),
+          })),
+        }
+      : {
+          scope: 'page',
+          impressions: pageImpressions,
+          publications_count: page.publications,
+          publishers_count: page.publishers,
+          trends_count: page.trends,
+          delta_pct: deltaPct(pageImpressions, pagePrevious),
+          impressions_spark: sparkSum((k) => cur.get(k)?.impressions),
+        };
+
+  return {
+    list_id: list.id,
+    kind: list.kind,
+    scope: scopeBody(scope, { grain }),
+    items: rows,
+    summary,
+    total: list.item_count,
+    limit: input.limit,
+    offset: input.offset,
+  };
+}
+
+const startOfDay = (d: Date) => new Date(Math.floor(d.getTime() / 86_400_000) * 86_400_000);

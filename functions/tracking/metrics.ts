@@ -1,0 +1,48 @@
+// GET /v1/tracking/lists/{list_id}/metrics: per-item table for one page of items plus summary.
+import { createRoute, z } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { errorResponses, keyed, limitParam, offsetParam } from '../../shared/schemas/common';
+import { serveAggregate } from './aggregate';
+import { MetricsSchema } from './aggregate-schemas';
+import { admitAggregate } from './gates';
+import { listIdParam } from './schemas';
+import { WindowQuery } from './window';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/tracking/lists/{list_id}/metrics',
+  operationId: 'getTrackingListMetrics',
+  tags: ['Tracking lists'],
+  summary: 'Metrics of a page of list items',
+  description:
+    'One row per item of the requested page (newest added first), zero-filled without activity, and a summary over the page. ' +
+    'Windows are UTC and half-open; default periods end now (day grain: N UTC days with today partial; hour grain: N x 24 hours); ' +
+    'the previous window has the same shape right before. An uncached, expensive page answers 503 `computing` with ' +
+    '`Retry-After: 15`: repeat the identical request.',
+  security: keyed,
+  request: {
+    params: listIdParam,
+    query: z.object({
+      ...WindowQuery,
+      grain: z.enum(['hour', 'day']).default('day').openapi({ description: 'Sparkline bucket; `hour` is meant for short windows.' }),
+      limit: limitParam(200, 50),
+      offset: offsetParam,
+    }),
+  },
+  responses: {
+    200: { description: 'Metrics.', content: { 'application/json': { schema: MetricsSchema } } },
+    ...errorResponses(401, 402, 403, 404, 422, 429, 503),
+  },
+});
+
+export function register(app: App) {
+  app.openapi(route, async (c) => {
+    const { db, auth, clock } = c.var;
+    const query = c.req.valid('query');
+    const { list_id } = c.req.valid('param');
+    const { projectId, list } = await admitAggregate(db, auth, clock.now(), list_id, query, query.grain);
+    const pageItems = Math.max(0, Math.min(query.limit, list.item_count - query.offset));
+    const body = await serveAggregate(c, { route: 'metrics', projectId, listId: list.id, query, auth }, pageItems);
+    return c.json(body as never, 200);
+  });
+}

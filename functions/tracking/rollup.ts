@@ -1,0 +1,43 @@
+// GET /v1/tracking/lists/{list_id}/rollup: side-panel aggregates over the whole list.
+import { createRoute, z } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { coded } from '../../shared/errors';
+import { errorResponses, keyed } from '../../shared/schemas/common';
+import { serveAggregate } from './aggregate';
+import { RollupSchema } from './aggregate-schemas';
+import { admitAggregate } from './gates';
+import { ROLLUP_MAX_ITEMS } from './rollup-compute';
+import { listIdParam } from './schemas';
+import { WindowQuery } from './window';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/tracking/lists/{list_id}/rollup',
+  operationId: 'getTrackingListRollup',
+  tags: ['Tracking lists'],
+  summary: 'Roll-up of a whole list',
+  description:
+    `Short top-N blocks over all items, unpaginated. Lists over ${ROLLUP_MAX_ITEMS} items: 422 \`list_too_large\` with the limit. ` +
+    'An uncached roll-up may answer 503 `computing` with `Retry-After: 15`: repeat the identical request.',
+  security: keyed,
+  request: { params: listIdParam, query: z.object(WindowQuery) },
+  responses: {
+    200: { description: 'Roll-up.', content: { 'application/json': { schema: RollupSchema } } },
+    ...errorResponses(401, 402, 403, 404, 422, 429, 503),
+  },
+});
+
+export function register(app: App) {
+  app.openapi(route, async (c) => {
+    const { db, auth, clock } = c.var;
+    const query = c.req.valid('query');
+    const { projectId, list } = await admitAggregate(db, auth, clock.now(), c.req.valid('param').list_id, query, 'day');
+    if (list.item_count > ROLLUP_MAX_ITEMS) {
+      throw coded(422, 'list_too_large', `Roll-ups cover lists of up to ${ROLLUP_MAX_ITEMS} items; this one has ${list.item_count}.`, {
+        limit: ROLLUP_MAX_ITEMS, item_count: list.item_count,
+      });
+    }
+    const body = await serveAggregate(c, { route: 'rollup', projectId, listId: list.id, query, auth }, list.item_count);
+    return c.json(body as never, 200);
+  });
+}

@@ -10,6 +10,7 @@ import { configureDriver, gatewayInfo } from './lib/connect';
 import { migrate } from './lib/migrations';
 import { loadDemoData } from './demo/load';
 import { createDemoTenants } from './demo/tenants';
+import { scanMentionList } from '../functions/tracking/scan';
 import { drizzle } from 'drizzle-orm/neon-http';
 import { neon } from '@neondatabase/serverless';
 import * as schema from '../shared/db/schema';
@@ -54,6 +55,15 @@ try {
 }
 const keys = await createDemoTenants(db, now);
 await writeFile(KEYS_FILE, JSON.stringify(keys, null, 2));
+// Mention lists get their matches from scans; run them now rather than waiting for the cron.
+const scanner = await pool.connect();
+try {
+  const { rows } = await scanner.query<{ id: string }>(`SELECT id::text FROM tracking_lists WHERE kind = 'mention' AND active`);
+  for (const { id } of rows) await scanMentionList(scanner, id, now);
+  log(`scanned ${rows.length} mention list(s)`);
+} finally {
+  scanner.release();
+}
 await pool.end();
 
 const inspector = await freePort();

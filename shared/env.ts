@@ -10,6 +10,8 @@ const bindingsSchema = z.object({
   DATABASE_URL: z.string().min(1),
   /** Local gateway only: Neon HTTP SQL endpoint (production derives it from the host). */
   NEON_HTTP_ENDPOINT: z.string().optional(),
+  /** Local gateway only: `host:port/v1` of the WebSocket relay (transactions, scans). */
+  NEON_WS_PROXY: z.string().optional(),
   UPSTASH_REDIS_REST_URL: z.string().url(),
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
   /** Namespace for every Redis key; lets several test databases share one Redis. */

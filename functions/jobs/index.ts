@@ -1,16 +1,34 @@
 // The jobs Worker: the queue consumer (aggregates, mention scans) and the cron triggers
 // (cache warmer, scans due); no public routes.
+import type { PoolClient } from '@neondatabase/serverless';
 import { createClock } from '../../shared/clock';
-import { createDb } from '../../shared/db/client';
+import { createDb, createPool } from '../../shared/db/client';
 import { readConfig, type Bindings } from '../../shared/env';
 import { createStore } from '../../shared/redis';
 import { completeAggregate, dueForWarming, type AggregateJob } from '../tracking/aggregate';
+import { listsDueForScan, scanMentionList } from '../tracking/scan';
 
-export type JobMessage = AggregateJob;
+export interface ScanJob {
+  type: 'scan';
+  listId: string;
+}
+
+export type JobMessage = AggregateJob | ScanJob;
 
 function services(env: Bindings) {
   const config = readConfig(env);
   return { config, db: createDb(config), store: createStore(config), clock: createClock(config.NOW) };
+}
+
+async function withClient<T>(env: Bindings, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const pool = createPool(readConfig(env));
+  const client = await pool.connect();
+  try {
+    return await work(client);
+  } finally {
+    client.release();
+    await pool.end();
+  }
 }
 
 export const jobs = {
@@ -18,27 +36,26 @@ export const jobs = {
     const { config, db, store, clock } = services(env);
     for (const message of batch.messages) {
       const job = message.body;
-      if (job?.type !== 'aggregate') {
-        console.warn('dropping unknown job', JSON.stringify(job).slice(0, 200));
-        message.ack();
-        continue;
-      }
       try {
-        await completeAggregate(db, store, config.APP_URL, job, clock.now());
+        if (job?.type === 'aggregate') await completeAggregate(db, store, config.APP_URL, job, clock.now());
+        else if (job?.type === 'scan') await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
+        else console.warn('dropping unknown job', JSON.stringify(job).slice(0, 200));
         message.ack();
       } catch (err) {
         // Retried with backoff; after max_retries the platform moves it to the dead-letter queue.
-        // The lock expires on its own TTL, so a failed job never blocks the request for long.
-        console.error('aggregate job failed', (err as Error).message);
+        // An aggregate's lock expires on its own TTL, so a failed job never blocks its request for long.
+        console.error(`${job?.type} job failed`, (err as Error).message);
         message.retry({ delaySeconds: 5 * message.attempts });
       }
     }
   },
 
   async scheduled(_controller: ScheduledController, env: Bindings, _ctx: ExecutionContext): Promise<void> {
-    const { store } = services(env);
+    const { store, clock } = services(env);
     // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
-    const due = await dueForWarming(store, Date.now());
+    const due: JobMessage[] = await dueForWarming(store, Date.now());
+    const scans = await withClient(env, (client) => listsDueForScan(client, clock.now()));
+    due.push(...scans.map((listId): ScanJob => ({ type: 'scan', listId })));
     if (due.length && env.JOBS_QUEUE) await env.JOBS_QUEUE.sendBatch(due.map((body) => ({ body })));
   },
 };

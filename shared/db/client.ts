@@ -1,5 +1,5 @@
 // Request-scoped Postgres access over Neon's HTTP driver (one round trip per query or batch).
-import { neon, neonConfig } from '@neondatabase/serverless';
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
 import * as schema from './schema';
 
@@ -9,6 +9,21 @@ export interface DbConfig {
   DATABASE_URL: string;
   /** Set only against the local gateway; production Neon derives the endpoint from the host. */
   NEON_HTTP_ENDPOINT?: string;
+  NEON_WS_PROXY?: string;
+}
+
+/**
+ * A WebSocket pool for work that needs one connection (transactions). Create and end it inside the
+ * same request or job: Workers cannot share I/O objects across requests.
+ */
+export function createPool(config: DbConfig): Pool {
+  if (config.NEON_WS_PROXY) {
+    const proxy = config.NEON_WS_PROXY;
+    neonConfig.wsProxy = () => proxy;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineConnect = false;
+  }
+  return new Pool({ connectionString: config.DATABASE_URL, max: 1 });
 }
 
 export function createDb(config: DbConfig) {

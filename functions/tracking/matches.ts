@@ -1,0 +1,101 @@
+// GET /v1/tracking/lists/{list_id}/matches: publications matched by a mention list, newest first.
+import { createRoute, z } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { coded, invalid } from '../../shared/errors';
+import { iso } from '../../shared/format';
+import { clampToHistory } from '../../shared/limits/gates';
+import { errorResponses, keyed } from '../../shared/schemas/common';
+import { resolveMarkets } from '../../shared/scope';
+import { MATCH_TYPES } from '../../shared/db/schema';
+import { readMatches } from './matches-query';
+import { MatchesSchema } from './matches-schema';
+import { listNotFound, trackingProject } from './project';
+import { getList } from './queries';
+import { listIdParam } from './schemas';
+
+const Query = z.object({
+  country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
+    .openapi({ description: 'Resolved against the list\'s countries and the key\'s markets; a country the list does not watch gives an empty payload.' }),
+  lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
+    .openapi({ description: 'A language outside the list\'s langs gives an empty payload.' }),
+  date_from: z.string().datetime({ offset: true }).optional().openapi({ description: 'On when the article was first seen; clamped to plan history.' }),
+  date_to: z.string().datetime({ offset: true }).optional().openapi({ description: 'Defaults to now.' }),
+  mention: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: 'Repeatable: only these keywords.', example: 'heat pump' }),
+  match_types: z.string().optional().openapi({ description: 'Comma-separated subset of `broad`, `phrase`, `exact`.', example: 'broad,exact' }),
+  scope: z.enum(['all', 'title', 'body', 'both']).default('all').openapi({ description: 'Where the hit occurred; `both` = in title and body.' }),
+  q: z.string().min(1).optional().openapi({ description: 'Free text over matched publications\' title and domain.' }),
+  limit: z.coerce.number().int().min(1).max(1000).default(200).openapi({ description: 'Publications (not hits), 1-1000.', type: 'integer' }),
+});
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/tracking/lists/{list_id}/matches',
+  operationId: 'getTrackingListMatches',
+  tags: ['Tracking lists'],
+  summary: 'Matches of a mention list',
+  description: 'Publications matched by the list\'s terms (found by its scans), newest first, with every hit keyed by publication id. ' +
+    'Only for mention lists (400 `kind_mismatch` otherwise). No offset, no total.',
+  security: keyed,
+  request: { params: listIdParam, query: Query },
+  responses: {
+    200: { description: 'Matches.', content: { 'application/json': { schema: MatchesSchema } } },
+    ...errorResponses(400, 401, 402, 403, 404, 422, 429, 503),
+  },
+});
+
+function matchTypes(raw: string | undefined): string[] {
+  if (!raw) return [...MATCH_TYPES];
+  const types = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  const bad = types.filter((t) => !(MATCH_TYPES as readonly string[]).includes(t));
+  if (bad.length || !types.length) throw invalid(['query', 'match_types'], `match_types is a comma-separated subset of ${MATCH_TYPES.join(', ')}`, 'enum');
+  return types;
+}
+
+export function register(app: App) {
+  app.openapi(route, async (c) => {
+    const { db, auth, clock, config } = c.var;
+    const query = c.req.valid('query');
+    const list = await getList(db, trackingProject(auth), c.req.valid('param').list_id, clock.now());
+    if (!list) throw listNotFound();
+    if (list.kind !== 'mention') throw coded(400, 'kind_mismatch', `/matches is for mention lists; this list is of kind ${list.kind}.`);
+    const types = matchTypes(query.match_types);
+    const now = clock.now();
+    const to = query.date_to ? new Date(query.date_to) : now;
+    const clamp = clampToHistory(auth, query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * 86_400_000), now);
+    const keyScope = await resolveMarkets(db, auth, query.country);
+    const watched = list.countries.map((c) => c.toUpperCase());
+    const markets = watched.length ? keyScope.markets.filter((m) => watched.includes(m)) : keyScope.markets;
+    const lang = query.lang.toLowerCase();
+    const langOk = lang === 'all' || list.langs.length === 0 || list.langs.map((l) => l.toLowerCase()).includes(lang);
+    const keywords = query.mention === undefined ? null : [query.mention].flat();
+    const { publications, hits } = markets.length && langOk
+      ? await readMatches(db, { listId: list.id, markets, language: lang === 'all' ? null : lang, from: clamp.from, to, keywords, matchTypes: types, scope: query.scope, q: query.q ?? null, limit: query.limit })
+      : { publications: [], hits: [] };
+
+    const byUrl: Record<string, { count: number; mentions: unknown[] }> = {};
+    const perKeyword: Record<string, number> = {};
+    for (const h of hits) {
+      const entry = (byUrl[h.url_id] ??= { count: 0, mentions: [] });
+      entry.count++;
+      entry.mentions.push({ term_id: h.term_id, raw_text: h.raw_text, match_type: h.match_type, field: h.field, matched_text: h.matched_text, snippet: h.snippet });
+      perKeyword[h.raw_text] = (perKeyword[h.raw_text] ?? 0) + 1;
+    }
+    const appUrl = config.APP_URL.replace(/\/$/, '');
+    return c.json({
+      list_id: list.id,
+      kind: list.kind,
+      scope: {
+        country: keyScope.country, markets: markets.map((m) => m.toLowerCase()), lang, from: iso(clamp.from), to: iso(to),
+        history_days: clamp.historyDays, clamped: clamp.clamped,
+      },
+      limit: query.limit,
+      publications: publications.map((p) => ({
+        id: p.id, url: p.url, cabinet_url: `${appUrl}/article/${p.id}`, title: p.title, publisher: p.publisher, domain: p.domain,
+        country: p.country.toUpperCase(), lang: p.language.toUpperCase(), first_seen_at: iso(p.first_seen),
+        article_first_seen_at: iso(p.article_first_seen_at), snippet: (byUrl[p.id]?.mentions[0] as { snippet: string } | undefined)?.snippet ?? '',
+      })),
+      hits: byUrl,
+      summary: { matches: hits.length, publications: publications.length, mentions: perKeyword },
+    } as never, 200);
+  });
+}

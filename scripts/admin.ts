@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import { createKey, listKeys, revokeKey } from '../shared/admin/keys';
 import { AdminError, createProject, getProject, listProjects, updateProject } from '../shared/admin/projects';
-import type { Plan, SubscriptionStatus } from '../shared/db/schema';
+import type { Addons, Plan, SubscriptionStatus } from '../shared/db/schema';
+import { usage } from './lib/usage';
 import { connect, type Connection } from './lib/connect';
 
 const HELP = `Usage: npm run admin -- <command> [options] [--json]
@@ -12,6 +13,8 @@ const HELP = `Usage: npm run admin -- <command> [options] [--json]
   project:show <project_id>
   project:set <project_id> [--plan P] [--countries ..] [--categories ..|all] [--subscription active|trialing|past_due|canceled]
               [--api on|off] [--mcp on|off] [--history-days N] [--rate-limit N]
+              [--addons request_packs=1,extra_entities=5,extra_keywords=20,extra_publishers=2]
+  usage <project_id>                                                 month quota, and minute usage per live key
   key:create --project <project_id> [--name N] [--countries US]     a project key (at most 10 live per project)
   key:create --internal|--legacy [--name N] [--countries US,GB]      a key without a project
   key:list [--project <project_id>]
@@ -46,7 +49,9 @@ const commands: Record<string, Command> = {
       ...(o.mcp !== undefined && { mcpEnabled: onOff(o.mcp as string) }),
       ...(o['history-days'] !== undefined && { historyDays: int(o['history-days'] as string) }),
       ...(o['rate-limit'] !== undefined && { rateLimitPerMinute: int(o['rate-limit'] as string) }),
+      ...(o.addons !== undefined && { addons: addons(o.addons as string) }),
     }),
+  usage: async ({ db, info }, [id]) => usage(db, info, required(id, 'project_id')),
   'key:create': ({ db }, _args, o) =>
     createKey(db, {
       projectId: (o.project as string) ?? null,
@@ -63,7 +68,20 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
-const STRING_OPTIONS = ['name', 'plan', 'countries', 'categories', 'project', 'subscription', 'api', 'mcp', 'history-days', 'rate-limit'];
+const STRING_OPTIONS = ['name', 'plan', 'countries', 'categories', 'project', 'subscription', 'api', 'mcp', 'history-days', 'rate-limit', 'addons'];
+const ADDONS = ['request_packs', 'extra_entities', 'extra_keywords', 'extra_publishers'] as const;
+
+function addons(value: string): Addons {
+  const out: Addons = {};
+  for (const pair of list(value) ?? []) {
+    const [name, count] = pair.split('=');
+    if (!(ADDONS as readonly string[]).includes(name) || !/^\d+$/.test(count ?? '')) {
+      throw new AdminError(`--addons takes ${ADDONS.join('|')}=<whole number>, comma-separated; got '${pair}'`);
+    }
+    out[name as (typeof ADDONS)[number]] = Number(count);
+  }
+  return out;
+}
 const FLAG_OPTIONS = ['json', 'internal', 'legacy', 'help'];
 
 async function main() {

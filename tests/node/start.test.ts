@@ -41,7 +41,7 @@ describe('npm start on embedded defaults', () => {
   it('serves /openapi.json, /docs and /v1/geo/regions with a demo key within 90 s', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'discovery-start-'));
     const port = await freePort();
-    const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
     child = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -10,6 +10,7 @@ import { configureDriver, gatewayInfo } from './lib/connect';
 import { migrate } from './lib/migrations';
 import { loadDemoData } from './demo/load';
 import { createDemoTenants } from './demo/tenants';
+import { liveStep, topUp } from './demo/live';
 import { scanMentionList } from '../functions/tracking/scan';
 import { drizzle } from 'drizzle-orm/neon-http';
 import { neon } from '@neondatabase/serverless';
@@ -64,7 +65,29 @@ try {
 } finally {
   scanner.release();
 }
-await pool.end();
+
+// Live simulation (LIVE=off to stop it): top up missed hours now, then a step every minute.
+const live = process.env.LIVE !== 'off';
+if (live) {
+  const client = await pool.connect();
+  try {
+    const hours = await topUp(client, now);
+    if (hours) log(`live: topped up ${hours} missed hour(s)`);
+  } finally {
+    client.release();
+  }
+  setInterval(async () => {
+    const client = await pool.connect().catch(() => null);
+    if (!client) return;
+    try {
+      await liveStep(client, new Date(), 1, 40);
+    } catch (err) {
+      log(`live step failed: ${(err as Error).message}`);
+    } finally {
+      client.release();
+    }
+  }, 60_000).unref();
+}
 
 const inspector = await freePort();
 const vars = {
@@ -99,6 +122,7 @@ Try:
 
 const stop = async () => {
   wrangler.kill('SIGTERM');
+  await pool.end().catch(() => undefined);
   await gateway.close();
   process.exit(0);
 };

@@ -1,0 +1,89 @@
+// The data path as an operator runs it: `npm run generate | npm run ingest` on an empty database,
+// again with zero changes, a file with bad lines, then the demo's live simulation on top.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { liveStep, topUp } from '../../scripts/demo/live';
+
+const SERVER = inject('adminDatabaseUrl').replace(/\/[^/]*$/, '');
+const DB = `t_ingest_cli_${inject('runId')}`;
+const env = { ...process.env, DATABASE_URL: `${SERVER}/${DB}` };
+const NOW = '2026-11-20T12:00:00Z';
+
+const sh = (command: string) => spawnSync('bash', ['-c', command], { env, encoding: 'utf8', timeout: 180_000 });
+const GENERATE = `npx tsx scripts/generate/index.ts --scale test --seed 7 --now ${NOW}`;
+
+async function withClient<T>(database: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: `${SERVER}/${database}` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+const count = (table: string) => withClient(DB, async (c) => (await c.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number);
+
+beforeAll(async () => {
+  await withClient('postgres', async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${DB} TEMPLATE ${inject('templateDatabase')}`);
+  });
+});
+
+afterAll(async () => {
+  await withClient('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`));
+});
+
+describe('generate | ingest', () => {
+  it('loads an empty database, then reports zero changes on the identical second run', () => {
+    const first = sh(`${GENERATE} | npx tsx scripts/ingest.ts --json`);
+    expect(first.status, first.stderr).toBe(0);
+    const summary = JSON.parse(first.stdout);
+    expect(summary.skipped).toBe(0);
+    expect(summary.byType.observation.inserted).toBeGreaterThan(1_000);
+    const second = sh(`${GENERATE} | npx tsx scripts/ingest.ts`);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).toContain('rows changed: 0 (already up to date)');
+  });
+
+  it('loads the good lines of a file with bad ones and exits 1 naming their lines', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ingest-'));
+    const file = join(dir, 'mixed.ndjson');
+    await writeFile(file, [
+      JSON.stringify({ type: 'language', code: 'xx', name: 'Testish' }),
+      '{not json',
+      JSON.stringify({ type: 'observation', url_id: '00000000-0000-4000-8000-000000000000', country: 'US', language: 'en', hour: NOW, impressions: 3, position: 1 }),
+      JSON.stringify({ type: 'unicorn' }),
+      JSON.stringify({ type: 'language', code: 'yy', name: 'Otherish' }),
+    ].join('\n'));
+    const run = sh(`npx tsx scripts/ingest.ts ${file}`);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/line 2\b/);
+    expect(run.stdout).toMatch(/line 3\b/);
+    expect(run.stdout).toMatch(/line 4\b/);
+    const codes = await withClient(DB, async (c) => (await c.query(`SELECT code FROM languages WHERE code IN ('xx', 'yy') ORDER BY code`)).rows.map((r) => r.code));
+    expect(codes).toEqual(['xx', 'yy']);
+  });
+});
+
+describe('live simulation', () => {
+  it('tops up missed hours and adds first-seen URLs and impressions every step', async () => {
+    const articlesBefore = await count('articles');
+    const later = new Date(Date.parse(NOW) + 5 * 3_600_000 + 10 * 60_000);
+    const hours = await withClient(DB, (c) => topUp(c, later));
+    expect(hours).toBeGreaterThanOrEqual(5);
+    expect(await count('articles')).toBeGreaterThan(articlesBefore);
+    const [{ n }] = await withClient(DB, async (c) => (await c.query(`SELECT count(*)::int AS n FROM observations WHERE hour = date_trunc('hour', $1::timestamptz)`, [later])).rows);
+    expect(n).toBeGreaterThan(0);
+    const step = await withClient(DB, (c) => liveStep(c, new Date(later.getTime() + 60_000), 1, 20));
+    expect(step.skipped, JSON.stringify(step.errors)).toBe(0);
+    expect(step.byType.article?.inserted).toBe(1);
+    // The same minute again is the same data: nothing changes.
+    const again = await withClient(DB, (c) => liveStep(c, new Date(later.getTime() + 60_000), 1, 20));
+    expect(again.byType.article?.inserted ?? 0).toBe(0);
+  });
+});

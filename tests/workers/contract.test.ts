@@ -91,6 +91,25 @@ describe('error contract', () => {
   });
 });
 
+describe('security suite over every documented route', () => {
+  const SAMPLE: Record<string, string> = { list_id: '00000000-0000-4000-8000-000000000000', alpha_2: 'US' };
+
+  it('every keyed operation answers 401 without a key and 401 for a query-string key', async () => {
+    const doc = (await world.call('/openapi.json')).body;
+    const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      Object.entries<any>(item).filter(([, op]) => op.security?.length).map(([method]) => [method.toUpperCase(), path.replace(/\{(\w+)\}/g, (_, p) => SAMPLE[p] ?? 'x')]),
+    );
+    expect(operations.length).toBeGreaterThan(10);
+    for (const [method, path] of operations) {
+      const none = await world.call(path, { method });
+      expect(none.status, `${method} ${path}`).toBe(401);
+      expect(typeof none.body.detail, `${method} ${path}`).toBe('string');
+      const query = await world.call(`${path}${path.includes('?') ? '&' : '?'}api_key=${key}`, { method });
+      expect(query.status, `${method} ${path} with ?api_key`).toBe(401);
+    }
+  });
+});
+
 describe('documentation', () => {
   it('serves an OpenAPI 3.1 document with security schemes and documented errors', async () => {
     const reply = await world.call('/openapi.json');

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 const MARKERS: Record<string, string[]> = {
   tracking: ["'/v1/tracking"],
   feed: ["'/v2/feed", "'/v2/live"],
-  public: ["'/public/"],
+  public: ["'/public"],
   geo: ["'/regions/{alpha_2}/cities'"],
   trends: ["'/v1/trends", "'/v1/themes", "'/v1/topics"],
   entities: ["'/v1/entities"],
@@ -35,7 +35,8 @@ for (const area of Object.keys(MARKERS)) {
   const own = MARKERS[area].filter((m) => code.includes(m)).length;
   const ok = foreign.length === 0 && own === MARKERS[area].length;
   if (!ok) failures++;
-  rows.push([area, kb(Buffer.byteLength(code)), kb(gzipSync(code).length), ok ? 'only its own routes' : `FOREIGN ${foreign.join(' ')}`]);
+  const verdict = foreign.length ? `FOREIGN ${foreign.join(' ')}` : ok ? 'only its own routes' : 'MISSING its own routes';
+  rows.push([area, kb(Buffer.byteLength(code)), kb(gzipSync(code).length), verdict]);
 }
 
 const header = ['function', 'raw', 'gzip', 'routes'];

@@ -157,6 +157,18 @@ describe('metrics errors', () => {
     expect(reply.body.detail).toMatchObject({ code: 'category_not_in_plan', message: expect.stringContaining('/Tech') });
   });
 
+  it('403 video_not_in_plan for a video publisher on a plan without video data', async () => {
+    await seed(world, [{ type: 'publisher', domain: 'clips.example.tv', name: 'ClipTube', is_video: true }]);
+    const grow = await world.tenant({ plan: 'grow', countries: ['US'] });
+    const list = await createList(world.db, { projectId: grow.projectId, kind: 'publisher', name: 'v', items: [{ key: 'clips.example.tv' }, { key: DOMAINS[0] }] });
+    const reply = await world.call(`/v1/tracking/lists/${list.id}/rollup`, { key: grow.key });
+    expect(reply.status, show(reply)).toBe(403);
+    expect(reply.body.detail).toMatchObject({ code: 'video_not_in_plan', platform: 'ClipTube' });
+    const scale = await world.tenant({ plan: 'scale', countries: ['US'] });
+    const allowed = await createList(world.db, { projectId: scale.projectId, kind: 'publisher', name: 'v', items: [{ key: 'clips.example.tv' }] });
+    expect((await world.call(`/v1/tracking/lists/${allowed.id}/metrics`, { key: scale.key })).status).toBe(200);
+  });
+
   it('404 for unknown and foreign lists alike; 401 without a key; 403 without a project', async () => {
     expect((await metrics('foreign')).body).toEqual({ detail: 'tracking list not found' });
     expect((await world.call('/v1/tracking/lists/00000000-0000-4000-8000-000000000000/metrics', { key: tenant.key })).status).toBe(404);

@@ -1,6 +1,8 @@
-// `tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--json]`: loads NDJSON (stdin when no
-// file or `-`) into the database that scripts/lib/connect resolves (DATABASE_URL, a running
-// gateway, or the embedded one). Exit code 1 when any line was skipped, 2 on a fatal error.
+// `tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups] [--json]`: loads
+// NDJSON (stdin when no file or `-`) into the database that scripts/lib/connect resolves
+// (DATABASE_URL, a running gateway, or the embedded one). --rebuild-rollups: bulk mode, the
+// dimension roll-ups are rebuilt once at the end instead of per batch (nothing may read meanwhile).
+// Exit code 1 when any line was skipped, 2 on a fatal error.
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ingest, type IngestProgress, type IngestSummary } from '../shared/ingest';
@@ -10,6 +12,7 @@ interface Args {
   file: string | null;
   batchSize?: number;
   json: boolean;
+  rollups?: 'incremental' | 'rebuild-at-end';
 }
 
 function parseArgs(argv: string[]): Args {
@@ -18,8 +21,9 @@ function parseArgs(argv: string[]): Args {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
     else if (a === '--batch-size') args.batchSize = Number(argv[++i]);
+    else if (a === '--rebuild-rollups') args.rollups = 'rebuild-at-end';
     else if (a === '-h' || a === '--help') {
-      console.log('usage: tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--json]');
+      console.log('usage: tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups] [--json]');
       process.exit(0);
     } else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else args.file = a === '-' ? null : a;
@@ -79,7 +83,7 @@ async function main(): Promise<number> {
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     const onProgress = progressBar(totalBytes, bytesRead);
-    const summary = await ingest(client, lines, { batchSize: args.batchSize, onProgress });
+    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups: args.rollups, onProgress });
     if (onProgress) process.stderr.write('\n');
     if (args.json) console.log(JSON.stringify(summary, null, 2));
     else printSummary(summary);

@@ -36,7 +36,7 @@ export const SCALES: Record<'test' | 'demo' | 'bench', Scale> = {
   demo: {
     days: 30, urls: 2400, markets: DEMO_MARKETS, dormantCountries: ['IT'],
     publishers: 40, entities: 560, themes: 6, topicsPerTheme: 4, trends: 60, trendShare: 0.45,
-    lifespanMedianHours: 30, lifespanSigma: 0.9, sameLanguageReach: 0.5, crossLanguageReach: 0.03,
+    lifespanMedianHours: 26, lifespanSigma: 0.9, sameLanguageReach: 0.5, crossLanguageReach: 0.03,
     bodySentences: [4, 6], markdownShare: 0.5,
   },
   bench: {

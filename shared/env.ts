@@ -25,9 +25,15 @@ const bindingsSchema = z.object({
 
 export type Config = z.infer<typeof bindingsSchema>;
 
+/** The part of a Cloudflare Queue producer we use (shared code stays runtime-neutral). */
+export interface JobQueue {
+  send(body: unknown): Promise<unknown>;
+  sendBatch(messages: Iterable<{ body: unknown }>): Promise<unknown>;
+}
+
 export interface Bindings extends Partial<Record<Exclude<keyof Config, 'AGGREGATE_INLINE_COST'>, string>> {
   AGGREGATE_INLINE_COST?: string | number;
-  JOBS_QUEUE?: Queue<unknown>;
+  JOBS_QUEUE?: JobQueue;
 }
 
 export interface Variables {

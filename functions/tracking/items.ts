@@ -29,14 +29,20 @@ interface Known {
   state: string | null;
 }
 
-/** Entity keys are an entity id, or a plain name (lists built before resolution) matched by normalized name. */
-function knownEntities(db: Db, keys: string[]) {
+/**
+ * Entity keys are an entity id, or a plain name (lists built before resolution) matched by normalized
+ * name. Two indexed lookups: an OR across both in one join would defeat both indexes.
+ */
+export function knownEntities(db: Db, keys: string[]) {
+  const ids = keys.filter((k) => UUID.test(k.trim())).map((k) => k.trim().toLowerCase());
+  const names = keys.filter((k) => !UUID.test(k.trim()));
   return queryRows<Known>(
     db,
-    `SELECT k.key, e.id::text AS id, e.name, e.entity_types[1] AS type, NULL AS state
-     FROM unnest($1::text[]) AS k(key)
-     JOIN entities e ON (k.key ~* '^[0-9a-f-]{36}$' AND e.id::text = lower(k.key)) OR e.normalized_name = lower(trim(k.key))`,
-    [keys],
+    `SELECT e.id::text AS key, e.id::text AS id, e.name, e.entity_types[1] AS type, NULL AS state FROM entities e WHERE e.id = ANY($1::uuid[])
+     UNION ALL
+     SELECT k.key, e.id::text, e.name, e.entity_types[1], NULL FROM unnest($2::text[]) AS k(key)
+     JOIN entities e ON e.normalized_name = lower(trim(k.key))`,
+    [ids, names],
   );
 }
 
@@ -72,9 +78,9 @@ export async function resolveItems(db: Db, kind: ListKind, items: ItemRow[]): Pr
   }
   const keys = items.map((i) => i.key);
   const lookup = { entity: knownEntities, trend: knownTrends, publisher: knownPublishers, category: knownCategories }[kind];
-  const known = new Map((await lookup(db, keys)).map((k) => [kind === 'trend' ? k.key : k.key, k]));
+  const known = new Map((await lookup(db, keys)).map((k) => [k.key, k]));
   return items.map((item) => {
-    const hit = known.get(kind === 'trend' ? item.key.toLowerCase() : item.key);
+    const hit = known.get(item.key) ?? known.get(item.key.trim().toLowerCase());
     return {
       item,
       dimKey: hit?.id ?? null,

@@ -5,7 +5,7 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { round } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
-import { DIMENSION_OF } from './items';
+import { DIMENSION_OF, knownEntities } from './items';
 import { listItems, type ListRow } from './queries';
 import { scopeBody, type WindowScope } from './window';
 
@@ -115,13 +115,7 @@ export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput
 }
 
 async function entityIds(db: Db, keys: string[]): Promise<string[]> {
-  const rows = await queryRows<{ id: string }>(
-    db,
-    `SELECT DISTINCT e.id::text AS id FROM unnest($1::text[]) AS k(key)
-     JOIN entities e ON e.id::text = lower(k.key) OR e.normalized_name = lower(trim(k.key))`,
-    [keys],
-  );
-  return rows.map((r) => r.id);
+  return [...new Set((await knownEntities(db, keys)).map((e) => e.id))];
 }
 
 async function topArticles(db: Db, params: unknown[], appUrl: string) {

@@ -1,0 +1,116 @@
+// `npm run bench -- tracking [--db bench_rollups_bench_2500000] [--cold 7] [--warm 50]`
+// Metrics of a 200-item entity list over 30 days, inside workerd (the all-in-one Worker as wrangler
+// bundles it, in Miniflare) against a local gateway in front of the real PostgreSQL (a loaded
+// benchmark database) and Redis: cold (cache cleared, computed in the request), warm (cached), and a
+// bare route of the same Worker (the JSON 404), interleaved; medians and p95.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { createKey } from '../../shared/admin/keys';
+import { createList } from '../../shared/admin/lists';
+import { createProject } from '../../shared/admin/projects';
+import { createDb } from '../../shared/db/client';
+import { createStore } from '../../shared/redis';
+import { startGateway } from '../gateway/index';
+import { connectTo, dbUrl, PG_BASE } from './db';
+import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const arg = (argv: string[], name: string, fallback: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : fallback;
+};
+
+/** The all-in-one Worker exactly as `wrangler deploy` would bundle it. */
+function bundle(dir: string): string {
+  execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--env', '', '--outdir', dir], {
+    stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: ROOT,
+  });
+  return join(dir, 'index.js');
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const dbName = arg(argv, '--db', 'bench_rollups_bench_2500000');
+  const coldRuns = Number(arg(argv, '--cold', '7'));
+  const warmRuns = Number(arg(argv, '--warm', '50'));
+  const pg = await connectTo(dbName);
+  const { rows: [data] } = await pg.query<{ observations: string; profiles: string; now: Date; markets: string[] }>(
+    `SELECT (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM url_profiles) AS profiles,
+            (SELECT max(hour) FROM observations) + interval '30 minutes' AS now,
+            (SELECT array_agg(DISTINCT country) FROM market_days) AS markets`);
+  const { rows: top } = await pg.query<{ id: string }>(
+    `SELECT key AS id FROM url_dimensions WHERE kind = 'entity' GROUP BY key ORDER BY count(*) DESC LIMIT 200`);
+  await pg.end();
+  const now = new Date(data.now).toISOString();
+  log(`data: ${fmt(Number(data.observations))} observations, ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets; now = ${now}`);
+
+  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+  const bindings = {
+    DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_tracking:${Date.now().toString(36)}`,
+    APP_URL: 'https://app.example.com', NOW: now,
+    // Cold pages are computed in the request (not queued), so that the cost of computing is measured.
+    AGGREGATE_INLINE_COST: '1000000000000',
+  };
+  const db = createDb(bindings);
+  const store = createStore({ ...bindings });
+  const project = await createProject(db, { name: `bench tracking ${now}`, plan: 'scale', countries: data.markets, rateLimitPerMinute: 1_000_000 });
+  const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
+  const list = await createList(db, { projectId: project.id, kind: 'entity', name: 'bench 200', items: top.map((t) => ({ key: t.id })) });
+
+  const dir = mkdtempSync(join(tmpdir(), 'bench-tracking-'));
+  let mf: InstanceType<typeof Miniflare> | undefined;
+  try {
+    log('bundling the all-in-one Worker with wrangler');
+    const script = bundle(dir);
+    mf = new Miniflare(convertV4MiniflareOptions({
+      workers: [{ name: 'api', modules: true, scriptPath: script, modulesRoot: dir, compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], bindings }],
+    }));
+    const url = await mf.ready;
+    const metricsPath = `/v1/tracking/lists/${list.id}/metrics?period=30d&limit=200`;
+    const call = async (path: string, expect: number) => {
+      const t = performance.now();
+      const res = await mf!.dispatchFetch(new URL(path, url), { headers: { 'X-API-Key': key } });
+      const body = await res.text();
+      const ms = performance.now() - t;
+      if (res.status !== expect) throw new Error(`${path}: HTTP ${res.status} ${body.slice(0, 300)}`);
+      return { ms, cache: res.headers.get('x-aggregate-cache') };
+    };
+    const clearCache = async () => {
+      const keys = await store.redis.keys(`${bindings.REDIS_PREFIX}:agg:*`);
+      if (keys.length) await store.redis.del(...keys);
+    };
+    await call('/nope', 404);
+    await clearCache();
+    await call(metricsPath, 200); // warm the isolate, the key cache and PostgreSQL's buffers
+
+    const times = { cold: [] as number[], warm: [] as number[], bare: [] as number[] };
+    for (let i = 0; i < Math.max(coldRuns, warmRuns); i++) {
+      if (i < coldRuns) {
+        await clearCache();
+        const cold = await call(metricsPath, 200);
+        if (cold.cache !== 'miss') throw new Error(`cold run served from ${cold.cache}`);
+        times.cold.push(cold.ms);
+      }
+      const warm = await call(metricsPath, 200);
+      if (warm.cache !== 'hit') throw new Error(`warm run served from ${warm.cache}`);
+      times.warm.push(warm.ms);
+      times.bare.push((await call('/nope', 404)).ms);
+    }
+    const base = median(times.bare);
+    const rows = ([
+      ['bare Worker route (JSON 404)', times.bare],
+      ['metrics, warm (cached in Redis)', times.warm],
+      ['metrics, cold (computed from the roll-ups)', times.cold],
+    ] as const).map(([name, t]) => [name, String(t.length), fmt(median(t), 1), fmt(p95(t), 1), fmtRatio(ratio(median(t), base))]);
+    console.log(`\ntracking: GET ${metricsPath.replace(list.id, '{list_id}')} for a 200-entity list (top entities by publications), ` +
+      `${data.markets.length} markets, workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7\n`);
+    console.log(table(['request', 'runs', 'median ms', 'p95 ms', 'vs bare'], rows));
+  } finally {
+    await mf?.dispose();
+    await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -194,6 +194,23 @@ describe('rollup', () => {
     for (const block of reply.body.publishers) expect(block.pubs, block.name).toBe(publishers.find((p) => p.domain === block.name)?.pubs);
   });
 
+  it.each([
+    ['category', ['publishers', 'trends', 'entities']],
+    ['publisher', ['categories', 'trends', 'entities']],
+    ['trend', ['publishers', 'entities', 'categories', 'top_articles']],
+  ])('%s list blocks', async (kind, blocks) => {
+    const reply = await world.call(`/v1/tracking/lists/${lists[kind]}/rollup?period=30d&country=US`, { key: tenant.key });
+    expect(reply.status, show(reply)).toBe(200);
+    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'item_count', ...blocks]);
+    expect(reply.body.scope).toMatchObject({ country: 'US', markets: ['us'] });
+    for (const block of blocks) expect(reply.body[block].length, block).toBeGreaterThan(0);
+    if (kind === 'trend') {
+      expect(reply.body.top_articles[0]).toMatchObject({ cabinet_url: expect.stringMatching(/^https:\/\/app\.example\.com\/article\//) });
+      const imps = reply.body.top_articles.map((a: any) => a.imps);
+      expect(imps).toEqual([...imps].sort((a: number, b: number) => b - a));
+    }
+  });
+
   it('422 list_too_large over 500 items, echoing the limit', async () => {
     const reply = await world.call(`/v1/tracking/lists/${lists.large}/rollup`, { key: tenant.key });
     expect(reply.status, show(reply)).toBe(422);

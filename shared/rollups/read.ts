@@ -22,22 +22,44 @@ export interface KeySeries {
 /** Per key: impressions and position sums for each bucket of the window at `grain`. */
 export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, KeySeries>> {
   const list = buckets(from, to, grain);
-  const whole = list.filter((b) => b.wholeDay).map((b) => b.ts.toISOString().slice(0, 10));
-  // Hours of the window whose UTC day is not read whole from dim_days.
+  const wholeDays = list.filter((b) => b.wholeDay);
+  // Whole days are consecutive: they are read from dim_days as one range of days, and the hours
+  // read from dim_hours are a head before the first whole day and a tail after the last one (the
+  // whole window when no day is whole).
+  const start = ceilHour(from);
+  const end = ceilHour(to);
+  const headEnd = wholeDays.length ? wholeDays[0].from : end;
+  const tailStart = wholeDays.length ? wholeDays[wholeDays.length - 1].to : end;
+  const hourRanges = [[start, headEnd], [tailStart, end]].filter(([f, t]) => f < t);
+  // One index range scan per key x market (x hour range): the primary keys are (kind, key, country,
+  // language, day|hour), so naming the markets' languages (every market with observations has
+  // market_days rows) lets the day/hour range bound each descent. A plain `key = ANY(...) AND
+  // ($4 IS NULL OR language = $4)` scanned every hour of every series, or all of dim_hours.
+  // OFFSET 0 keeps each LATERAL subquery a parameterized index scan (not pulled up into a join).
   const rows = await queryRows<{ key: string; bucket: string; impressions: number; position_sum: number }>(
     db,
-    `SELECT key, to_char(day, 'YYYY-MM-DD') AS bucket, sum(impressions)::float8 AS impressions, sum(position_sum) AS position_sum
-     FROM dim_days WHERE kind = $1 AND key = ANY($2::text[]) AND country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)
-       AND day = ANY($5::date[])
-     GROUP BY key, day
+    `WITH series AS (
+       SELECT k.key, m.country, m.language
+       FROM (SELECT DISTINCT unnest($2::text[]) AS key) k
+       CROSS JOIN (SELECT DISTINCT country, language FROM market_days WHERE country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)) m)
+     SELECT s.key, to_char(d.day, 'YYYY-MM-DD') AS bucket, sum(d.impressions)::float8 AS impressions, sum(d.position_sum) AS position_sum
+     FROM series s CROSS JOIN LATERAL (
+       SELECT day, impressions, position_sum FROM dim_days
+       WHERE kind = $1 AND key = s.key AND country = s.country AND language = s.language AND day >= $5::date AND day < $6::date
+       OFFSET 0) d
+     GROUP BY s.key, d.day
      UNION ALL
-     SELECT key, to_char(hour AT TIME ZONE 'UTC', $8) AS bucket, sum(impressions)::float8, sum(position_sum)
-     FROM dim_hours WHERE kind = $1 AND key = ANY($2::text[]) AND country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)
-       AND hour >= $6 AND hour < $7 AND (hour AT TIME ZONE 'UTC')::date <> ALL($5::date[])
-     GROUP BY key, 2`,
+     SELECT s.key, to_char(h.hour AT TIME ZONE 'UTC', $7) AS bucket, sum(h.impressions)::float8, sum(h.position_sum)
+     FROM series s CROSS JOIN unnest($8::timestamptz[], $9::timestamptz[]) AS r(f, t) CROSS JOIN LATERAL (
+       SELECT hour, impressions, position_sum FROM dim_hours
+       WHERE kind = $1 AND key = s.key AND country = s.country AND language = s.language AND hour >= r.f AND hour < r.t
+       OFFSET 0) h
+     GROUP BY s.key, 2`,
     [
-      scope.kind, scope.keys, scope.markets, scope.language, whole,
-      ceilHour(from).toISOString(), ceilHour(to).toISOString(), grain === 'hour' ? 'YYYY-MM-DD"T"HH24' : 'YYYY-MM-DD',
+      scope.kind, scope.keys, scope.markets, scope.language,
+      headEnd.toISOString().slice(0, 10), tailStart.toISOString().slice(0, 10),
+      grain === 'hour' ? 'YYYY-MM-DD"T"HH24' : 'YYYY-MM-DD',
+      hourRanges.map(([f]) => f.toISOString()), hourRanges.map(([, t]) => t.toISOString()),
     ],
   );
   const index = new Map(list.map((b, i) => [grain === 'hour' ? b.ts.toISOString().slice(0, 13) : b.ts.toISOString().slice(0, 10), i]));
@@ -66,17 +88,28 @@ export interface KeyDistinct {
 export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
   // Bounds round up to whole hours: a window inside one hour holds no hour at all.
   if (ceilHour(from) >= ceilHour(to)) return new Map();
+  // hits: one row per (key, active URL) with the end of its last active span in the window. The
+  // URL's publisher and trends come from url_dimensions (narrow, index-only) rather than from the
+  // wide articles table, and each distinct count is a hash aggregate over its own small set.
   const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
     db,
-    `WITH active AS (
-       SELECT DISTINCT ${across ? "'*'::text" : 'd.key'} AS key, s.url_id, least(max(s.end_hour) OVER (PARTITION BY ${across ? '1' : 'd.key'}), $6::timestamptz) AS last_seen
+    `WITH hits AS MATERIALIZED (
+       SELECT ${across ? "'*'::text" : 'd.key'} AS key, d.url_id, max(s.end_hour) AS last_end
        FROM url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
        WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
-         AND s.start_hour < $6 AND s.end_hour > $5)
-     SELECT a.key, count(DISTINCT a.url_id)::int AS publications, count(DISTINCT ar.domain)::int AS publishers,
-            count(DISTINCT ta.trend_id)::int AS trends, max(a.last_seen) AS last_seen
-     FROM active a JOIN articles ar ON ar.id = a.url_id LEFT JOIN trend_articles ta ON ta.url_id = a.url_id
-     GROUP BY a.key`,
+         AND s.start_hour < $6 AND s.end_hour > $5
+       GROUP BY ${across ? 'd.url_id' : 'd.key, d.url_id'}),
+     per_key AS (SELECT key, count(*)::int AS publications, least(max(last_end), $6::timestamptz) AS last_seen FROM hits GROUP BY key),
+     publishers AS (
+       SELECT key, count(*)::int AS n FROM (
+         SELECT DISTINCT h.key, p.key AS domain FROM hits h JOIN url_dimensions p ON p.kind = 'publisher' AND p.url_id = h.url_id) x
+       GROUP BY key),
+     trends AS (
+       SELECT key, count(*)::int AS n FROM (
+         SELECT DISTINCT h.key, t.key AS trend FROM hits h JOIN url_dimensions t ON t.kind = 'trend' AND t.url_id = h.url_id) x
+       GROUP BY key)
+     SELECT k.key, k.publications, coalesce(p.n, 0) AS publishers, coalesce(t.n, 0) AS trends, k.last_seen
+     FROM per_key k LEFT JOIN publishers p USING (key) LEFT JOIN trends t USING (key)`,
     [scope.kind, scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
   );
   return new Map(rows.map((r) => [r.key, { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null }]));

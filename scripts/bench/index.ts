@@ -1,0 +1,26 @@
+// `npm run bench -- <ingest|rollups|middleware|tracking> [options]`: benchmarks with a baseline measured in
+// the same run (docs/BENCHMARKS.md has the latest results and what each one measures).
+import { log } from './stats';
+
+const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void> }>> = {
+  ingest: () => import('./ingest'),
+  rollups: () => import('./rollups'),
+  'rollups:load': () => import('./rollups-load-cli'),
+  'rollups:explain': () => import('./rollups-explain'),
+  middleware: () => import('./middleware'),
+  tracking: () => import('./tracking'),
+};
+
+const [name, ...argv] = process.argv.slice(2);
+const load = name ? COMMANDS[name] : undefined;
+if (!load) {
+  console.error(`usage: npm run bench -- <${Object.keys(COMMANDS).join('|')}> [options]`);
+  process.exit(2);
+}
+try {
+  await (await load()).run(argv);
+  process.exit(0);
+} catch (err) {
+  log(`bench ${name} failed: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(1);
+}

@@ -1,0 +1,187 @@
+// `npm run bench -- ingest [--lines 300000] [--runs 3] [--batch-size 5000] [--no-ws]`
+// The product's ingest (shared/ingest over one pg.Client) on a fresh database, against a baseline
+// of the same observations inserted row by row (one INSERT ... ON CONFLICT per row, one
+// transaction) into a scratch table. Also: the same rows in batched unnest upserts (the statement
+// shape the ingest uses, without any derived table), the ingest with roll-ups rebuilt at the end,
+// and the ingest through the local gateway's WebSocket relay (Neon's driver), as Workers and the
+// CLI reach the database. Variants rotate order per run.
+import { Client as NeonClient } from '@neondatabase/serverless';
+import type pg from 'pg';
+import { ingest } from '../../shared/ingest';
+import type { IngestOptions } from '../../shared/ingest';
+import type { Queryable } from '../../shared/db/queryable';
+import { startGateway } from '../gateway/index';
+import { configureDriver, gatewayInfo } from '../lib/connect';
+import { dbUrl, freshDatabase, PG_BASE } from './db';
+import { BENCH_NOW, firstLines } from './generate';
+import { fmt, fmtRatio, log, median, ratio, table } from './stats';
+
+interface Obs {
+  url_id: string;
+  country: string;
+  language: string;
+  hour: string;
+  impressions: number;
+  position: number;
+}
+
+const arg = (argv: string[], name: string, fallback: number) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : fallback;
+};
+
+/** One INSERT per row, as a naive loader would write it (a prepared statement, to be fair). */
+async function rowByRow(client: pg.Client, rows: Obs[]): Promise<void> {
+  await client.query('DROP TABLE IF EXISTS scratch_observations');
+  await client.query('CREATE TABLE scratch_observations (LIKE observations INCLUDING ALL)');
+  await client.query('BEGIN');
+  for (const r of rows) {
+    await client.query({
+      name: 'scratch_upsert',
+      text: `INSERT INTO scratch_observations (url_id, country, language, hour, impressions, position) VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (url_id, country, language, hour) DO UPDATE SET impressions = excluded.impressions, position = excluded.position`,
+      values: [r.url_id, r.country, r.language, r.hour, r.impressions, r.position],
+    });
+  }
+  await client.query('COMMIT');
+}
+
+/** The same rows in statements of `size` rows (unnest arrays, as the ingest writes observations). */
+async function batched(client: pg.Client, rows: Obs[], size: number): Promise<void> {
+  await client.query('DROP TABLE IF EXISTS scratch_observations');
+  await client.query('CREATE TABLE scratch_observations (LIKE observations INCLUDING ALL)');
+  await client.query('BEGIN');
+  for (let i = 0; i < rows.length; i += size) {
+    const part = rows.slice(i, i + size);
+    await client.query(
+      `INSERT INTO scratch_observations (url_id, country, language, hour, impressions, position)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])
+       ON CONFLICT (url_id, country, language, hour) DO UPDATE SET impressions = excluded.impressions, position = excluded.position
+       WHERE (scratch_observations.impressions, scratch_observations.position) IS DISTINCT FROM (excluded.impressions, excluded.position)`,
+      [part.map((r) => r.url_id), part.map((r) => r.country), part.map((r) => r.language), part.map((r) => r.hour),
+        part.map((r) => r.impressions), part.map((r) => r.position)],
+    );
+  }
+  await client.query('COMMIT');
+}
+
+async function productIngest(client: Queryable, lines: string[], opts: IngestOptions): Promise<number> {
+  const summary = await ingest(client, lines, opts);
+  if (summary.skipped) throw new Error(`ingest skipped ${summary.skipped} lines: ${JSON.stringify(summary.errors.slice(0, 3))}`);
+  return summary.byType.observation.inserted;
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const nLines = arg(argv, '--lines', 300_000);
+  const runs = arg(argv, '--runs', 3);
+  const batchSize = arg(argv, '--batch-size', 5000);
+  const withWs = !argv.includes('--no-ws');
+
+  log(`generating the first ${fmt(nLines)} lines of the bench set (not timed)`);
+  const lines = await firstLines('bench', nLines);
+  const obs: Obs[] = [];
+  const counts: Record<string, number> = {};
+  for (const line of lines) {
+    const r = JSON.parse(line) as { type: string } & Obs;
+    counts[r.type] = (counts[r.type] ?? 0) + 1;
+    if (r.type === 'observation') obs.push(r);
+  }
+  log(`lines: ${JSON.stringify(counts)}`);
+
+  const gateway = withWs ? await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }) : null;
+  if (gateway) configureDriver(gatewayInfo(gateway, dbUrl('postgres')));
+
+  type Variant = { name: string; go: () => Promise<number> };
+  const variants: Variant[] = [
+    {
+      name: 'row-by-row INSERT ... ON CONFLICT (baseline)',
+      go: async () => {
+        const c = await freshDatabase('bench_ingest_rows');
+        try {
+          const t = performance.now();
+          await rowByRow(c, obs);
+          return performance.now() - t;
+        } finally {
+          await c.end();
+        }
+      },
+    },
+    {
+      name: `observations only, ${batchSize} rows per unnest upsert (no derived tables)`,
+      go: async () => {
+        const c = await freshDatabase('bench_ingest_rows');
+        try {
+          const t = performance.now();
+          await batched(c, obs, batchSize);
+          return performance.now() - t;
+        } finally {
+          await c.end();
+        }
+      },
+    },
+    {
+      name: 'ingest, pg.Client (roll-ups incremental, default)',
+      go: async () => {
+        const c = await freshDatabase('bench_ingest');
+        try {
+          const t = performance.now();
+          await productIngest(c, lines, { batchSize });
+          return performance.now() - t;
+        } finally {
+          await c.end();
+        }
+      },
+    },
+    {
+      name: "ingest, pg.Client (rollups: 'rebuild-at-end')",
+      go: async () => {
+        const c = await freshDatabase('bench_ingest');
+        try {
+          const t = performance.now();
+          await productIngest(c, lines, { batchSize, rollups: 'rebuild-at-end' });
+          return performance.now() - t;
+        } finally {
+          await c.end();
+        }
+      },
+    },
+  ];
+  if (gateway) {
+    variants.push({
+      name: 'ingest, Neon Client via gateway WebSocket relay',
+      go: async () => {
+        await (await freshDatabase('bench_ingest')).end();
+        const c = new NeonClient(dbUrl('bench_ingest'));
+        await c.connect();
+        try {
+          const t = performance.now();
+          await productIngest(c as unknown as Queryable, lines, { batchSize });
+          return performance.now() - t;
+        } finally {
+          await c.end();
+        }
+      },
+    });
+  }
+
+  const times = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+  for (let i = 0; i < runs; i++) {
+    // Rotate the order so that drift on a noisy machine does not favour one variant.
+    const order = variants.map((_, k) => variants[(k + i) % variants.length]);
+    for (const v of order) {
+      const ms = await v.go();
+      times.get(v.name)!.push(ms);
+      log(`run ${i + 1}/${runs}: ${v.name}: ${fmt(ms / 1000, 2)} s (${fmt(obs.length / (ms / 1000))} observations/s)`);
+    }
+  }
+  await gateway?.close();
+
+  const base = median(times.get(variants[0].name)!);
+  const rows = variants.map((v) => {
+    const m = median(times.get(v.name)!);
+    return [v.name, fmt(m / 1000, 2), fmt(obs.length / (m / 1000)), fmt(lines.length / (m / 1000)), fmtRatio(ratio(base, m))];
+  });
+  console.log(`\ningest: first ${fmt(lines.length)} lines of --scale bench --seed 1 --now ${BENCH_NOW} ` +
+    `(${fmt(obs.length)} observations, ${fmt(counts.article ?? 0)} articles), batch size ${batchSize}, median of ${runs} runs\n`);
+  console.log(table(['variant', 'median s', 'observations/s', 'lines/s', 'speed vs baseline'], rows));
+}

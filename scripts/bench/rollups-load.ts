@@ -1,0 +1,88 @@
+// Loads the whole bench data set into `bench_rollups` once, through the product's ingest with the
+// roll-ups rebuilt at the end (IngestOptions.rollups = 'rebuild-at-end'). Later runs find the
+// completion marker and skip the load; `--reload` forces it.
+import type pg from 'pg';
+import { ingest } from '../../shared/ingest';
+import { connectTo, databaseExists, freshDatabase } from './db';
+import { BENCH_NOW, BENCH_SEED, generatedLines } from './generate';
+import { fmt, log } from './stats';
+
+/**
+ * `bench_rollups` for the whole bench scale; `bench_rollups_<scale>[_<lines>]` for a smaller set
+ * (another scale, or only the first `lines` lines) to check the benchmark quickly.
+ */
+export const rollupsDb = (scale: string, lines?: number) =>
+  (scale === 'bench' && !lines ? 'bench_rollups' : `bench_rollups_${scale}${lines ? `_${lines}` : ''}`);
+
+export interface LoadInfo {
+  seconds: number;
+  lines: number;
+  now: string;
+  loadedAt: string;
+  /** True when this run loaded the data (false: reused). */
+  fresh: boolean;
+  scale: string;
+}
+
+const META = `CREATE TABLE IF NOT EXISTS bench_meta (name text PRIMARY KEY, value jsonb NOT NULL)`;
+
+async function readMeta(client: pg.Client, scale: string): Promise<LoadInfo | null> {
+  await client.query(META);
+  const { rows } = await client.query<{ value: LoadInfo }>(`SELECT value FROM bench_meta WHERE name = 'load'`);
+  const info = rows[0]?.value;
+  // Markers written before `scale` was recorded belong to the bench scale.
+  return info && info.now === BENCH_NOW && (info.scale ?? 'bench') === scale ? { ...info, scale, fresh: false } : null;
+}
+
+export interface LoadOptions {
+  reload?: boolean;
+  scale?: string;
+  /** Only the first `lines` lines. */
+  lines?: number;
+}
+
+export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ client: pg.Client; info: LoadInfo }> {
+  const scale = opts.scale ?? 'bench';
+  const ROLLUPS_DB = rollupsDb(scale, opts.lines);
+  if (!opts.reload && (await databaseExists(ROLLUPS_DB))) {
+    const client = await connectTo(ROLLUPS_DB);
+    const info = await readMeta(client, scale);
+    if (info) {
+      log(`${ROLLUPS_DB}: data loaded ${info.loadedAt} in ${fmt(info.seconds)} s, reusing it`);
+      return { client, info };
+    }
+    // Never drop a database that holds data without being asked to (a load takes ~45 minutes).
+    const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM observations LIMIT 1) o`).catch(() => ({ rows: [{ n: '0' }] }));
+    await client.end();
+    if (rows[0].n !== '0') {
+      throw new Error(`${ROLLUPS_DB} holds data without a matching load marker (interrupted load, or another seed/now): ` +
+        'rerun with --reload to drop and load it again');
+    }
+  }
+  log(`${ROLLUPS_DB}: loading the ${scale} set (seed ${BENCH_SEED}, now ${BENCH_NOW}); this takes a while`);
+  const client = await freshDatabase(ROLLUPS_DB);
+  // Session settings for the bulk load only: the final rebuild groups ~100M joined rows.
+  await client.query(`SET work_mem = '512MB'`);
+  await client.query(`SET maintenance_work_mem = '1GB'`);
+  const started = Date.now();
+  let last = 0;
+  const summary = await ingest(client, generatedLines(scale, opts.lines), {
+    batchSize: 10_000,
+    rollups: 'rebuild-at-end',
+    onProgress: (p) => {
+      if (p.seconds - last < 30) return;
+      last = p.seconds;
+      log(`load: ${fmt(p.read)} lines in ${fmt(p.seconds)} s (${fmt(p.read / p.seconds)} lines/s)`);
+    },
+  });
+  const seconds = (Date.now() - started) / 1000;
+  if (summary.skipped > 0) throw new Error(`load skipped ${summary.skipped} lines: ${JSON.stringify(summary.errors.slice(0, 3))}`);
+  await client.query('RESET work_mem');
+  await client.query('RESET maintenance_work_mem');
+  await client.query('VACUUM (ANALYZE)');
+  const info: LoadInfo = { seconds, lines: summary.read, now: BENCH_NOW, scale, loadedAt: new Date().toISOString(), fresh: true };
+  await client.query(META);
+  await client.query(`INSERT INTO bench_meta (name, value) VALUES ('load', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [JSON.stringify(info)]);
+  log(`${ROLLUPS_DB}: loaded ${fmt(summary.read)} lines in ${fmt(seconds)} s`);
+  return { client, info };
+}

@@ -16,6 +16,7 @@ import { startGateway, type Gateway } from '../../scripts/gateway/index';
 import { MemoryRedis } from '../../scripts/gateway/memory-redis';
 import { RealRedis } from '../../scripts/gateway/redis-real';
 import type { Reply } from '../../scripts/gateway/redis-types';
+import { checkArrayMode, checkConcurrentQueries, checkFailedBatch, checkSqlError } from '../shared/neon-checks';
 import { checkCollections, checkStringsAndCounters } from '../shared/upstash-checks';
 import { caught, configureNeon, showReply, upstashRaw } from './support/gateway';
 
@@ -86,58 +87,13 @@ describe('PGlite through neon() over HTTP', () => {
     expect(r.s).toBe('o\'q"');
   });
 
-  it('supports arrayMode and fullResults', async () => {
-    const full = await neon(DB_URL).query('select 1::int as a, 2::int as a', [], { fullResults: true, arrayMode: true });
-    expect(full.rows).toEqual([[1, 2]]);
-    expect(full.command).toBe('SELECT');
-    expect(full.rowCount).toBe(1);
-    expect(full.fields.map((f) => [f.name, f.dataTypeID])).toEqual([['a', 23], ['a', 23]]);
-  });
+  it('supports arrayMode and fullResults', () => checkArrayMode(DB_URL));
 
-  it('a SQL error is a NeonDbError with the Postgres code', async () => {
-    const err = await caught(neon(DB_URL)`select * from gw_no_such_table`);
-    expect(err).toBeInstanceOf(NeonDbError);
-    expect(err.code).toBe('42P01');
-    expect(err.severity).toBe('ERROR');
-    expect(err.message).toMatch(/gw_no_such_table/);
-  });
+  it('a SQL error is a NeonDbError with the Postgres code', () => checkSqlError(DB_URL));
 
-  it('a transaction batch that fails midway leaves nothing behind', async () => {
-    const sql = neon(DB_URL);
-    await sql.query('create table batch_t (id int primary key, note text)');
-    const err = await caught(
-      sql.transaction([
-        sql.query(`insert into batch_t values (1, 'a')`),
-        sql.query(`insert into batch_t values (2, 'b')`),
-        sql.query(`insert into batch_t values (1, 'dup')`),
-        sql.query(`insert into batch_t values (3, 'never')`),
-      ]),
-    );
-    expect(err).toBeInstanceOf(NeonDbError);
-    expect(err.code).toBe('23505');
-    expect(await sql`select count(*)::int as c from batch_t`).toEqual([{ c: 0 }]);
+  it('a transaction batch that fails midway leaves nothing behind', () => checkFailedBatch(DB_URL));
 
-    const results = await sql.transaction(
-      (tx) => [tx.query('insert into batch_t values ($1, $2) returning id', [7, 'x']), tx`select count(*)::int as c from batch_t`],
-      { isolationLevel: 'Serializable', readOnly: false, deferrable: false },
-    );
-    expect(results).toEqual([[{ id: 7 }], [{ c: 1 }]]);
-    const ro = await caught(sql.transaction([sql.query(`insert into batch_t values (8, 'y')`)], { readOnly: true }));
-    expect(ro.code).toBe('25006');
-    expect(await sql`select id from batch_t order by id`).toEqual([{ id: 7 }]);
-  });
-
-  it('answers concurrent queries, errors mixed in, each with its own result', async () => {
-    const sql = neon(DB_URL);
-    const out = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        i % 4 === 3
-          ? sql`select 1/0`.then(() => 'no error', (e: NeonDbError) => e.code)
-          : sql`select ${i}::int as i`.then((r) => r[0].i),
-      ),
-    );
-    expect(out).toEqual(Array.from({ length: 12 }, (_, i) => (i % 4 === 3 ? '22012' : i)));
-  });
+  it('answers concurrent queries, errors mixed in, each with its own result', () => checkConcurrentQueries(DB_URL));
 });
 
 describe('PGlite through Pool over the WebSocket relay', () => {

@@ -10,7 +10,7 @@ import { coded } from '../../shared/errors';
 import type { Store } from '../../shared/redis';
 import { computeMetrics } from './metrics-compute';
 import { listNotFound } from './project';
-import { getList } from './queries';
+import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
 import { resolveWindow } from './window';
 
@@ -42,9 +42,12 @@ export async function cacheKey(store: Store, request: AggregateRequest): Promise
   return store.key('agg', request.route, await sha256Hex(identity));
 }
 
-/** Resolves the window with `now` and computes the body; shared by the request path and the consumer. */
-export async function runAggregate(db: Db, appUrl: string, request: AggregateRequest, now: Date) {
-  const list = await getList(db, request.projectId, request.listId, now);
+/**
+ * Resolves the window with `now` and computes the body; shared by the request path (which has the
+ * list already) and the consumer.
+ */
+export async function runAggregate(db: Db, appUrl: string, request: AggregateRequest, now: Date, known?: ListRow) {
+  const list = known ?? (await getList(db, request.projectId, request.listId, now));
   if (!list) throw listNotFound();
   const q = request.query as { country: string; lang: string; period: '24h' | '7d' | '30d' | 'custom'; date_from?: string; date_to?: string };
   if (request.route === 'rollup') {
@@ -61,8 +64,15 @@ function estimatedCost(items: number, markets: number, period: string, from?: st
   return Math.max(1, items) * Math.max(1, markets) * Math.max(1, hours);
 }
 
-/** Answers an aggregate request from cache, inline, or by queueing it. */
-export async function serveAggregate(c: Context<Env>, request: AggregateRequest, items: number) {
+export interface Admitted {
+  list: ListRow;
+  /** Items the request measures and markets it resolved to: its cost estimate. */
+  items: number;
+  markets: number;
+}
+
+/** Answers an admitted aggregate request from cache, inline, or by queueing it. */
+export async function serveAggregate(c: Context<Env>, request: AggregateRequest, admitted: Admitted) {
   const { store, db, config, clock } = c.var;
   const key = await cacheKey(store, request);
   const cached = await store.redis.get<unknown>(key);
@@ -70,13 +80,12 @@ export async function serveAggregate(c: Context<Env>, request: AggregateRequest,
     c.header('X-Aggregate-Cache', 'hit');
     return cached;
   }
-  const markets = request.auth.allowedCountries?.length ?? 30;
-  const cost = estimatedCost(items, request.query.country === 'all' ? markets : 1, String(request.query.period), request.query.date_from as string, request.query.date_to as string);
+  const cost = estimatedCost(admitted.items, admitted.markets, String(request.query.period), request.query.date_from as string, request.query.date_to as string);
   const job: AggregateJob = { type: 'aggregate', request, cacheKey: key };
   await store.redis.zadd(store.key(RECENT), { score: Date.now(), member: JSON.stringify(job) });
   const queue = c.env.JOBS_QUEUE;
   if (cost <= (config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST) || !queue) {
-    const body = await runAggregate(db, config.APP_URL, request, clock.now());
+    const body = await runAggregate(db, config.APP_URL, request, clock.now(), admitted.list);
     await store.redis.set(key, body, { ex: CACHE_TTL_SECONDS });
     c.header('X-Aggregate-Cache', 'miss');
     return body;

@@ -2,18 +2,9 @@
 // All read the roll-ups (url_spans, url_dimensions, dim_days), never raw observations.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
-import { ceilHour } from '../../shared/rollups/buckets';
-import type { DimScope } from '../../shared/rollups/read';
+import { scopeSpans, spanParams, type DimScope } from '../../shared/rollups/read';
 
-const ACTIVE = `
-  SELECT DISTINCT d.key, s.url_id, s.country, s.language
-  FROM url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
-  WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
-    AND s.start_hour < $6 AND s.end_hour > $5`;
-
-const params = (scope: DimScope, from: Date, to: Date) => [
-  scope.kind, scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
-];
+const ACTIVE = `SELECT DISTINCT d.key, s.url_id, s.country, s.language FROM ${scopeSpans()}`;
 
 export interface Lifespan {
   livedHours: number;
@@ -29,7 +20,7 @@ export async function lifespans(db: Db, scope: DimScope, from: Date, to: Date): 
             avg(extract(epoch FROM p.last_seen - p.first_seen))::float8 / 3600 AS avg_life
      FROM active a JOIN url_profiles p ON (p.url_id, p.country, p.language) = (a.url_id, a.country, a.language)
      GROUP BY a.key`,
-    params(scope, from, to),
+    spanParams(scope, from, to),
   );
   return new Map(rows.map((r) => [r.key, { livedHours: r.lived, avgLifespanHours: r.avg_life }]));
 }
@@ -44,7 +35,7 @@ export async function relatedEntities(db: Db, scope: DimScope, from: Date, to: D
        WHERE e.id::text <> a.key GROUP BY a.key, e.name),
      ranked AS (SELECT key, name, row_number() OVER (PARTITION BY key ORDER BY n DESC, name) AS r FROM counted)
      SELECT key, name FROM ranked WHERE r <= ${top} ORDER BY key, r`,
-    params(scope, from, to),
+    spanParams(scope, from, to),
   );
   return group(rows);
 }

@@ -15,7 +15,7 @@ export async function admitAggregate(db: Db, auth: AuthContext, now: Date, listI
   const projectId = trackingProject(auth);
   const list = await getList(db, projectId, listId, now);
   if (!list) throw listNotFound();
-  await resolveWindow(db, auth, now, query, grain);
+  const { markets } = await resolveWindow(db, auth, now, query, grain);
   if (list.kind === 'category' && auth.categories !== null) {
     assertCategoriesInPlan(auth, (await listItems(db, list.id)).map((i) => i.key));
   }
@@ -24,5 +24,5 @@ export async function admitAggregate(db: Db, auth: AuthContext, now: Date, listI
       `SELECT p.name FROM tracking_list_items i JOIN publishers p ON p.domain = i.key WHERE i.list_id = $1 AND p.is_video LIMIT 1`, [list.id]);
     if (video) assertVideoInPlan(auth, video.name);
   }
-  return { projectId, list };
+  return { projectId, list, markets: markets.length };
 }

@@ -40,9 +40,9 @@ export function register(app: App) {
     const { db, auth, clock } = c.var;
     const query = c.req.valid('query');
     const { list_id } = c.req.valid('param');
-    const { projectId, list } = await admitAggregate(db, auth, clock.now(), list_id, query, query.grain);
-    const pageItems = Math.max(0, Math.min(query.limit, list.item_count - query.offset));
-    const body = await serveAggregate(c, { route: 'metrics', projectId, listId: list.id, query, auth }, pageItems);
+    const { projectId, list, markets } = await admitAggregate(db, auth, clock.now(), list_id, query, query.grain);
+    const items = Math.max(0, Math.min(query.limit, list.item_count - query.offset));
+    const body = await serveAggregate(c, { route: 'metrics', projectId, listId: list.id, query, auth }, { list, items, markets });
     return c.json(body as never, 200);
   });
 }

@@ -5,6 +5,7 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { round } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
+import { scopeSpans } from '../../shared/rollups/read';
 import { DIMENSION_OF, knownEntities } from './items';
 import { listItems, type ListRow } from './queries';
 import { scopeBody, type WindowScope } from './window';
@@ -24,9 +25,7 @@ type Block = 'publisher' | 'trend' | 'entity' | 'category' | 'type' | 'group';
 // $1 kind, $2 item keys, $3 markets, $4 language, $5/$6 window, $7/$8 previous window.
 const PUBLICATIONS = (from: string, to: string) => `
   SELECT o.url_id, sum(o.impressions)::float8 AS imps
-  FROM (SELECT DISTINCT d.url_id FROM url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
-        WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
-          AND s.start_hour < ${to} AND s.end_hour > ${from}) a
+  FROM (SELECT DISTINCT d.url_id FROM ${scopeSpans(from, to)}) a
   JOIN observations o ON o.url_id = a.url_id
   WHERE o.country = ANY($3::text[]) AND ($4::text IS NULL OR o.language = $4) AND o.hour >= ${from} AND o.hour < ${to}
   GROUP BY o.url_id HAVING sum(o.impressions) > 0`;

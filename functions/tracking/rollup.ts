@@ -31,13 +31,13 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, clock } = c.var;
     const query = c.req.valid('query');
-    const { projectId, list } = await admitAggregate(db, auth, clock.now(), c.req.valid('param').list_id, query, 'day');
+    const { projectId, list, markets } = await admitAggregate(db, auth, clock.now(), c.req.valid('param').list_id, query, 'day');
     if (list.item_count > ROLLUP_MAX_ITEMS) {
       throw coded(422, 'list_too_large', `Roll-ups cover lists of up to ${ROLLUP_MAX_ITEMS} items; this one has ${list.item_count}.`, {
         limit: ROLLUP_MAX_ITEMS, item_count: list.item_count,
       });
     }
-    const body = await serveAggregate(c, { route: 'rollup', projectId, listId: list.id, query, auth }, list.item_count);
+    const body = await serveAggregate(c, { route: 'rollup', projectId, listId: list.id, query, auth }, { list, items: list.item_count, markets });
     return c.json(body as never, 200);
   });
 }

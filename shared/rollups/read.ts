@@ -14,6 +14,20 @@ export interface DimScope {
   language: string | null;
 }
 
+/**
+ * The spans of the scope's keys that overlap a window, as `FROM ... WHERE ...` (aliases `d` for
+ * url_dimensions, `s` for url_spans). Parameters: $1 kind, $2 keys, $3 markets, $4 language, then
+ * the window's bounds, `$5`/`$6` unless named: see `spanParams`.
+ */
+export const scopeSpans = (from = '$5', to = '$6') => `url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
+  WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
+    AND s.start_hour < ${to}::timestamptz AND s.end_hour > ${from}::timestamptz`;
+
+/** Parameters of `scopeSpans()`: the scope, and the window rounded up to whole hours. */
+export const spanParams = (scope: DimScope, from: Date, to: Date): unknown[] => [
+  scope.kind, scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
+];
+
 export interface KeySeries {
   impressions: number[];
   positionSum: number[];
@@ -95,9 +109,7 @@ export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Dat
     db,
     `WITH hits AS MATERIALIZED (
        SELECT ${across ? "'*'::text" : 'd.key'} AS key, d.url_id, max(s.end_hour) AS last_end
-       FROM url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
-       WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
-         AND s.start_hour < $6 AND s.end_hour > $5
+       FROM ${scopeSpans()}
        GROUP BY ${across ? 'd.url_id' : 'd.key, d.url_id'}),
      per_key AS (SELECT key, count(*)::int AS publications, least(max(last_end), $6::timestamptz) AS last_seen FROM hits GROUP BY key),
      publishers AS (
@@ -110,7 +122,7 @@ export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Dat
        GROUP BY key)
      SELECT k.key, k.publications, coalesce(p.n, 0) AS publishers, coalesce(t.n, 0) AS trends, k.last_seen
      FROM per_key k LEFT JOIN publishers p USING (key) LEFT JOIN trends t USING (key)`,
-    [scope.kind, scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
+    spanParams(scope, from, to),
   );
   return new Map(rows.map((r) => [r.key, { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null }]));
 }
@@ -118,15 +130,15 @@ export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Dat
 /** Distinct publications active in each bucket, per key. */
 export async function publicationsSeries(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
   const list = buckets(from, to, grain);
+  if (list.length === 0) return new Map(scope.keys.map((k) => [k, []]));
+  // The scope's spans in the window first (by key, through the indexes), then their buckets.
   const rows = await queryRows<{ key: string; i: number; n: number }>(
     db,
-    `SELECT d.key, b.i::int AS i, count(DISTINCT s.url_id)::int AS n
-     FROM unnest($5::timestamptz[], $6::timestamptz[]) WITH ORDINALITY AS b(f, t, i)
-     JOIN url_spans s ON s.start_hour < b.t AND s.end_hour > b.f
-     JOIN url_dimensions d ON d.url_id = s.url_id
-     WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
-     GROUP BY d.key, b.i`,
-    [scope.kind, scope.keys, scope.markets, scope.language, list.map((b) => b.from.toISOString()), list.map((b) => b.to.toISOString())],
+    `WITH active AS (SELECT d.key, s.url_id, s.start_hour, s.end_hour FROM ${scopeSpans()})
+     SELECT a.key, b.i::int AS i, count(DISTINCT a.url_id)::int AS n
+     FROM active a JOIN unnest($7::timestamptz[], $8::timestamptz[]) WITH ORDINALITY AS b(f, t, i) ON a.start_hour < b.t AND a.end_hour > b.f
+     GROUP BY a.key, b.i`,
+    [...spanParams(scope, from, to), list.map((b) => b.from.toISOString()), list.map((b) => b.to.toISOString())],
   );
   const out = new Map(scope.keys.map((k) => [k, list.map(() => 0)]));
   for (const r of rows) out.get(r.key)![r.i - 1] = r.n;

@@ -2,15 +2,8 @@
 // Node suite (embedded PGlite): the same driver calls must give the same answers on both backends.
 import { neon, NeonDbError } from '@neondatabase/serverless';
 import { expect } from 'vitest';
+import { caught } from './caught';
 
-async function caught(p: Promise<unknown>): Promise<Error & Record<string, any>> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error & Record<string, any>;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Supports arrayMode and fullResults. */
 export async function checkArrayMode(url: string): Promise<void> {

@@ -2,15 +2,8 @@
 // and the Node suite (the in-process engine): the same client calls must give the same answers.
 import type { Redis } from '@upstash/redis/cloudflare';
 import { expect } from 'vitest';
+import { caught } from './caught';
 
-async function caught(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Strings, JSON values, counters and expiry; keys under `P`. */
 export async function checkStringsAndCounters(r: Redis, P: string): Promise<void> {

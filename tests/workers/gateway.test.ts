@@ -12,20 +12,12 @@ import { Redis } from '@upstash/redis/cloudflare';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkArrayMode, checkConcurrentQueries, checkFailedBatch, checkSqlError } from '../shared/neon-checks';
 import { checkCollections, checkStringsAndCounters } from '../shared/upstash-checks';
+import { caught } from '../shared/caught';
 
 const RUN = crypto.randomUUID().replaceAll('-', '').slice(0, 12);
 const SCRATCH_DB = `gw_${RUN}`;
 const P = `gwtest:${RUN}:`; // Redis key prefix
 
-/** Resolves to the rejection of `p` (fails the test if `p` resolves). */
-async function caught(p: Promise<unknown>): Promise<Error & Record<string, any>> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error & Record<string, any>;
-  }
-  throw new Error('expected a rejection');
-}
 
 const withDatabase = (url: string, name: string) => url.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
 

@@ -4,6 +4,7 @@ import { neonConfig } from '@neondatabase/serverless';
 import type WebSocketClass from 'ws';
 import type { Gateway } from '../../../scripts/gateway/index';
 import { ReplyError, Status, type Reply } from '../../../scripts/gateway/redis-types';
+export { caught } from '../../shared/caught';
 
 /**
  * ws's Node build, through Node's require: vite's resolve conditions in this repo can pick ws's
@@ -20,15 +21,6 @@ export function configureNeon(gw: Pick<Gateway, 'neonHttpUrl' | 'neonWsProxy'>):
   neonConfig.webSocketConstructor = NodeWebSocket;
 }
 
-/** Resolves to the rejection of `p`; throws if `p` resolves. */
-export async function caught(p: Promise<unknown>): Promise<Error & Record<string, any>> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error & Record<string, any>;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** A backend reply as comparable plain data: +status, -error, bulk strings as text. */
 export function showReply(r: Reply): unknown {

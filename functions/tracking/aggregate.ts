@@ -12,7 +12,7 @@ import { computeMetrics } from './metrics-compute';
 import { listNotFound } from './project';
 import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
-import { resolveWindow } from './window';
+import { resolveWindow } from '../../shared/window-scope';
 
 export const CACHE_TTL_SECONDS = 600;
 export const LOCK_TTL_SECONDS = 60;

@@ -6,7 +6,7 @@ import { assertCategoriesInPlan, assertVideoInPlan } from '../../shared/limits/g
 import { PLAN_RULES } from '../../shared/plans';
 import { listNotFound, trackingProject } from './project';
 import { getList, listItems } from './queries';
-import { resolveWindow } from './window';
+import { resolveWindow } from '../../shared/window-scope';
 
 type WindowParams = Parameters<typeof resolveWindow>[3];
 

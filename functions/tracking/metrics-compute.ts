@@ -8,7 +8,7 @@ import { lifespans, relatedEntities, siblingCategories, trendDailyHistory } from
 import { forecastTrend } from './forecast';
 import { DIMENSION_OF, resolveItems } from './items';
 import { listItems, type ListRow } from './queries';
-import { scopeBody, type WindowScope } from './window';
+import { scopeBody, type WindowScope } from '../../shared/window-scope';
 
 export interface MetricsInput {
   list: ListRow;

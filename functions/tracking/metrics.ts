@@ -6,7 +6,7 @@ import { serveAggregate } from './aggregate';
 import { MetricsSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
 import { listIdParam } from './schemas';
-import { WindowQuery } from './window';
+import { WindowQuery } from '../../shared/window-scope';
 
 const route = createRoute({
   method: 'get',

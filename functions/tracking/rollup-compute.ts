@@ -8,7 +8,7 @@ import { ceilHour } from '../../shared/rollups/buckets';
 import { scopeSpans } from '../../shared/rollups/read';
 import { DIMENSION_OF, knownEntities } from './items';
 import { listItems, type ListRow } from './queries';
-import { scopeBody, type WindowScope } from './window';
+import { scopeBody, type WindowScope } from '../../shared/window-scope';
 
 export const ROLLUP_MAX_ITEMS = 500;
 const TOP = 10;

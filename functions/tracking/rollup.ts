@@ -8,7 +8,7 @@ import { RollupSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
 import { ROLLUP_MAX_ITEMS } from './rollup-compute';
 import { listIdParam } from './schemas';
-import { WindowQuery } from './window';
+import { WindowQuery } from '../../shared/window-scope';
 
 const route = createRoute({
   method: 'get',

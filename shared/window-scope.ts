@@ -1,13 +1,13 @@
-// The scope of a metrics or roll-up request (spec "Scope object"): markets, language, the window
-// and the previous window of the same shape right before it.
+// The window of a metrics, roll-up or analytics request (spec "Scope object"): markets, language,
+// the window and the previous window of the same shape right before it. Shared by tracking and articles.
 import { z } from '@hono/zod-openapi';
-import type { AuthContext } from '../../shared/auth/types';
-import type { Db } from '../../shared/db/client';
-import { invalid } from '../../shared/errors';
-import { iso } from '../../shared/format';
-import { clampToHistory } from '../../shared/limits/gates';
-import { ceilHour, type Grain } from '../../shared/rollups/buckets';
-import { resolveMarkets } from '../../shared/scope';
+import type { AuthContext } from './auth/types';
+import type { Db } from './db/client';
+import { invalid } from './errors';
+import { iso } from './format';
+import { clampToHistory } from './limits/gates';
+import { ceilHour, type Grain } from './rollups/buckets';
+import { resolveMarkets } from './scope';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

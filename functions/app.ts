@@ -1,6 +1,7 @@
 // Every area in one app: local development, tests, and the single OpenAPI document.
 import { Scalar } from '@scalar/hono-api-reference';
 import { createApp } from '../shared/app';
+import { articlesArea } from './articles/app';
 import { entitiesArea } from './entities/app';
 import { feedArea } from './feed/app';
 import { geoArea } from './geo/app';
@@ -19,7 +20,7 @@ export const OPENAPI_INFO = {
 
 export function combinedApp() {
   const app = createApp();
-  for (const area of [trackingArea(), feedArea(), publicArea(), geoArea(), trendsArea(), entitiesArea()]) {
+  for (const area of [trackingArea(), feedArea(), publicArea(), geoArea(), trendsArea(), entitiesArea(), articlesArea()]) {
     app.route('/', area);
   }
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', {

@@ -1,0 +1,126 @@
+// Article reads. Every query takes the markets the key may read (and the plan's top-level
+// categories, null = all), so an article is only ever described by its in-scope profiles.
+import type { Db } from '../../shared/db/client';
+import { queryRows } from '../../shared/db/raw';
+
+export interface ArticleFilter {
+  /** Upper-case markets. */
+  markets: string[];
+  /** Lower-case feed language, or null for all. */
+  language: string | null;
+  /** First sighting in the markets lies in [from, to). */
+  from: Date;
+  to: Date;
+  categories: string[] | null;
+  entities: string[] | null;
+  matchAll: boolean;
+  q: string | null;
+  /** The plan's chosen top levels; null = every category. */
+  planCategories: string[] | null;
+  sortBy: 'first_seen' | 'last_seen' | 'published_at' | 'impressions';
+  sortOrder: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+export interface ArticleRow {
+  id: string;
+  url: string;
+  title: string;
+  domain: string;
+  publisher: string;
+  content_language: string;
+  image_url: string | null;
+  date_published: string | null;
+  first_seen: string;
+  last_seen: string;
+  impressions: number;
+  countries: string[];
+  languages: string[];
+  categories: { name: string; confidence: number }[];
+}
+
+const SORT = { first_seen: 'first_seen', last_seen: 'last_seen', published_at: 'date_published', impressions: 'impressions' } as const;
+
+/** The categories of `a.id`, most confident first, as JSON. */
+export const CATEGORIES_JSON = `(SELECT coalesce(json_agg(json_build_object('name', ac.name, 'confidence', ac.confidence) ORDER BY ac.confidence DESC, ac.name), '[]')
+  FROM article_categories ac WHERE ac.url_id = a.id)`;
+
+/** True when `a.id` has a category under one of the plan's top levels ($n: text[] or null). */
+export const inPlan = (param: string) => `(${param}::text[] IS NULL OR EXISTS (
+  SELECT 1 FROM article_categories pc WHERE pc.url_id = a.id AND '/' || split_part(pc.name, '/', 2) = ANY(${param}::text[])))`;
+
+/** One page of articles first seen in the window, and how many match in all. One round trip. */
+export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: number; rows: ArticleRow[] }> {
+  const order = `${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, id`;
+  const [result] = await queryRows<{ total: number; rows: ArticleRow[] }>(
+    db,
+    `WITH fresh AS (
+       SELECT DISTINCT url_id FROM url_profiles
+       WHERE country = ANY($1::text[]) AND ($2::text IS NULL OR language = $2) AND first_seen >= $3 AND first_seen < $4),
+     seen AS (
+       SELECT p.url_id, min(p.first_seen) AS first_seen, max(p.last_seen) AS last_seen, sum(p.impressions_total)::float8 AS impressions,
+              array_agg(DISTINCT p.country ORDER BY p.country) AS countries, array_agg(DISTINCT p.language ORDER BY p.language) AS languages
+       FROM fresh JOIN url_profiles p USING (url_id)
+       WHERE p.country = ANY($1::text[]) AND ($2::text IS NULL OR p.language = $2)
+       GROUP BY p.url_id HAVING min(p.first_seen) >= $3),
+     matched AS (
+       SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published,
+              s.first_seen, s.last_seen, s.impressions, s.countries, s.languages
+       FROM seen s JOIN articles a ON a.id = s.url_id
+       WHERE ($5::text[] IS NULL OR (
+               SELECT count(DISTINCT c.path) FROM unnest($5::text[]) AS c(path)
+               JOIN article_categories ac ON ac.url_id = a.id AND (ac.name = c.path OR starts_with(ac.name, c.path || '/'))
+             ) >= CASE WHEN $7 THEN cardinality($5::text[]) ELSE 1 END)
+         AND ($6::text[] IS NULL OR (
+               SELECT count(DISTINCT x.ref) FROM unnest($6::text[]) AS x(ref)
+               JOIN entities e ON e.kg_id = x.ref OR e.normalized_name = lower(trim(x.ref))
+               JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = a.id
+             ) >= CASE WHEN $7 THEN cardinality($6::text[]) ELSE 1 END)
+         AND ($8::text IS NULL OR strpos(search_norm(a.title), search_norm($8)) > 0)
+         AND ${inPlan('$9')}),
+     page AS (
+       SELECT m.*, ${CATEGORIES_JSON.replaceAll('a.id', 'm.id')} AS categories, row_number() OVER (ORDER BY ${order}) AS ord
+       FROM matched m ORDER BY ${order} LIMIT $10 OFFSET $11)
+     SELECT (SELECT count(*) FROM matched)::int AS total,
+            coalesce((SELECT json_agg(page ORDER BY ord) FROM page), '[]') AS rows`,
+    [f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.categories, f.entities, f.matchAll, f.q, f.planCategories, f.limit, f.offset],
+  );
+  return result;
+}
+
+export interface ProfileRow {
+  country: string;
+  language: string;
+  first_seen: string;
+  last_seen: string;
+  impressions: number;
+  avg_position: number;
+}
+
+export interface ArticleDetailRow extends Omit<ArticleRow, 'first_seen' | 'last_seen' | 'impressions' | 'countries' | 'languages'> {
+  summary: string;
+  date_modified: string | null;
+  meta: { meta_title: string; meta_description: string; headline: string; section: string } | null;
+  entities: { id: string; kg_id: string | null; name: string; type: string; mentions: number; unified_score: number }[];
+  /** In-scope profiles; empty when the article never surfaced in the markets. */
+  profiles: ProfileRow[];
+}
+
+/** One article with its in-scope profiles, categories and entities; undefined when the id is unknown. */
+export async function getArticle(db: Db, id: string, markets: string[]): Promise<ArticleDetailRow | undefined> {
+  const [row] = await queryRows<ArticleDetailRow>(
+    db,
+    `SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published, a.date_modified, a.summary, a.meta,
+       ${CATEGORIES_JSON} AS categories,
+       (SELECT coalesce(json_agg(json_build_object('id', e.id, 'kg_id', e.kg_id, 'name', e.name, 'type', ae.type, 'mentions', ae.mentions,
+          'unified_score', ae.unified_score) ORDER BY ae.unified_score DESC, e.name), '[]')
+        FROM article_entities ae JOIN entities e ON e.id = ae.entity_id WHERE ae.url_id = a.id) AS entities,
+       (SELECT coalesce(json_agg(json_build_object('country', p.country, 'language', p.language, 'first_seen', p.first_seen, 'last_seen', p.last_seen,
+          'impressions', p.impressions_total, 'avg_position', p.avg_position) ORDER BY p.country, p.language), '[]')
+        FROM url_profiles p WHERE p.url_id = a.id AND p.country = ANY($2::text[])) AS profiles
+     FROM articles a WHERE a.id = $1`,
+    [id, markets],
+  );
+  return row;
+}

@@ -1,6 +1,8 @@
 // GET /v1/analytics/categories: impressions, publications, position and change per category path.
 import { createRoute } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import type { App } from '../../shared/app';
+import type { Env } from '../../shared/env';
 import { invalid } from '../../shared/errors';
 import { assertEndpointScopable } from '../../shared/limits/gates';
 import { errorResponses, keyed } from '../../shared/schemas/common';
@@ -8,6 +10,12 @@ import { resolveWindow, scopeBody } from '../../shared/window-scope';
 import { categoryAnalytics } from './categories-compute';
 import { CategoryAnalyticsQuery, CategoryAnalyticsSchema } from './categories-schemas';
 import { categoryPaths } from './params';
+
+/** A plan gate, so it runs before validation: totals over every category cannot be limited to chosen ones. */
+const closedToChosenCategories: MiddlewareHandler<Env> = async function closedToChosenCategories(c, next) {
+  assertEndpointScopable(c.var.auth, '/v1/analytics/categories');
+  await next();
+};
 
 const route = createRoute({
   method: 'get',
@@ -23,6 +31,7 @@ const route = createRoute({
     '(today partial); an hour counts when it starts inside the window. Closed to category-limited plans (Start, Grow): 403 ' +
     '`endpoint_not_in_plan_scope`.',
   security: keyed,
+  middleware: [closedToChosenCategories] as const,
   request: { query: CategoryAnalyticsQuery },
   responses: {
     200: { description: 'Category analytics.', content: { 'application/json': { schema: CategoryAnalyticsSchema } } },
@@ -33,8 +42,6 @@ const route = createRoute({
 export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, clock } = c.var;
-    // Totals over all categories cannot be limited to chosen ones: refused before any data is read.
-    assertEndpointScopable(auth, '/v1/analytics/categories');
     const query = c.req.valid('query');
     const parent = categoryPaths(query.parent, 'parent');
     if (parent && parent.length > 1) throw invalid(['query', 'parent'], 'parent is one taxonomy path');

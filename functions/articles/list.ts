@@ -33,9 +33,9 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, clock, config } = c.var;
     const query = c.req.valid('query');
+    // A category filter cannot be limited to the plan's categories: refused before anything else is read.
+    if (query.category !== undefined) assertEndpointScopable(auth, 'The `category` filter of /v1/articles');
     const categories = categoryPaths(query.category, 'category');
-    // A category filter cannot be limited to the plan's categories: refused before any data is read.
-    if (categories) assertEndpointScopable(auth, 'The `category` filter of /v1/articles');
     const entities = splitList(query.entity);
     if (entities?.length === 0) throw invalid(['query', 'entity'], "Expected entity ids or names separated by ';'");
     const now = clock.now();

@@ -132,7 +132,7 @@ describe('category-limited plans', () => {
     expect(reply.body.total).toBe(2);
   });
 
-  it.each(['/Sports', '/News', '/Sports/Soccer'])('category=%s -> 403 endpoint_not_in_plan_scope', async (category) => {
+  it.each(['/Sports', '/News', '/Sports/Soccer', 'not-a-path'])('category=%s -> 403 endpoint_not_in_plan_scope', async (category) => {
     const reply = await list(`?category=${category}`, limited.key);
     expect(reply.status, show(reply)).toBe(403);
     expect(reply.body.detail).toEqual({

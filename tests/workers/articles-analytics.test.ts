@@ -1,0 +1,166 @@
+// GET /v1/analytics/categories: exact rows over the hand-made world, every row of the oracle data set
+// against plain SQL over raw observations joined with article_categories, errors and plan scope.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CategoryAnalyticsSchema } from '../../functions/articles/categories-schemas';
+import { queryRows } from '../../shared/db/raw';
+import { ceilHour } from '../../shared/rollups/buckets';
+import { articleRecords, at, hour, NOW } from '../fixtures/articles';
+import { dataset } from '../fixtures/oracle';
+import { seed } from '../helpers/seed';
+import { createWorld, show, type Tenant, type World } from '../helpers/world';
+
+const ORACLE_NOW = '2026-11-10T10:30:00.000Z';
+let small: World;
+let oracle: World;
+let full: Tenant;
+let restricted: Tenant;
+let oracleKey: string;
+
+beforeAll(async () => {
+  [small, oracle] = await Promise.all([createWorld('articles_analytics'), createWorld('articles_analytics_oracle')]);
+  small.setNow(NOW);
+  oracle.setNow(ORACLE_NOW);
+  await seed(small, articleRecords());
+  for (const batch of dataset()) await seed(oracle, batch);
+  full = await small.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
+  restricted = await small.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] }, { countries: ['US'] });
+  oracleKey = (await oracle.tenant({ plan: 'enterprise', countries: ['US', 'GB', 'DE'] })).key;
+}, 120_000);
+
+const analytics = (query = '', key = full.key, world = small) => world.call(`/v1/analytics/categories${query}`, { key });
+const WINDOW = `?period=custom&date_from=${hour(48)}&date_to=${NOW}`;
+const row = (name: string, impressions: number, publications: number, avg_position: number, previous = 0, delta_pct: number | null = null) =>
+  ({ name, impressions, previous_impressions: previous, publications, publishers: publications, avg_position, delta_pct });
+
+describe('GET /v1/analytics/categories (exact)', () => {
+  it('one row per tagged path with impressions, most first, ties by path', async () => {
+    const reply = await analytics(WINDOW);
+    expect(reply.status, show(reply)).toBe(200);
+    expect(CategoryAnalyticsSchema.safeParse(reply.body).success).toBe(true);
+    expect(reply.body.scope).toEqual({
+      country: 'all', markets: ['de', 'gb', 'us'], lang: 'all', from: at(48), to: '2026-11-20T12:30:00+00:00',
+      prev_from: '2026-11-16T11:30:00+00:00', prev_to: at(48), history_days: 365, clamped: false,
+    });
+    // Soccer: US 11 x 100 at 2 and GB 2 x 50 at 4; the French article is outside the markets.
+    expect(reply.body.categories).toEqual([
+      row('/Sports/Soccer', 1200, 1, 2.17),
+      row('/News/Politics', 310, 1, 1.23),
+      row('/Tech', 140, 1, 3),
+      row('/News', 120, 1, 5),
+      row('/Sports/Tennis', 120, 1, 5),
+    ]);
+    expect(reply.body).toMatchObject({ total: 5, limit: 50, offset: 0 });
+  });
+
+  it('delta_pct against the previous window of the same length', async () => {
+    // [24h ago, 12h ago): soccer US 5 x 100 + GB 50; before it, [36h ago, 24h ago): US 6 x 100 + GB 50.
+    const reply = await analytics(`?period=custom&date_from=${hour(24)}&date_to=${hour(12)}`);
+    expect(reply.body.categories).toEqual([row('/Sports/Soccer', 550, 1, 2.18, 650, -15.4)]);
+  });
+
+  it.each([
+    ['&top_level=true', ['/Tech', '/News']],
+    ['&parent=/Sports', ['/Sports/Soccer', '/Sports/Tennis']],
+    ['&parent=/News', ['/News/Politics']],
+    ['&parent=/Spo', []],
+    ['&country=US', ['/Sports/Soccer', '/News/Politics', '/News', '/Sports/Tennis']],
+    ['&lang=de', ['/Tech', '/News/Politics']],
+    ['&limit=2&offset=1', ['/News/Politics', '/Tech']],
+  ])('%s', async (query, names) => {
+    const reply = await analytics(`${WINDOW}${query}`);
+    expect(reply.status, show(reply)).toBe(200);
+    expect(reply.body.categories.map((c: any) => c.name)).toEqual(names);
+  });
+
+  it('a restricted key measures its markets only', async () => {
+    const reply = await analytics(WINDOW, restricted.key);
+    expect(reply.body.scope.markets).toEqual(['us']);
+    expect(reply.body.categories[0]).toEqual(row('/Sports/Soccer', 1100, 1, 2));
+    expect((await analytics('?country=DE', restricted.key)).status).toBe(403);
+  });
+});
+
+/** Plain SQL over raw observations and article_categories: impressions, position sum, distinct articles and domains. */
+async function naive(markets: string[], language: string | null, from: Date, to: Date) {
+  const rows = await queryRows<{ name: string; imp: number; ps: number; pubs: number; publishers: number }>(
+    oracle.db,
+    `SELECT ac.name, sum(o.impressions)::float8 AS imp, sum(o.impressions::float8 * o.position) AS ps,
+            count(DISTINCT o.url_id) FILTER (WHERE o.impressions > 0)::int AS pubs,
+            count(DISTINCT a.domain) FILTER (WHERE o.impressions > 0)::int AS publishers
+     FROM observations o JOIN article_categories ac ON ac.url_id = o.url_id JOIN articles a ON a.id = o.url_id
+     WHERE o.country = ANY($1::text[]) AND ($2::text IS NULL OR o.language = $2) AND o.hour >= $3 AND o.hour < $4
+     GROUP BY ac.name`,
+    [markets, language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
+  );
+  return new Map(rows.map((r) => [r.name, r]));
+}
+
+describe('GET /v1/analytics/categories (against raw observations)', () => {
+  it.each([
+    ['', ['US', 'GB', 'DE'], null],
+    ['?period=30d', ['US', 'GB', 'DE'], null],
+    ['?period=24h&country=US&lang=en', ['US'], 'en'],
+    ['?period=custom&date_from=2026-11-02T07:13:00Z&date_to=2026-11-06T19:41:00Z&lang=de', ['US', 'GB', 'DE'], 'de'],
+    ['?period=custom&date_from=2026-11-03T00:00:00Z&date_to=2026-11-09T06:00:00Z&country=GB', ['GB'], null],
+  ])('%s', async (query, markets, language) => {
+    const reply = await analytics(query, oracleKey, oracle);
+    expect(reply.status, show(reply)).toBe(200);
+    const { scope, categories, total } = reply.body;
+    const [cur, prev] = await Promise.all([
+      naive(markets, language, new Date(scope.from), new Date(scope.to)),
+      naive(markets, language, new Date(scope.prev_from), new Date(scope.prev_to)),
+    ]);
+    const expected = [...cur.values()].filter((r) => r.imp > 0).sort((a, b) => b.imp - a.imp || (a.name < b.name ? -1 : 1));
+    expect(expected.length, 'the window holds data').toBeGreaterThan(1);
+    expect(categories.map((c: any) => c.name)).toEqual(expected.map((r) => r.name));
+    expect(total).toBe(expected.length);
+    for (const [i, want] of expected.entries()) {
+      const before = prev.get(want.name)?.imp ?? 0;
+      const got = categories[i];
+      expect(got, want.name).toMatchObject({ impressions: want.imp, previous_impressions: before, publications: want.pubs, publishers: want.publishers });
+      expect(got.avg_position).toBeCloseTo(want.ps / want.imp, 2);
+      expect(got.delta_pct).toBe(before > 0 ? Math.round(((want.imp - before) / before) * 1000) / 10 : null);
+    }
+  });
+});
+
+describe('errors and plan scope', () => {
+  it.each([
+    ['?period=custom', ['query', 'date_from'], 'missing'],
+    ['?period=90d', ['query', 'period'], 'enum'],
+    ['?limit=201', ['query', 'limit'], 'less_than_equal'],
+    ['?offset=-3', ['query', 'offset'], 'greater_than_equal'],
+    ['?country=USA', ['query', 'country'], 'string_pattern_mismatch'],
+    ['?parent=Sports', ['query', 'parent'], 'string_pattern_mismatch'],
+    ['?parent=/Sports;/News', ['query', 'parent'], 'value_error'],
+    ['?parent=/Sports&top_level=true', ['query', 'parent'], 'value_error'],
+    ['?top_level=maybe', ['query', 'top_level'], 'enum'],
+  ])('%s -> 422', async (query, loc, type) => {
+    const reply = await analytics(query);
+    expect(reply.status, show(reply)).toBe(422);
+    expect(reply.body.detail[0]).toMatchObject({ loc, type });
+  });
+
+  it('401 without a key; 403 for a country outside the key; 403 market_not_entitled without markets', async () => {
+    expect((await small.call('/v1/analytics/categories')).status).toBe(401);
+    const fr = await analytics('?country=FR');
+    expect(fr.status, show(fr)).toBe(403);
+    expect(fr.body).toEqual({ detail: "Region 'FR' is not allowed for this API key. Allowed regions: US, GB, DE." });
+    const bare = await small.tenant({ countries: [] });
+    const none = await analytics('', bare.key);
+    expect(none.status, show(none)).toBe(403);
+    expect(none.body.detail.code).toBe('market_not_entitled');
+  });
+
+  it.each(['start', 'grow'] as const)('%s with chosen categories -> 403 endpoint_not_in_plan_scope, even with bad parameters', async (plan) => {
+    const { key } = await small.tenant({ plan, countries: ['US'], categories: ['/Sports'] });
+    for (const query of ['', '?parent=/Sports', '?limit=999']) {
+      const reply = await analytics(query, key);
+      expect(reply.status, show(reply)).toBe(403);
+      expect(reply.body.detail).toEqual({
+        code: 'endpoint_not_in_plan_scope',
+        message: '/v1/analytics/categories cannot be limited to your chosen categories, so it is closed to category-limited plans.',
+      });
+    }
+  });
+});

@@ -13,6 +13,7 @@ const MARKERS: Record<string, string[]> = {
   geo: ["'/regions/{alpha_2}/cities'"],
   trends: ["'/v1/trends", "'/v1/themes", "'/v1/topics"],
   entities: ["'/v1/entities"],
+  articles: ["'/v1/articles", "'/v1/analytics"],
   jobs: [],
 };
 

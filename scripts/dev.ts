@@ -118,6 +118,8 @@ Try:
   curl -H 'X-API-Key: ${full.key}' ${base}/v1/geo/regions
   curl -H 'Authorization: Bearer ${full.key}' '${base}/v1/geo/regions/${full.countries?.[0] ?? 'US'}'
   curl -H 'X-API-Key: ${full.key}' '${base}/v2/geo/languages?with_article_counts=true'
+  curl -H 'X-API-Key: ${full.key}' '${base}/v1/articles?category=/Sports&limit=5'
+  curl -H 'X-API-Key: ${full.key}' '${base}/v1/analytics/categories?period=7d&top_level=false'
 `);
 
 const stop = async () => {

@@ -46,13 +46,17 @@ const SORT = { first_seen: 'first_seen', last_seen: 'last_seen', published_at: '
 export const CATEGORIES_JSON = `(SELECT coalesce(json_agg(json_build_object('name', ac.name, 'confidence', ac.confidence) ORDER BY ac.confidence DESC, ac.name), '[]')
   FROM article_categories ac WHERE ac.url_id = a.id)`;
 
-/** True when `a.id` has a category under one of the plan's top levels ($n: text[] or null). */
-export const inPlan = (param: string) => `(${param}::text[] IS NULL OR EXISTS (
-  SELECT 1 FROM article_categories pc WHERE pc.url_id = a.id AND '/' || split_part(pc.name, '/', 2) = ANY(${param}::text[])))`;
+/** True when the article `id` has a category under one of the plan's top levels (`param`: text[] or null). */
+const inPlan = (param: string, id: string) => `(${param}::text[] IS NULL OR EXISTS (
+  SELECT 1 FROM article_categories pc WHERE pc.url_id = ${id} AND '/' || split_part(pc.name, '/', 2) = ANY(${param}::text[])))`;
 
-/** One page of articles first seen in the window, and how many match in all. One round trip. */
+/**
+ * One page of articles first seen in the window, and how many match in all, in one round trip. The
+ * matching set stays narrow (ids and sort keys); the wide articles rows are read for the page only.
+ */
 export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: number; rows: ArticleRow[] }> {
-  const order = `${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, id`;
+  const order = `${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, url_id`;
+  const published = f.sortBy === 'published_at' ? ', (SELECT t.date_published FROM articles t WHERE t.id = s.url_id) AS date_published' : '';
   const [result] = await queryRows<{ total: number; rows: ArticleRow[] }>(
     db,
     `WITH fresh AS (
@@ -65,25 +69,24 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
        WHERE p.country = ANY($1::text[]) AND ($2::text IS NULL OR p.language = $2)
        GROUP BY p.url_id HAVING min(p.first_seen) >= $3),
      matched AS (
-       SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published,
-              s.first_seen, s.last_seen, s.impressions, s.countries, s.languages
-       FROM seen s JOIN articles a ON a.id = s.url_id
+       SELECT s.*${published} FROM seen s
        WHERE ($5::text[] IS NULL OR (
                SELECT count(DISTINCT c.path) FROM unnest($5::text[]) AS c(path)
-               JOIN article_categories ac ON ac.url_id = a.id AND (ac.name = c.path OR starts_with(ac.name, c.path || '/'))
+               JOIN article_categories ac ON ac.url_id = s.url_id AND (ac.name = c.path OR starts_with(ac.name, c.path || '/'))
              ) >= CASE WHEN $7 THEN cardinality($5::text[]) ELSE 1 END)
          AND ($6::text[] IS NULL OR (
                SELECT count(DISTINCT x.ref) FROM unnest($6::text[]) AS x(ref)
                JOIN entities e ON e.kg_id = x.ref OR e.normalized_name = lower(trim(x.ref))
-               JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = a.id
+               JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = s.url_id
              ) >= CASE WHEN $7 THEN cardinality($6::text[]) ELSE 1 END)
-         AND ($8::text IS NULL OR strpos(search_norm(a.title), search_norm($8)) > 0)
-         AND ${inPlan('$9')}),
-     page AS (
-       SELECT m.*, ${CATEGORIES_JSON.replaceAll('a.id', 'm.id')} AS categories, row_number() OVER (ORDER BY ${order}) AS ord
-       FROM matched m ORDER BY ${order} LIMIT $10 OFFSET $11)
+         AND ($8::text IS NULL OR EXISTS (SELECT 1 FROM articles t WHERE t.id = s.url_id AND strpos(search_norm(t.title), search_norm($8)) > 0))
+         AND ${inPlan('$9', 's.url_id')}),
+     page AS (SELECT m.*, row_number() OVER (ORDER BY ${order}) AS ord FROM matched m ORDER BY ${order} LIMIT $10 OFFSET $11)
      SELECT (SELECT count(*) FROM matched)::int AS total,
-            coalesce((SELECT json_agg(page ORDER BY ord) FROM page), '[]') AS rows`,
+            coalesce((SELECT json_agg(r ORDER BY r.ord) FROM (
+              SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published,
+                     p.first_seen, p.last_seen, p.impressions, p.countries, p.languages, ${CATEGORIES_JSON} AS categories, p.ord
+              FROM page p JOIN articles a ON a.id = p.url_id) r), '[]') AS rows`,
     [f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.categories, f.entities, f.matchAll, f.q, f.planCategories, f.limit, f.offset],
   );
   return result;

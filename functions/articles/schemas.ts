@@ -4,8 +4,8 @@ import { limitParam, offsetParam } from '../../shared/schemas/common';
 import { WindowQuery } from '../../shared/window-scope';
 
 const ts = (description: string, example = '2026-11-20T08:00:00+00:00') => z.string().openapi({ description, example });
-const isoQuery = (description: string) =>
-  z.string().datetime({ offset: true }).optional().openapi({ description, example: '2026-11-01T00:00:00+00:00' });
+const isoQuery = (description: string, example: string) =>
+  z.string().datetime({ offset: true }).optional().openapi({ description, example });
 
 export const CategorySchema = z
   .object({
@@ -82,13 +82,13 @@ export const ArticlesQuery = z.object({
     example: '/Sports;/News/Politics',
   }),
   entity: z.string().min(1).optional().openapi({ description: 'Knowledge-graph ids (`/m/...`) or entity names, separated by `;`.', example: '/m/0k2x9a' }),
-  match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` (default) or `all`.' }),
+  match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` (default) or `all`.', example: 'any' }),
   q: z.string().min(2).max(200).optional().openapi({ description: 'Case- and accent-insensitive substring of the title.', example: 'parliament' }),
-  date_from: isoQuery('Earliest first sighting (in the requested markets); moved forward to the plan\'s history when earlier (`history_clamped`). Default: the plan\'s history.'),
-  date_to: isoQuery('First sighting before this instant (exclusive). Default: now.'),
+  date_from: isoQuery('Earliest first sighting (in the requested markets); moved forward to the plan\'s history when earlier (`history_clamped`). Default: the plan\'s history.', '2026-11-01T00:00:00+00:00'),
+  date_to: isoQuery('First sighting before this instant (exclusive). Default: now.', '2026-11-21T00:00:00+00:00'),
   sort_by: z.enum(['first_seen', 'last_seen', 'published_at', 'impressions']).default('first_seen')
-    .openapi({ description: '`first_seen` (default), `last_seen`, `published_at` (unknown dates last) or `impressions`.' }),
-  sort_order: z.enum(['asc', 'desc']).default('desc').openapi({ description: '`asc` or `desc` (default).' }),
+    .openapi({ description: '`first_seen` (default), `last_seen`, `published_at` (unknown dates last) or `impressions`.', example: 'first_seen' }),
+  sort_order: z.enum(['asc', 'desc']).default('desc').openapi({ description: '`asc` or `desc` (default).', example: 'desc' }),
   limit: limitParam(200, 50),
   offset: offsetParam,
 });

@@ -3,6 +3,8 @@
 // completion marker and skip the load; `--reload` forces it.
 import type pg from 'pg';
 import { ingest } from '../../shared/ingest';
+import { rebuildRollups } from '../../shared/ingest/rebuild';
+import { migrate } from '../lib/migrations';
 import { connectTo, databaseExists, freshDatabase } from './db';
 import { BENCH_NOW, BENCH_SEED, generatedLines } from './generate';
 import { fmt, log } from './stats';
@@ -34,6 +36,19 @@ async function readMeta(client: pg.Client, scale: string): Promise<LoadInfo | nu
   return info && info.now === BENCH_NOW && (info.scale ?? 'bench') === scale ? { ...info, scale, fresh: false } : null;
 }
 
+/** A database loaded by an earlier version: newer migrations, and roll-up tables they added filled. */
+async function upgrade(client: pg.Client): Promise<void> {
+  await migrate(client);
+  const { rows } = await client.query<{ empty: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM dim_activity) AND EXISTS (SELECT 1 FROM url_spans) AS empty`);
+  if (!rows[0].empty) return;
+  log('building the activity hulls (dim_activity*) of the loaded data');
+  await client.query(`SET work_mem = '512MB'`);
+  await rebuildRollups(client, (line) => log(`  ${line}`), { activityOnly: true });
+  await client.query('RESET work_mem');
+  await client.query('VACUUM (ANALYZE) dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days');
+}
+
 export interface LoadOptions {
   reload?: boolean;
   scale?: string;
@@ -49,6 +64,7 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
     const info = await readMeta(client, scale);
     if (info) {
       log(`${ROLLUPS_DB}: data loaded ${info.loadedAt} in ${fmt(info.seconds)} s, reusing it`);
+      await upgrade(client);
       return { client, info };
     }
     // Never drop a database that holds data without being asked to (a load takes ~45 minutes).

@@ -1,6 +1,7 @@
 // One batch = one transaction: checks, then every record type in dependency order, then the
 // derived tables that depend on several types. Any failure rolls the whole batch back.
 import type { Queryable } from '../db/queryable';
+import { refreshActivity } from './activity';
 import { precheck } from './precheck';
 import { syncDimensions } from './rollups';
 import type { RecordType } from './records';
@@ -43,7 +44,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
-    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [],
+    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(),
   };
   await db.query('BEGIN');
   try {
@@ -63,7 +64,9 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
     // Last, so that it is exact whatever the record order (see rollups.ts).
     if (rollups) {
       const touched = new Set([...ctx.groups.article.map((i) => i.record.id), ...ctx.groups.trend_article.map((i) => i.record.url_id)]);
-      await syncDimensions(db, [...touched]);
+      const changes = await syncDimensions(db, [...touched]);
+      const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
+      await refreshActivity(db, [...ctx.spanUrls, ...joined], changes.filter((c) => c.sign < 0));
     }
     await db.query('COMMIT');
   } catch (e) {

@@ -1,8 +1,9 @@
 // Rebuilds every roll-up from the source tables in set-based SQL: after a bulk load that bypassed
 // ingest, or to prove the incremental path (the result must be identical).
 import type { Queryable } from '../db/queryable';
+import { REBUILD_ACTIVITY } from './activity';
 
-const STATEMENTS = [
+const BASE = [
   `TRUNCATE url_dimensions, dim_hours, dim_days, url_spans`,
   `INSERT INTO url_dimensions (kind, key, url_id)
    SELECT 'entity', entity_id::text, url_id FROM article_entities
@@ -23,20 +24,30 @@ const STATEMENTS = [
             hour - row_number() OVER (PARTITION BY url_id, country, language ORDER BY hour) * interval '1 hour' AS grp
      FROM observations WHERE impressions > 0) runs
    GROUP BY url_id, country, language, grp`,
-  `ANALYZE url_dimensions, dim_hours, dim_days, url_spans`,
 ];
 
-export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}): Promise<void> {
+const ANALYZE = `ANALYZE url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
+
+async function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
   await db.query('BEGIN');
   try {
-    for (const statement of STATEMENTS) {
+    for (const statement of statements) {
       const started = Date.now();
       await db.query(statement);
-      log(`${statement.split('\n')[0].slice(0, 60)}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      log(`${statement.trim().split('\n')[0].slice(0, 60)}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
     await db.query('COMMIT');
   } catch (err) {
     await db.query('ROLLBACK').catch(() => undefined);
     throw err;
   }
+}
+
+export interface RebuildOptions {
+  /** Only the activity hulls (dim_activity*), from the current url_dimensions and url_spans. */
+  activityOnly?: boolean;
+}
+
+export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
+  await run(db, [...(opts.activityOnly ? [] : BASE), ...REBUILD_ACTIVITY, ANALYZE], log);
 }

@@ -84,6 +84,8 @@ export interface BatchContext {
   touchedTrends: Set<string>;
   /** trend_articles rows inserted by this batch: added to their trends' aggregates incrementally. */
   newTrendArticles: { trend_id: string; url_id: string }[];
+  /** URLs whose activity spans changed (their activity groups are refreshed at the end). */
+  spanUrls: Set<string>;
 }
 
 export function emptyGroups(): Groups {

@@ -138,6 +138,7 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
       impressions: Number(h.impressions) - Number(h.old_impressions ?? 0), position_sum: Number(h.position_sum_delta),
     })));
     await recomputeSpans(ctx.db, keys);
+    for (const k of keys) ctx.spanUrls.add(k.url_id);
   }
   const changed = await ctx.db.query<ChangedProfile>(RECOMPUTE_PROFILES, [
     keys.map((p) => p.url_id), keys.map((p) => p.country), keys.map((p) => p.language),

@@ -1,8 +1,10 @@
 // Window reads over the dimension roll-ups: sums per bucket from dim_days (whole days) and dim_hours
-// (hours and partial days), distinct counts from url_spans. No raw observation is read.
+// (hours and partial days), distinct counts from the activity hulls (activity.ts) or url_spans.
+// No raw observation is read.
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import type { DimensionKind } from '../db/schema';
+import { coversAllMarkets, distinctFromActivity } from './activity';
 import { buckets, ceilHour, type Grain } from './buckets';
 
 export interface DimScope {
@@ -100,6 +102,12 @@ export interface KeyDistinct {
  * With `across`, one row (key `*`) counts the union of all keys: distinct counts do not add up.
  */
 export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
+  if (!across && scope.language === null && (await coversAllMarkets(db, scope.markets))) return distinctFromActivity(db, scope, from, to);
+  return distinctFromSpans(db, scope, from, to, across);
+}
+
+/** The same from url_spans: any market subset and language, and the union of keys (`across`). */
+export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
   // Bounds round up to whole hours: a window inside one hour holds no hour at all.
   if (ceilHour(from) >= ceilHour(to)) return new Map();
   // hits: one row per (key, active URL) with the end of its last active span in the window. The

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import type { Grain } from '../../shared/rollups/buckets';
-import { distinctByKey, publicationsSeries, seriesByKey, type DimScope } from '../../shared/rollups/read';
+import { distinctFromActivity } from '../../shared/rollups/activity';
+import { distinctByKey, distinctFromSpans, publicationsSeries, seriesByKey, type DimScope } from '../../shared/rollups/read';
 import { BASE, CATEGORIES, dataset, DOMAINS, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { seed } from '../helpers/seed';
@@ -65,6 +66,33 @@ describe('roll-ups equal the raw-observation reference', () => {
     );
   }, 120_000);
 
+  it('distinct counts from the activity hulls (every market, every language) equal the reference and url_spans', async () => {
+    const arbitraryWindow = fc.record({
+      kind: fc.constantFrom<DimensionKind>('entity', 'category', 'publisher', 'trend'),
+      keyMask: fc.integer({ min: 1, max: 15 }),
+      start: fc.integer({ min: -24 * 60, max: HOURS * 60 }),
+      length: fc.integer({ min: 30, max: 10 * 24 * 60 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(arbitraryWindow, async (q) => {
+        const all = keys[q.kind];
+        const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
+        const scope: DimScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: ['US', 'GB', 'DE'], language: null };
+        const from = new Date(BASE + q.start * 60_000);
+        const to = new Date(from.getTime() + q.length * 60_000);
+        const [hulls, spans, reference] = await Promise.all([
+          distinctFromActivity(world.db, scope, from, to),
+          distinctFromSpans(world.db, scope, from, to),
+          naiveDistinct(world.db, scope, from, to),
+        ]);
+        const want = new Map([...reference].map(([k, r]) => [k, { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen }]));
+        expect(hulls, `${q.kind} from the activity hulls`).toEqual(want);
+        expect(spans, `${q.kind} from url_spans`).toEqual(want);
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+
   it('loading the last batch again changes nothing', async () => {
     const before = await queryRows<{ n: number; s: number }>(world.db, 'SELECT count(*)::int AS n, coalesce(sum(impressions), 0)::float8 AS s FROM dim_hours');
     // (Reloading earlier batches would legitimately undo the later corrections.)
@@ -81,6 +109,10 @@ describe('roll-ups equal the raw-observation reference', () => {
       days: await queryRows(world.db, `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0 ORDER BY 1, 2, 3, 4, 5`),
       spans: await queryRows(world.db, 'SELECT url_id::text, country, language, start_hour::text, end_hour::text FROM url_spans ORDER BY 1, 2, 3, 4'),
       dims: await queryRows(world.db, 'SELECT kind, key, url_id::text FROM url_dimensions ORDER BY 1, 2, 3'),
+      hulls: await queryRows(world.db, 'SELECT kind, key, unit, item, first_hour::text, end_hour::text FROM dim_activity ORDER BY 1, 2, 3, 4'),
+      gaps: await queryRows(world.db, 'SELECT kind, key, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps ORDER BY 1, 2, 3, 4, 5'),
+      marks: await queryRows(world.db, 'SELECT kind, key, unit, hour::text, starts, ends FROM dim_activity_hours ORDER BY 1, 2, 3, 4'),
+      markDays: await queryRows(world.db, 'SELECT kind, key, unit, day::text, starts, ends FROM dim_activity_days ORDER BY 1, 2, 3, 4'),
     });
     const incremental = await snapshot();
     const client = await world.pool().connect();

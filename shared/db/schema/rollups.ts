@@ -1,6 +1,6 @@
 // Roll-ups maintained at ingest so that no request scans raw URL-hours over a window
 // (docs/DATA.md explains each table and which read path uses it).
-import { bigint, date, doublePrecision, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -64,4 +64,76 @@ export const urlSpans = pgTable(
     endHour: tstz('end_hour').notNull(),
   },
   (t) => [primaryKey({ columns: [t.urlId, t.country, t.language, t.startHour] })],
+);
+
+/**
+ * What a dimension key's distinct counts count: its publications (URLs), the publishers and the
+ * trends of those URLs. A publisher key does not count publishers, a trend key not trends.
+ */
+export const ACTIVITY_UNITS = ['publication', 'publisher', 'trend'] as const;
+export type ActivityUnit = (typeof ACTIVITY_UNITS)[number];
+
+/**
+ * One counted item of a dimension key (a URL of the key, or a publisher or trend of its URLs) with
+ * the hull of its activity over all markets and languages: [first_hour, end_hour). With the
+ * holes of that activity (dim_activity_gaps) and the hull ends counted per hour and day
+ * (dim_activity_hours/_days), the exact number of distinct items active in a window is a handful of
+ * index range sums per key instead of a walk over every URL (docs/DATA.md).
+ */
+export const dimActivity = pgTable(
+  'dim_activity',
+  {
+    kind: text('kind').$type<DimensionKind>().notNull(),
+    key: text('key').notNull(),
+    unit: text('unit').$type<ActivityUnit>().notNull(),
+    item: text('item').notNull(),
+    firstHour: tstz('first_hour').notNull(),
+    endHour: tstz('end_hour').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key, t.unit, t.item] })],
+);
+
+/** Hours inside an item's hull without activity: [gap_start, gap_end). */
+export const dimActivityGaps = pgTable(
+  'dim_activity_gaps',
+  {
+    kind: text('kind').$type<DimensionKind>().notNull(),
+    key: text('key').notNull(),
+    unit: text('unit').$type<ActivityUnit>().notNull(),
+    item: text('item').notNull(),
+    gapStart: tstz('gap_start').notNull(),
+    gapEnd: tstz('gap_end').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.key, t.unit, t.item, t.gapStart] }),
+    index('dim_activity_gaps_end_idx').on(t.kind, t.key, t.unit, t.gapEnd),
+  ],
+);
+
+/** Per key, unit and hour: how many item hulls start (first_hour) and end (end_hour) there. */
+export const dimActivityHours = pgTable(
+  'dim_activity_hours',
+  {
+    kind: text('kind').$type<DimensionKind>().notNull(),
+    key: text('key').notNull(),
+    unit: text('unit').$type<ActivityUnit>().notNull(),
+    hour: tstz('hour').notNull(),
+    starts: integer('starts').notNull(),
+    ends: integer('ends').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key, t.unit, t.hour] })],
+);
+
+/** The same per UTC day. */
+export const dimActivityDays = pgTable(
+  'dim_activity_days',
+  {
+    kind: text('kind').$type<DimensionKind>().notNull(),
+    key: text('key').notNull(),
+    unit: text('unit').$type<ActivityUnit>().notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    starts: integer('starts').notNull(),
+    ends: integer('ends').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key, t.unit, t.day] })],
 );

@@ -1,0 +1,78 @@
+// Distinct counts from the activity hulls (dim_activity*; docs/DATA.md "Distinct counts"). An item
+// is active in [F, T) when its hull overlaps the window and the window does not fall inside one of
+// its gaps, so per key and unit:
+//   active = #{first_hour < T} - #{end_hour <= F} - #{gaps with gap_start <= F and gap_end >= T}
+// The first two are sums of hull marks per day (whole days) and per hour (the edge day), the third
+// a short index range: the work depends on keys and days, not on how many URLs a key has.
+// Hulls merge all markets and languages, so this answers scopes that cover every market with data
+// and every language; `read.ts` falls back to url_spans for the others.
+import type { Db } from '../db/client';
+import { queryRows } from '../db/raw';
+import { ceilHour } from './buckets';
+import type { DimScope, KeyDistinct } from './read';
+
+const DAY = 86_400_000;
+const dayStart = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
+
+/** True when no market outside `markets` has data: hulls over all markets then equal the scope's. */
+export async function coversAllMarkets(db: Db, markets: string[]): Promise<boolean> {
+  const [row] = await queryRows<{ covered: boolean }>(
+    db,
+    `SELECT NOT EXISTS (SELECT 1 FROM market_days WHERE country <> ALL($1::text[])) AS covered`,
+    [markets],
+  );
+  return row.covered;
+}
+
+// $1 kind, $2 keys, $3 T's day, $4 T's day start, $5 T, $6 F's day, $7 F's day start, $8 F.
+const COUNTS = `
+WITH k AS (SELECT DISTINCT unnest($2::text[]) AS key),
+u AS (SELECT unnest(ARRAY['publication', 'publisher', 'trend']) AS unit),
+counts AS (
+  SELECT k.key, u.unit,
+    (SELECT coalesce(sum(starts), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.day < $3::date)
+    + (SELECT coalesce(sum(starts), 0) FROM dim_activity_hours a
+       WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.hour >= $4::timestamptz AND a.hour < $5::timestamptz)
+    - (SELECT coalesce(sum(ends), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.day < $6::date)
+    - (SELECT coalesce(sum(ends), 0) FROM dim_activity_hours a
+       WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.hour >= $7::timestamptz AND a.hour <= $8::timestamptz)
+    - (SELECT count(*) FROM dim_activity_gaps g
+       WHERE g.kind = $1 AND g.key = k.key AND g.unit = u.unit AND g.gap_end >= $5::timestamptz AND g.gap_start <= $8::timestamptz) AS n
+  FROM k CROSS JOIN u),
+-- Last seen: the end of the latest hour with impressions in the window, over every market.
+seen AS (
+  SELECT k.key, max(h.hour) + interval '1 hour' AS last_seen
+  FROM k CROSS JOIN (SELECT DISTINCT country, language FROM market_days) m CROSS JOIN LATERAL (
+    SELECT hour FROM dim_hours
+    WHERE kind = $1 AND key = k.key AND country = m.country AND language = m.language
+      AND hour >= $8::timestamptz AND hour < $5::timestamptz AND impressions > 0
+    ORDER BY hour DESC LIMIT 1) h
+  GROUP BY k.key)
+SELECT c.key,
+  sum(n) FILTER (WHERE unit = 'publication')::int AS publications,
+  sum(n) FILTER (WHERE unit = 'publisher')::int AS publishers,
+  sum(n) FILTER (WHERE unit = 'trend')::int AS trends,
+  s.last_seen
+FROM counts c LEFT JOIN seen s USING (key)
+GROUP BY c.key, s.last_seen`;
+
+/** Distinct publications, publishers and trends per key, for a scope of every market and language. */
+export async function distinctFromActivity(db: Db, scope: DimScope, from: Date, to: Date): Promise<Map<string, KeyDistinct>> {
+  const f = ceilHour(from);
+  const t = ceilHour(to);
+  if (f >= t) return new Map();
+  const day = (d: Date) => dayStart(d).toISOString().slice(0, 10);
+  const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: string | Date | null }>(
+    db,
+    COUNTS,
+    [scope.kind, scope.keys, day(t), dayStart(t).toISOString(), t.toISOString(), day(f), dayStart(f).toISOString(), f.toISOString()],
+  );
+  const out = new Map<string, KeyDistinct>();
+  for (const r of rows) {
+    if (r.publications <= 0) continue;
+    // A publisher key is one publisher; its own group is not stored (shared/ingest/activity.ts).
+    const publishers = scope.kind === 'publisher' ? 1 : r.publishers;
+    out.set(r.key, { publications: r.publications, publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null });
+  }
+  return out;
+}

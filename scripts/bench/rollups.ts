@@ -1,4 +1,4 @@
-// `npm run bench -- rollups [--scale bench] [--lines N] [--runs 7] [--kinds entity,publisher] [--keys 1,50,200] [--windows 24h,7d,30d] [--raw-budget 60] [--jit off] [--reload]`
+// `npm run bench -- rollups [--scale bench] [--lines N] [--runs 7] [--kinds entity,publisher] [--keys 1,50,200] [--windows 24h,7d,30d] [--raw-budget 60] [--jit off] [--distinct spans] [--reload]`
 // Window reads over the roll-ups (shared/rollups/read.ts: seriesByKey at day grain + distinctByKey,
 // called as the API calls them: drizzle neon-http through the local gateway) against the same
 // answer computed from raw observations (rollups-raw.ts) through the same connection, on the bench
@@ -7,7 +7,7 @@
 import { createDb, type Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
-import { distinctByKey, seriesByKey, type DimScope, type KeyDistinct, type KeySeries } from '../../shared/rollups/read';
+import { distinctByKey, distinctFromSpans, seriesByKey, type DimScope, type KeyDistinct, type KeySeries } from '../../shared/rollups/read';
 import { startGateway } from '../gateway/index';
 import { dbUrl, PG_BASE } from './db';
 import { BENCH_NOW } from './generate';
@@ -43,8 +43,11 @@ async function timed(series: () => Promise<Map<string, KeySeries>>, distinct: ()
   return { answer: { series: s, distinct: d }, seriesMs: t1 - t0, distinctMs: t2 - t1 };
 }
 
+/** `--distinct spans` times the url_spans walk instead of the path distinctByKey picks (the hulls here). */
+let distinctPath: 'auto' | 'spans' = 'auto';
 const viaRollups = (db: Db, scope: DimScope, from: Date, to: Date) =>
-  timed(() => seriesByKey(db, scope, from, to, 'day'), () => distinctByKey(db, scope, from, to));
+  timed(() => seriesByKey(db, scope, from, to, 'day'),
+    () => (distinctPath === 'spans' ? distinctFromSpans(db, scope, from, to) : distinctByKey(db, scope, from, to)));
 const viaRaw = (db: Db, scope: DimScope, from: Date, to: Date) =>
   timed(() => rawSeries(db, scope, from, to), () => rawDistinct(db, scope, from, to));
 
@@ -78,6 +81,7 @@ export async function run(argv: string[]): Promise<void> {
   const keyCounts = list(argv, '--keys', '1,50,200').map(Number);
   const windows = list(argv, '--windows', '24h,7d,30d');
   const rawBudgetMs = Number(list(argv, '--raw-budget', '60')[0]) * 1000;
+  distinctPath = list(argv, '--distinct', 'auto')[0] === 'spans' ? 'spans' : 'auto';
 
   const scale = list(argv, '--scale', 'bench')[0];
   const lines = argv.includes('--lines') ? Number(list(argv, '--lines', '0')[0]) : undefined;
@@ -87,7 +91,8 @@ export async function run(argv: string[]): Promise<void> {
     (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM url_profiles) AS profiles,
     (SELECT count(*) FROM articles) AS articles, (SELECT count(*) FROM url_dimensions) AS url_dimensions,
     (SELECT count(*) FROM dim_hours) AS dim_hours, (SELECT count(*) FROM dim_days) AS dim_days,
-    (SELECT count(*) FROM url_spans) AS url_spans,
+    (SELECT count(*) FROM url_spans) AS url_spans, (SELECT count(*) FROM dim_activity) AS dim_activity,
+    (SELECT count(*) FROM dim_activity_gaps) AS dim_activity_gaps, (SELECT count(*) FROM dim_activity_hours) AS dim_activity_hours,
     (SELECT min(hour)::text FROM observations) AS first_hour, (SELECT max(hour)::text FROM observations) AS last_hour,
     pg_size_pretty(pg_database_size(current_database())) AS size`);
   const { rows: markets } = await client.query<{ country: string }>('SELECT DISTINCT country FROM market_days ORDER BY 1');
@@ -157,7 +162,7 @@ export async function run(argv: string[]): Promise<void> {
   console.log(`\nrollups: ${ROLLUPS_DB} (${fmt(info.lines)} lines loaded in ${fmt(info.seconds)} s${info.fresh ? ' by this run' : ', reused'}): ` +
     `${Object.entries(sizes).map(([k, v]) => `${k} ${/^\d+$/.test(v) ? fmt(Number(v)) : v}`).join(', ')}`);
   console.log(`JIT: ${jitOff ? 'off (ALTER DATABASE ... SET jit = off)' : 'server default (on)'}; windows end at ${BENCH_NOW}; all ${countries.length} countries, every language; medians (runs roll-ups/raw) after a ` +
-    `warm-up pair whose answers are compared; series = seriesByKey at day grain, distinct = distinctByKey; ms per call over ` +
+    `warm-up pair whose answers are compared; series = seriesByKey at day grain, distinct = ${distinctPath === 'spans' ? 'distinctFromSpans (forced url_spans walk)' : 'distinctByKey (activity hulls for this scope)'}; ms per call over ` +
     `neon-http through the local gateway\n`);
   console.log(table(['kind', 'keys', 'window', 'publications', 'runs', 'series roll-ups ms', 'series raw ms', 'series raw/roll-ups',
     'distinct roll-ups ms', 'distinct raw ms', 'distinct raw/roll-ups', 'both roll-ups ms', 'both raw ms', 'both raw/roll-ups', 'equal'], results));

@@ -39,13 +39,16 @@ const ALL_MEMBERS = `
   SELECT d.kind, d.key, x.kind, x.key, d.url_id FROM url_dimensions d
   JOIN url_dimensions x ON x.url_id = d.url_id AND x.kind IN ('publisher', 'trend') AND NOT (d.kind = 'publisher' AND x.kind = 'publisher')`;
 
+/** A hull "ends" at its last active hour, so that both marks are counted strictly before a boundary. */
+const LAST_HOUR = `(end_hour - interval '1 hour')`;
+
 /** Hull starts and ends per hour and per day, from the stored hulls. */
 const MARKS_FROM_HULLS = (into: 'hours' | 'days') => {
   const at = (col: string) => (into === 'hours' ? col : `(${col} AT TIME ZONE 'UTC')::date`);
   return `INSERT INTO dim_activity_${into} (kind, key, unit, ${into === 'hours' ? 'hour' : 'day'}, starts, ends)
   SELECT kind, key, unit, at, sum(starts)::int, sum(ends)::int FROM (
     SELECT kind, key, unit, ${at('first_hour')} AS at, 1 AS starts, 0 AS ends FROM dim_activity
-    UNION ALL SELECT kind, key, unit, ${at('end_hour')}, 0, 1 FROM dim_activity) m
+    UNION ALL SELECT kind, key, unit, ${at(LAST_HOUR)}, 0, 1 FROM dim_activity) m
   GROUP BY kind, key, unit, at`;
 };
 
@@ -92,9 +95,9 @@ old AS MATERIALIZED (
 delta AS MATERIALIZED (
   SELECT kind, key, unit, hour, sum(starts)::int AS starts, sum(ends)::int AS ends FROM (
     SELECT kind, key, unit, first_hour AS hour, 1 AS starts, 0 AS ends FROM hulls
-    UNION ALL SELECT kind, key, unit, end_hour, 0, 1 FROM hulls
+    UNION ALL SELECT kind, key, unit, ${LAST_HOUR}, 0, 1 FROM hulls
     UNION ALL SELECT kind, key, unit, first_hour, -1, 0 FROM old
-    UNION ALL SELECT kind, key, unit, end_hour, 0, -1 FROM old) m
+    UNION ALL SELECT kind, key, unit, ${LAST_HOUR}, 0, -1 FROM old) m
   GROUP BY kind, key, unit, hour
   HAVING sum(starts) <> 0 OR sum(ends) <> 0),
 hours AS (

@@ -1,14 +1,15 @@
 // Distinct counts from the activity hulls (dim_activity*; docs/DATA.md "Distinct counts"). An item
 // is active in [F, T) when its hull overlaps the window and the window does not fall inside one of
 // its gaps, so per key and unit:
-//   active = #{first_hour < T} - #{end_hour <= F} - #{gaps with gap_start <= F and gap_end >= T}
+//   active = #{first_hour < T} - #{last_hour < F} - #{gaps with gap_start <= F and gap_end >= T}
+// (last_hour = end_hour - 1h, the hull's last active hour)
 // The first two are sums of hull marks per day (whole days) and per hour (the edge day), the third
 // a short index range: the work depends on keys and days, not on how many URLs a key has.
 // Hulls merge all markets and languages, so this answers scopes that cover every market with data
 // and every language; `read.ts` falls back to url_spans for the others.
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
-import { ceilHour } from './buckets';
+import { buckets, ceilHour, type Grain } from './buckets';
 import type { DimScope, KeyDistinct } from './read';
 
 const DAY = 86_400_000;
@@ -35,7 +36,7 @@ counts AS (
        WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.hour >= $4::timestamptz AND a.hour < $5::timestamptz)
     - (SELECT coalesce(sum(ends), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.day < $6::date)
     - (SELECT coalesce(sum(ends), 0) FROM dim_activity_hours a
-       WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.hour >= $7::timestamptz AND a.hour <= $8::timestamptz)
+       WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.hour >= $7::timestamptz AND a.hour < $8::timestamptz)
     - (SELECT count(*) FROM dim_activity_gaps g
        WHERE g.kind = $1 AND g.key = k.key AND g.unit = u.unit AND g.gap_end >= $5::timestamptz AND g.gap_start <= $8::timestamptz) AS n
   FROM k CROSS JOIN u),
@@ -73,6 +74,85 @@ export async function distinctFromActivity(db: Db, scope: DimScope, from: Date, 
     // A publisher key is one publisher; its own group is not stored (shared/ingest/activity.ts).
     const publishers = scope.kind === 'publisher' ? 1 : r.publishers;
     out.set(r.key, { publications: r.publications, publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null });
+  }
+  return out;
+}
+
+// Per key: publications first seen before $3 and last seen before $3 (the window's start), the
+// marks inside [$3, $4) (whole days from dim_activity_days when $5, else hours), and the gaps that
+// overlap the window.
+const BUCKET_MARKS = `
+WITH k AS (SELECT DISTINCT unnest($2::text[]) AS key)
+SELECT k.key, 'base' AS part, NULL::text AS at,
+  (SELECT coalesce(sum(starts), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.day < $6::date)
+  + (SELECT coalesce(sum(starts), 0) FROM dim_activity_hours a
+     WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.hour >= $7::timestamptz AND a.hour < $3::timestamptz) AS starts,
+  (SELECT coalesce(sum(ends), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.day < $6::date)
+  + (SELECT coalesce(sum(ends), 0) FROM dim_activity_hours a
+     WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.hour >= $7::timestamptz AND a.hour < $3::timestamptz) AS ends,
+  NULL::text AS gap_end
+FROM k
+UNION ALL
+SELECT a.key, 'mark', to_char(a.hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24'), a.starts, a.ends, NULL FROM dim_activity_hours a
+WHERE a.kind = $1 AND a.key = ANY($2::text[]) AND a.unit = 'publication' AND a.hour >= $3::timestamptz AND a.hour < $4::timestamptz
+  AND NOT ($5 AND (a.hour AT TIME ZONE 'UTC')::date >= $8::date AND (a.hour AT TIME ZONE 'UTC')::date < $9::date)
+UNION ALL
+SELECT a.key, 'mark', to_char(a.day, 'YYYY-MM-DD'), a.starts, a.ends, NULL FROM dim_activity_days a
+WHERE $5 AND a.kind = $1 AND a.key = ANY($2::text[]) AND a.unit = 'publication' AND a.day >= $8::date AND a.day < $9::date
+UNION ALL
+SELECT g.key, 'gap', to_char(g.gap_start AT TIME ZONE 'UTC', $10), 0, 0, to_char(g.gap_end AT TIME ZONE 'UTC', $10) FROM dim_activity_gaps g
+WHERE g.kind = $1 AND g.key = ANY($2::text[]) AND g.unit = 'publication' AND g.gap_end > $3::timestamptz AND g.gap_start < $4::timestamptz`;
+
+/**
+ * Distinct publications active in each bucket per key, for a scope of every market and language:
+ * the same formula per bucket, with the marks summed cumulatively from the window's start.
+ */
+export async function publicationsFromActivity(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
+  const list = buckets(from, to, grain);
+  if (list.length === 0) return new Map(scope.keys.map((k) => [k, []]));
+  const start = list[0].from;
+  const end = list[list.length - 1].to;
+  // At day grain the whole days inside the window are read as day marks, the edge days as hours.
+  const whole = list.filter((b) => b.wholeDay);
+  const wholeFrom = whole.length ? whole[0].from : end;
+  const wholeTo = whole.length ? whole[whole.length - 1].to : end;
+  const iso = (d: Date) => d.toISOString();
+  const rows = await queryRows<{ key: string; part: string; at: string | null; starts: number; ends: number; gap_end: string | null }>(
+    db,
+    BUCKET_MARKS,
+    [scope.kind, scope.keys, iso(start), iso(end), whole.length > 0, iso(dayStart(start)).slice(0, 10), iso(dayStart(start)),
+      iso(wholeFrom).slice(0, 10), iso(wholeTo).slice(0, 10), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'],
+  );
+  // A mark belongs to the bucket containing its hour (or day): index it by the bucket's label.
+  const label = (d: Date) => (grain === 'hour' ? iso(d).slice(0, 13) : iso(d).slice(0, 10));
+  const index = new Map(list.map((b, i) => [label(b.from), i]));
+  const bucketOf = (at: string) => index.get(grain === 'hour' ? at.slice(0, 13) : at.slice(0, 10))!;
+  const out = new Map<string, number[]>();
+  const state = new Map<string, { s0: number; e0: number; starts: number[]; ends: number[]; gaps: [Date, Date][] }>();
+  for (const key of scope.keys) state.set(key, { s0: 0, e0: 0, starts: list.map(() => 0), ends: list.map(() => 0), gaps: [] });
+  for (const r of rows) {
+    const st = state.get(r.key)!;
+    if (r.part === 'base') {
+      st.s0 = Number(r.starts);
+      st.e0 = Number(r.ends);
+    } else if (r.part === 'mark') {
+      st.starts[bucketOf(r.at!)] += Number(r.starts);
+      st.ends[bucketOf(r.at!)] += Number(r.ends);
+    } else {
+      st.gaps.push([new Date(r.at!), new Date(r.gap_end!)]);
+    }
+  }
+  for (const [key, st] of state) {
+    // Before bucket i: hulls started before its end, and hulls whose last hour lies before its start.
+    let started = st.s0;
+    let ended = st.e0;
+    out.set(key, list.map((b, i) => {
+      started += st.starts[i];
+      const inside = st.gaps.filter(([gs, ge]) => gs <= b.from && ge >= b.to).length;
+      const active = started - ended - inside;
+      ended += st.ends[i];
+      return active;
+    }));
   }
   return out;
 }

@@ -4,7 +4,7 @@
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import type { DimensionKind } from '../db/schema';
-import { coversAllMarkets, distinctFromActivity } from './activity';
+import { coversAllMarkets, distinctFromActivity, publicationsFromActivity } from './activity';
 import { buckets, ceilHour, type Grain } from './buckets';
 
 export interface DimScope {
@@ -137,6 +137,12 @@ export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to:
 
 /** Distinct publications active in each bucket, per key. */
 export async function publicationsSeries(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
+  if (scope.language === null && (await coversAllMarkets(db, scope.markets))) return publicationsFromActivity(db, scope, from, to, grain);
+  return publicationsFromSpans(db, scope, from, to, grain);
+}
+
+/** The same from url_spans, for any scope. */
+export async function publicationsFromSpans(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
   const list = buckets(from, to, grain);
   if (list.length === 0) return new Map(scope.keys.map((k) => [k, []]));
   // The scope's spans in the window first (by key, through the indexes), then their buckets.

@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import type { Grain } from '../../shared/rollups/buckets';
-import { distinctFromActivity } from '../../shared/rollups/activity';
-import { distinctByKey, distinctFromSpans, publicationsSeries, seriesByKey, type DimScope } from '../../shared/rollups/read';
+import { distinctFromActivity, publicationsFromActivity } from '../../shared/rollups/activity';
+import { distinctByKey, distinctFromSpans, publicationsFromSpans, publicationsSeries, seriesByKey, type DimScope } from '../../shared/rollups/read';
 import { BASE, CATEGORIES, dataset, DOMAINS, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { seed } from '../helpers/seed';
@@ -66,12 +66,13 @@ describe('roll-ups equal the raw-observation reference', () => {
     );
   }, 120_000);
 
-  it('distinct counts from the activity hulls (every market, every language) equal the reference and url_spans', async () => {
+  it('distinct counts and publications per bucket from the activity hulls (every market, every language) equal the reference and url_spans', async () => {
     const arbitraryWindow = fc.record({
       kind: fc.constantFrom<DimensionKind>('entity', 'category', 'publisher', 'trend'),
       keyMask: fc.integer({ min: 1, max: 15 }),
       start: fc.integer({ min: -24 * 60, max: HOURS * 60 }),
       length: fc.integer({ min: 30, max: 10 * 24 * 60 }),
+      grain: fc.constantFrom<Grain>('hour', 'day'),
     });
     await fc.assert(
       fc.asyncProperty(arbitraryWindow, async (q) => {
@@ -80,11 +81,18 @@ describe('roll-ups equal the raw-observation reference', () => {
         const scope: DimScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: ['US', 'GB', 'DE'], language: null };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
-        const [hulls, spans, reference] = await Promise.all([
+        const [hulls, spans, reference, perBucket, perBucketSpans, series] = await Promise.all([
           distinctFromActivity(world.db, scope, from, to),
           distinctFromSpans(world.db, scope, from, to),
           naiveDistinct(world.db, scope, from, to),
+          publicationsFromActivity(world.db, scope, from, to, q.grain),
+          publicationsFromSpans(world.db, scope, from, to, q.grain),
+          naiveSeries(world.db, scope, from, to, q.grain),
         ]);
+        for (const key of scope.keys) {
+          expect(perBucket.get(key), `${q.kind} ${key} publications per bucket from the hulls`).toEqual(series.get(key)!.pubs);
+          expect(perBucketSpans.get(key), `${q.kind} ${key} publications per bucket from url_spans`).toEqual(series.get(key)!.pubs);
+        }
         const want = new Map([...reference].map(([k, r]) => [k, { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen }]));
         expect(hulls, `${q.kind} from the activity hulls`).toEqual(want);
         expect(spans, `${q.kind} from url_spans`).toEqual(want);

@@ -110,7 +110,7 @@ export const dimActivityGaps = pgTable(
   ],
 );
 
-/** Per key, unit and hour: how many item hulls start (first_hour) and end (end_hour) there. */
+/** Per key, unit and hour: how many item hulls start (first_hour) and end (last active hour, end_hour - 1h) there. */
 export const dimActivityHours = pgTable(
   'dim_activity_hours',
   {

@@ -6,18 +6,31 @@ import { PLANS, projects, SUBSCRIPTION_STATES, type Addons } from '../db/schema'
 
 const countryCode = z.string().regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2, e.g. US').transform((c) => c.toUpperCase());
 
-export const NewProjectSchema = z.object({
-  id: z.string().uuid().optional(),
+/** A project's settings, without defaults: a patch must change only the fields it names. */
+const ProjectFields = z.object({
   name: z.string().min(1, 'a project needs a name'),
   plan: z.enum(PLANS),
-  countries: z.array(countryCode).default([]),
-  categories: z.array(z.string().min(1)).nullable().default(null),
-  apiEnabled: z.boolean().default(true),
-  mcpEnabled: z.boolean().default(true),
-  subscriptionStatus: z.enum(SUBSCRIPTION_STATES).default('active'),
-  historyDays: z.number().int().positive().nullable().default(null),
-  rateLimitPerMinute: z.number().int().positive().nullable().default(null),
-  addons: z.custom<Addons>().default({}),
+  countries: z.array(countryCode),
+  categories: z.array(z.string().min(1)).nullable(),
+  apiEnabled: z.boolean(),
+  mcpEnabled: z.boolean(),
+  subscriptionStatus: z.enum(SUBSCRIPTION_STATES),
+  historyDays: z.number().int().positive().nullable(),
+  rateLimitPerMinute: z.number().int().positive().nullable(),
+  addons: z.custom<Addons>(),
+});
+const { shape } = ProjectFields;
+
+export const NewProjectSchema = ProjectFields.extend({
+  id: z.string().uuid().optional(),
+  countries: shape.countries.default([]),
+  categories: shape.categories.default(null),
+  apiEnabled: shape.apiEnabled.default(true),
+  mcpEnabled: shape.mcpEnabled.default(true),
+  subscriptionStatus: shape.subscriptionStatus.default('active'),
+  historyDays: shape.historyDays.default(null),
+  rateLimitPerMinute: shape.rateLimitPerMinute.default(null),
+  addons: shape.addons.default({}),
 });
 export type NewProject = z.input<typeof NewProjectSchema>;
 
@@ -47,7 +60,9 @@ export async function listProjects(db: Db) {
   return db.select().from(projects).orderBy(projects.createdAt);
 }
 
-export const ProjectPatchSchema = NewProjectSchema.omit({ id: true }).partial();
+// Not NewProjectSchema.partial(): zod 4 applies a default inside .partial(), so every setting the
+// patch leaves out would be reset (`project:set --plan scale` wiped the markets and categories).
+export const ProjectPatchSchema = ProjectFields.partial();
 
 export async function updateProject(db: Db, id: string, patch: z.input<typeof ProjectPatchSchema>) {
   const values = parseOrThrow(ProjectPatchSchema.strict(), patch);

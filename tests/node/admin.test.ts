@@ -56,6 +56,8 @@ describe('npm run admin', () => {
     const set = admin('project:set', projectId, '--plan', 'scale', '--subscription', 'past_due', '--api', 'off', '--addons', 'request_packs=2,extra_entities=5', '--json');
     expect(set.code, set.err).toBe(0);
     expect(set.json()).toMatchObject({ plan: 'scale', subscriptionStatus: 'past_due', apiEnabled: false, addons: { request_packs: 2, extra_entities: 5 } });
+    // Settings the command does not name are kept.
+    expect(set.json()).toMatchObject({ countries: ['US', 'GB'], categories: ['/News', '/Sports'], mcpEnabled: true });
     const usage = admin('usage', projectId, '--json');
     expect(usage.code, usage.err).toBe(0);
     expect(usage.json()).toMatchObject({ plan: 'scale', month: { used: 0, limit: 500_000 + 200_000 + 50, base: 500_000, addons: 200_050 } });

@@ -3,6 +3,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requireApiKey } from './auth/middleware';
+import type { Channel } from './limits/channel';
 import { limits, planGates } from './limits/middleware';
 import { createClock } from './clock';
 import { createDb } from './db/client';
@@ -37,6 +38,11 @@ export interface AreaOptions {
   basePaths: string[];
   /** Public areas need no key. */
   auth: boolean;
+  /**
+   * `mcp` for the MCP endpoint: its plan gate is `mcpEnabled`, and the POST spends no quota (each
+   * tool call it carries spends one, as the REST request it runs).
+   */
+  channel?: Channel;
 }
 
 /**
@@ -46,7 +52,8 @@ export interface AreaOptions {
 export function createArea(options: AreaOptions): App {
   const app = createApp();
   const chain: MiddlewareHandler<Env>[] = [services()];
-  if (options.auth) chain.push(requireApiKey(), planGates(), limits());
+  const channel = options.channel ?? 'rest';
+  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;

@@ -48,28 +48,35 @@ export function limiterFor(store: Store, perMinute: number) {
 
 /**
  * Checks the per-minute limit and, when `charge`, spends one request of the monthly quota
- * (INCRBY 0 reads it without spending, keeping the read in the same write pipeline).
+ * (INCRBY 0 reads it without spending, keeping the read in the same write pipeline). `decided` is a
+ * per-minute decision already taken for this request (an MCP tool call carried by a POST /mcp that
+ * was counted): the limiter is then not asked again.
  */
-export async function checkLimits(store: Store, auth: AuthContext, now: Date, charge: boolean): Promise<LimitState> {
+export async function checkLimits(store: Store, auth: AuthContext, now: Date, charge: boolean, decided?: MinuteState): Promise<LimitState> {
   const quota = auth.plan ? monthlyQuota(auth.plan, auth.addons) : null;
   const quotaKey = auth.projectId ? store.key('quota', auth.projectId, monthOf(now)) : null;
   const resetMs = nextMonthStart(now).getTime();
   try {
-    const [minute, used] = await Promise.all([
-      limiterFor(store, auth.rateLimitPerMinute).limit(auth.keyId),
+    const [limited, used] = await Promise.all([
+      decided ? Promise.resolve(null) : limiterFor(store, auth.rateLimitPerMinute).limit(auth.keyId),
       quotaKey ? store.redis.incrby(quotaKey, charge ? 1 : 0) : Promise.resolve(0),
       quotaKey && charge ? store.redis.expire(quotaKey, QUOTA_TTL_SECONDS) : Promise.resolve(0),
     ]);
+    const minute: MinuteState = limited
+      ? { limit: limited.limit, remaining: limited.remaining, resetMs: limited.reset, success: limited.success, mode: 'redis' }
+      : decided!;
     return {
-      minute: { limit: minute.limit, remaining: minute.remaining, resetMs: minute.reset, success: minute.success, mode: 'redis' },
+      minute,
       month: quota && quotaKey ? { limit: quota.total, used, resetMs, success: used <= quota.total } : null,
       quotaKey: charge ? quotaKey : null,
     };
   } catch (err) {
     console.error('rate limit store unavailable, using the isolate limiter', (err as Error).message);
-    const local = limitLocally(auth.keyId, auth.rateLimitPerMinute, now.getTime());
+    const local = decided ? null : limitLocally(auth.keyId, auth.rateLimitPerMinute, now.getTime());
     return {
-      minute: { limit: auth.rateLimitPerMinute, remaining: local.remaining, resetMs: local.reset, success: local.success, mode: 'local' },
+      minute: local
+        ? { limit: auth.rateLimitPerMinute, remaining: local.remaining, resetMs: local.reset, success: local.success, mode: 'local' }
+        : decided!,
       month: null,
       quotaKey: null,
     };

@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
 import { coded } from '../errors';
 import { iso } from '../format';
+import { mcpPostOf, type Channel } from './channel';
 import { checkLimits, type LimitState } from './check';
 import { policyHeader, rateLimitHeader, type PolicyState } from './headers';
 
@@ -38,24 +39,34 @@ function refund(c: Context<Env>, quotaKey: string | null) {
   c.executionCtx.waitUntil(c.var.store.redis.decr(quotaKey).catch(() => undefined));
 }
 
-export function planGates(): MiddlewareHandler<Env> {
+/** `channel`: the door this area is; an MCP tool call's inner request is recognised by its env. */
+export function planGates(channel: Channel = 'rest'): MiddlewareHandler<Env> {
   return async function planGates(c, next) {
     const { auth } = c.var;
     if (auth.subscriptionStatus !== 'active' && auth.subscriptionStatus !== 'trialing') {
       throw coded(402, 'subscription_inactive', `The project subscription is ${auth.subscriptionStatus.replace('_', ' ')}; renew it to use the API.`);
     }
-    if (!auth.apiEnabled) {
+    if (channel === 'mcp' || mcpPostOf(c.env)) {
+      if (!auth.mcpEnabled) throw coded(403, 'mcp_not_in_plan', 'MCP access is switched off for this project.');
+    } else if (!auth.apiEnabled) {
       throw coded(403, 'api_not_in_plan', 'API access is switched off for this project.');
     }
     await next();
   };
 }
 
-export function limits(): MiddlewareHandler<Env> {
+export interface LimitsOptions {
+  /** False for POST /mcp: the tool calls it carries spend quota (as REST requests), the POST does not. */
+  spendsQuota?: boolean;
+}
+
+export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
   return async function limits(c, next) {
     const now = new Date();
-    const charge = !QUOTA_EXEMPT.has(c.req.path);
-    const state = await checkLimits(c.var.store, c.var.auth, now, charge);
+    const charge = (options.spendsQuota ?? true) && !QUOTA_EXEMPT.has(c.req.path);
+    // An MCP tool call's per-minute hit was counted by the POST /mcp carrying it (the first call of a batch).
+    const post = mcpPostOf(c.env);
+    const state = await checkLimits(c.var.store, c.var.auth, now, charge, post?.takeMinute());
     c.set('limits', state);
     if (!state.minute.success) {
       refund(c, state.quotaKey);
@@ -72,7 +83,9 @@ export function limits(): MiddlewareHandler<Env> {
         { 'Retry-After': retry, ...headerValues({ ...state, month: { ...state.month, used: state.month.limit } }, now.getTime()) });
     }
     await next();
-    for (const [name, value] of Object.entries(headerValues(state, now.getTime()))) c.header(name, value);
+    // The handler may report a newer state (POST /mcp: its tool calls' limits).
+    for (const [name, value] of Object.entries(headerValues(c.var.limits, now.getTime()))) c.header(name, value);
     if (c.res.status >= 400) refund(c, state.quotaKey);
+    else post?.record(state);
   };
 }

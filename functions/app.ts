@@ -5,6 +5,7 @@ import { articlesArea } from './articles/app';
 import { entitiesArea } from './entities/app';
 import { feedArea } from './feed/app';
 import { geoArea } from './geo/app';
+import { mcpArea } from './mcp/app';
 import { publicArea } from './public/app';
 import { trackingArea } from './tracking/app';
 import { trendsArea } from './trends/app';
@@ -18,11 +19,19 @@ export const OPENAPI_INFO = {
     'Errors are JSON with a `detail` field: a message, a `{code, message}` object, or (422) a list of `{loc, msg, type}`.',
 };
 
-export function combinedApp() {
+/** Every area and the MCP endpoint, whose tool calls run this same app's REST routes in-process. */
+export function apiApp() {
   const app = createApp();
   for (const area of [trackingArea(), feedArea(), publicArea(), geoArea(), trendsArea(), entitiesArea(), articlesArea()]) {
     app.route('/', area);
   }
+  app.route('/', mcpArea(app, { title: OPENAPI_INFO.title, version: OPENAPI_INFO.version }));
+  return app;
+}
+
+/** apiApp plus /openapi.json and /docs: local development, tests and the OpenAPI export. */
+export function combinedApp() {
+  const app = apiApp();
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', {
     type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Project, internal or legacy API key.',
   });

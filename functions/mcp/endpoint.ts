@@ -1,0 +1,88 @@
+// POST /mcp: the MCP endpoint (Streamable HTTP, stateless, JSON responses). Key, plan gate
+// (`mcp_not_in_plan`) and per-minute limit run before any message is read (shared/app.ts); the
+// POST spends no quota itself, each tools/call spends one through the REST route it runs.
+import { createRoute } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { ApiError } from '../../shared/errors';
+import { McpPost, mcpEnv } from '../../shared/limits/channel';
+import { errorResponses, keyed } from '../../shared/schemas/common';
+import { credentialsOf, runTool } from './dispatch';
+import { serveMcp } from './server';
+import { toolsOf } from './tools';
+
+export interface McpInfo {
+  title: string;
+  version: string;
+}
+
+/** JSON-RPC 2.0 as plain OpenAPI schemas: documented, not validated (the transport answers JSON-RPC errors). */
+const jsonRpc = (description: string, example: object) => {
+  const message = { type: 'object' as const, properties: { jsonrpc: { type: 'string' as const, enum: ['2.0'] } }, required: ['jsonrpc'] };
+  return { description, anyOf: [message, { type: 'array' as const, items: message }], example };
+};
+
+const route = createRoute({
+  method: 'post',
+  path: '/mcp',
+  operationId: 'mcp',
+  tags: ['MCP'],
+  summary: 'MCP server (Streamable HTTP)',
+  description:
+    'Model Context Protocol endpoint for AI clients (Claude, Cursor, the MCP Inspector): JSON-RPC 2.0 messages over ' +
+    'Streamable HTTP, stateless (no session), answered in JSON; send `Accept: application/json, text/event-stream` and ' +
+    'your key as for every route. `tools/list` names the read-only tools, one per GET route of this API (tracking lists, ' +
+    'metrics, roll-ups, matches, articles, category analytics, geo, usage); `tools/call` runs that route with your key, ' +
+    'so its scope, plan gates and errors apply (an error comes back as a tool result with `isError: true` and the ' +
+    'route\'s `{detail}` body). Each `tools/call` counts as one request of the monthly quota shared with the REST API; ' +
+    '`initialize`, `tools/list` and `ping` spend none. 403 `mcp_not_in_plan` when MCP access is switched off for the project.',
+  security: keyed,
+  request: {
+    body: {
+      required: true,
+      description: 'A JSON-RPC 2.0 request or notification (`initialize`, `tools/list`, `tools/call`, `ping`, ...).',
+      content: { 'application/json': { schema: jsonRpc('A JSON-RPC 2.0 message, or a batch of them.', { jsonrpc: '2.0', id: 1, method: 'tools/list' }) } },
+    },
+  },
+  responses: {
+    200: {
+      description: 'The JSON-RPC response (an array for a batch).',
+      content: {
+        'application/json': {
+          schema: jsonRpc('The JSON-RPC 2.0 response, or an array of them for a batch.', {
+            jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '{"regions":[],"total":0}' }], isError: false },
+          }),
+        },
+      },
+    },
+    202: { description: 'Accepted: the body held only notifications (e.g. `notifications/initialized`).' },
+    ...errorResponses(401, 402, 403, 429, 503),
+    400: { description: 'Malformed JSON or not a JSON-RPC message: a JSON-RPC error body (`-32700`, `-32600`).' },
+    406: { description: '`Accept` lacks `application/json` or `text/event-stream`: a JSON-RPC error body.' },
+  },
+});
+
+/** `app`: the combined app whose REST routes the tools run. */
+export function register(area: App, app: App, info: McpInfo) {
+  area.openapi(route, async (c) => {
+    // Tool calls share this POST's per-minute hit (the first one) and report their limits back.
+    const post = new McpPost(c.var.limits.minute);
+    const target = {
+      app,
+      env: mcpEnv(c.env, post),
+      ctx: c.executionCtx,
+      origin: new URL(c.req.url).origin,
+      credentials: credentialsOf(c.req.raw.headers),
+    };
+    const response = await serveMcp(c.req.raw, {
+      info: { name: 'discovery-analytics-api', ...info },
+      tools: () => toolsOf(app),
+      call: (tool, args) => runTool(target, tool, args),
+    });
+    if (post.latest) c.set('limits', post.latest);
+    return response as never;
+  });
+  // No SSE stream to open and no session to delete: the transport's answer for both is 405.
+  area.on(['GET', 'DELETE'], '/mcp', () => {
+    throw new ApiError(405, 'This MCP endpoint is stateless and answers in JSON: POST JSON-RPC messages to /mcp.', { Allow: 'POST' });
+  });
+}

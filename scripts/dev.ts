@@ -110,6 +110,7 @@ console.log(`
 Discovery analytics API on ${base}
   docs      ${base}/docs
   openapi   ${base}/openapi.json
+  mcp       ${base}/mcp  (MCP over Streamable HTTP; send a key header as for REST)
 
 Demo keys (also in ${KEYS_FILE}):
 ${keys.map((k) => `  ${k.name.padEnd(14)} ${k.key}  ${k.countries ? k.countries.join(',') : 'all markets'}`).join('\n')}
@@ -120,6 +121,8 @@ Try:
   curl -H 'X-API-Key: ${full.key}' '${base}/v2/geo/languages?with_article_counts=true'
   curl -H 'X-API-Key: ${full.key}' '${base}/v1/articles?category=/Sports&limit=5'
   curl -H 'X-API-Key: ${full.key}' '${base}/v1/analytics/categories?period=7d&top_level=false'
+  curl -H 'X-API-Key: ${full.key}' -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' \\
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_regions","arguments":{}}}' ${base}/mcp
 `);
 
 const stop = async () => {

@@ -1,38 +1,25 @@
-// `npm run bench -- tracking [--db bench_rollups_bench_2500000] [--cold 7] [--warm 50]`
+// `npm run bench -- tracking [--db bench_rollups] [--cold 7] [--warm 50]`
 // Metrics of a 200-item entity list over 30 days, inside workerd (the all-in-one Worker as wrangler
 // bundles it, in Miniflare) against a local gateway in front of the real PostgreSQL (a loaded
 // benchmark database) and Redis: cold (cache cleared, computed in the request), warm (cached), and a
 // bare route of the same Worker (the JSON 404), interleaved; medians and p95.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { createKey } from '../../shared/admin/keys';
 import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
 import { createStore } from '../../shared/redis';
 import { startGateway } from '../gateway/index';
+import { startWorker, type RunningWorker } from '../lib/worker';
 import { connectTo, dbUrl, PG_BASE } from './db';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const arg = (argv: string[], name: string, fallback: string) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : fallback;
 };
 
-/** The all-in-one Worker exactly as `wrangler deploy` would bundle it. */
-function bundle(dir: string): string {
-  execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--env', '', '--outdir', dir], {
-    stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: ROOT,
-  });
-  return join(dir, 'index.js');
-}
-
 export async function run(argv: string[]): Promise<void> {
-  const dbName = arg(argv, '--db', 'bench_rollups_bench_2500000');
+  const dbName = arg(argv, '--db', 'bench_rollups');
   const coldRuns = Number(arg(argv, '--cold', '7'));
   const warmRuns = Number(arg(argv, '--warm', '50'));
   const pg = await connectTo(dbName);
@@ -60,19 +47,15 @@ export async function run(argv: string[]): Promise<void> {
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
   const list = await createList(db, { projectId: project.id, kind: 'entity', name: 'bench 200', items: top.map((t) => ({ key: t.id })) });
 
-  const dir = mkdtempSync(join(tmpdir(), 'bench-tracking-'));
-  let mf: InstanceType<typeof Miniflare> | undefined;
+  let worker: RunningWorker | undefined;
   try {
     log('bundling the all-in-one Worker with wrangler');
-    const script = bundle(dir);
-    mf = new Miniflare(convertV4MiniflareOptions({
-      workers: [{ name: 'api', modules: true, scriptPath: script, modulesRoot: dir, compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], bindings }],
-    }));
-    const url = await mf.ready;
+    worker = await startWorker(bindings);
+    const { mf, url } = worker;
     const metricsPath = `/v1/tracking/lists/${list.id}/metrics?period=30d&limit=200`;
     const call = async (path: string, expect: number) => {
       const t = performance.now();
-      const res = await mf!.dispatchFetch(new URL(path, url), { headers: { 'X-API-Key': key } });
+      const res = await mf.dispatchFetch(new URL(path, url), { headers: { 'X-API-Key': key } });
       const body = await res.text();
       const ms = performance.now() - t;
       if (res.status !== expect) throw new Error(`${path}: HTTP ${res.status} ${body.slice(0, 300)}`);
@@ -109,8 +92,7 @@ export async function run(argv: string[]): Promise<void> {
       `${data.markets.length} markets, workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7\n`);
     console.log(table(['request', 'runs', 'median ms', 'p95 ms', 'vs bare'], rows));
   } finally {
-    await mf?.dispose();
+    await worker?.dispose();
     await gateway.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,10 @@
-// `npm run bench -- rollups:explain [--scale bench] [--lines N] [--kind entity] [--keys 200] [--window 30d] [--raw]`
+// `npm run bench -- rollups:explain [--scale bench] [--lines N] [--kind entity] [--keys 200] [--window 30d] [--raw] [--distinct spans]`
 // EXPLAIN (ANALYZE, BUFFERS) of the exact statements the roll-up read path (and with --raw, the raw
 // reference) sends for one case of the rollups benchmark: for investigating a slow case.
 import type { Db } from '../../shared/db/client';
 import type { DimensionKind } from '../../shared/db/schema';
-import { distinctByKey, seriesByKey, type DimScope } from '../../shared/rollups/read';
+import { distinctFromActivity } from '../../shared/rollups/activity';
+import { distinctFromSpans, seriesByKey, type DimScope } from '../../shared/rollups/read';
 import { connectTo } from './db';
 import { BENCH_NOW } from './generate';
 import { rawDistinct, rawSeries } from './rollups-raw';
@@ -39,7 +40,9 @@ export async function run(argv: string[]): Promise<void> {
     await rawDistinct(explaining, scope, from, to);
   } else {
     await seriesByKey(explaining, scope, from, to, 'day');
-    await distinctByKey(explaining, scope, from, to);
+    // The scope covers every market (as in the benchmark): the activity hulls, or with
+    // `--distinct spans` the url_spans walk.
+    await (get('--distinct', 'hulls') === 'spans' ? distinctFromSpans : distinctFromActivity)(explaining, scope, from, to);
   }
   await client.end();
 }

@@ -3,7 +3,8 @@
 // completion marker and skip the load; `--reload` forces it.
 import type pg from 'pg';
 import { ingest } from '../../shared/ingest';
-import { rebuildRollups } from '../../shared/ingest/rebuild';
+import { rebuildRollups, TOTAL_DAYS, TOTAL_HOURS } from '../../shared/ingest/rebuild';
+import { ALL_MARKETS } from '../../shared/rollups/activity';
 import { migrate } from '../lib/migrations';
 import { connectTo, databaseExists, freshDatabase } from './db';
 import { BENCH_NOW, BENCH_SEED, generatedLines } from './generate';
@@ -39,14 +40,21 @@ async function readMeta(client: pg.Client, scale: string): Promise<LoadInfo | nu
 /** A database loaded by an earlier version: newer migrations, and roll-up tables they added filled. */
 async function upgrade(client: pg.Client): Promise<void> {
   await migrate(client);
-  const { rows } = await client.query<{ empty: boolean }>(
-    `SELECT NOT EXISTS (SELECT 1 FROM dim_activity) AND EXISTS (SELECT 1 FROM url_spans) AS empty`);
-  if (!rows[0].empty) return;
-  log('building the activity hulls (dim_activity*) of the loaded data');
+  const { rows: [missing] } = await client.query<{ hulls: boolean; totals: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM dim_activity) AND EXISTS (SELECT 1 FROM url_spans) AS hulls,
+            NOT EXISTS (SELECT 1 FROM dim_days WHERE country = '${ALL_MARKETS}') AND EXISTS (SELECT 1 FROM dim_days) AS totals`);
+  if (!missing.hulls && !missing.totals) return;
   await client.query(`SET work_mem = '512MB'`);
-  await rebuildRollups(client, (line) => log(`  ${line}`), { activityOnly: true });
+  if (missing.hulls) {
+    log('building the activity hulls (dim_activity*) of the loaded data');
+    await rebuildRollups(client, (line) => log(`  ${line}`), { activityOnly: true });
+  }
+  if (missing.totals) {
+    log('adding the all-markets rows of dim_hours / dim_days');
+    for (const statement of [TOTAL_HOURS, TOTAL_DAYS]) await client.query(statement);
+  }
   await client.query('RESET work_mem');
-  await client.query('VACUUM (ANALYZE) dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days');
+  await client.query('VACUUM (ANALYZE) dim_hours, dim_days, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days');
 }
 
 export interface LoadOptions {

@@ -1,7 +1,17 @@
 // Rebuilds every roll-up from the source tables in set-based SQL: after a bulk load that bypassed
 // ingest, or to prove the incremental path (the result must be identical).
 import type { Queryable } from '../db/queryable';
+import { ALL_MARKETS } from '../rollups/activity';
 import { REBUILD_ACTIVITY } from './activity';
+
+/** The all-markets rows (country = language = '*') of dim_hours, from its per-market rows. */
+export const TOTAL_HOURS = `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
+   SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM dim_hours GROUP BY kind, key, hour`;
+
+/** The all-markets rows of dim_days, from those of dim_hours (the full rebuild derives every day row at once). */
+export const TOTAL_DAYS = `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
+   SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
+   FROM dim_hours WHERE country = '${ALL_MARKETS}' GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`;
 
 const BASE = [
   `TRUNCATE url_dimensions, dim_hours, dim_days, url_spans`,
@@ -15,6 +25,7 @@ const BASE = [
    SELECT d.kind, d.key, o.country, o.language, o.hour, sum(o.impressions), sum(o.impressions::float8 * o.position)
    FROM url_dimensions d JOIN observations o ON o.url_id = d.url_id
    GROUP BY d.kind, d.key, o.country, o.language, o.hour`,
+  TOTAL_HOURS,
   `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
    SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
    FROM dim_hours GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`,

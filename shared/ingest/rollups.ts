@@ -7,9 +7,15 @@
 // All three run inside the batch's transaction, after the article links and before nothing else
 // reads them, so the roll-ups always equal a recomputation from observations.
 import type { Queryable } from '../db/queryable';
+import { ALL_MARKETS } from '../rollups/activity';
 
+// Each delta also lands in the all-markets row of its key (country = language = '*', see
+// ALL_MARKETS), which windows over every market and language read instead of one row per market.
 const BUCKET_UPSERT = (agg: string) => `
-WITH agg AS (${agg}),
+WITH per_market AS (${agg}),
+agg AS (
+  SELECT * FROM per_market
+  UNION ALL SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(imp), sum(ps) FROM per_market GROUP BY kind, key, hour),
 hours AS (
   INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
   SELECT kind, key, country, language, hour, imp, ps FROM agg

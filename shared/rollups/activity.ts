@@ -12,6 +12,12 @@ import { queryRows } from '../db/raw';
 import { buckets, ceilHour, type Grain } from './buckets';
 import type { DimScope, KeyDistinct } from './read';
 
+/**
+ * country = language = '*' in dim_hours / dim_days: a key's totals over every market and language,
+ * kept beside the per-market rows (shared/ingest/rollups.ts) for scopes that cover every market.
+ */
+export const ALL_MARKETS = '*';
+
 const DAY = 86_400_000;
 const dayStart = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
 
@@ -42,13 +48,12 @@ counts AS (
   FROM k CROSS JOIN u),
 -- Last seen: the end of the latest hour with impressions in the window, over every market.
 seen AS (
-  SELECT k.key, max(h.hour) + interval '1 hour' AS last_seen
-  FROM k CROSS JOIN (SELECT DISTINCT country, language FROM market_days) m CROSS JOIN LATERAL (
+  SELECT k.key, h.hour + interval '1 hour' AS last_seen
+  FROM k CROSS JOIN LATERAL (
     SELECT hour FROM dim_hours
-    WHERE kind = $1 AND key = k.key AND country = m.country AND language = m.language
+    WHERE kind = $1 AND key = k.key AND country = '${ALL_MARKETS}' AND language = '${ALL_MARKETS}'
       AND hour >= $8::timestamptz AND hour < $5::timestamptz AND impressions > 0
-    ORDER BY hour DESC LIMIT 1) h
-  GROUP BY k.key)
+    ORDER BY hour DESC LIMIT 1) h)
 SELECT c.key,
   sum(n) FILTER (WHERE unit = 'publication')::int AS publications,
   sum(n) FILTER (WHERE unit = 'publisher')::int AS publishers,

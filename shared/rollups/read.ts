@@ -4,7 +4,7 @@
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import type { DimensionKind } from '../db/schema';
-import { coversAllMarkets, distinctFromActivity, publicationsFromActivity } from './activity';
+import { ALL_MARKETS, coversAllMarkets, distinctFromActivity, publicationsFromActivity } from './activity';
 import { buckets, ceilHour, type Grain } from './buckets';
 
 export interface DimScope {
@@ -39,6 +39,10 @@ export interface KeySeries {
 export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, KeySeries>> {
   const list = buckets(from, to, grain);
   const wholeDays = list.filter((b) => b.wholeDay);
+  // A scope of every market and language reads each key's all-markets rows: one series per key.
+  const markets = scope.language === null && (await coversAllMarkets(db, scope.markets))
+    ? `SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language WHERE $3::text[] IS NOT NULL AND $4::text IS NULL`
+    : `SELECT DISTINCT country, language FROM market_days WHERE country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)`;
   // Whole days are consecutive: they are read from dim_days as one range of days, and the hours
   // read from dim_hours are a head before the first whole day and a tail after the last one (the
   // whole window when no day is whole).
@@ -57,7 +61,7 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
     `WITH series AS (
        SELECT k.key, m.country, m.language
        FROM (SELECT DISTINCT unnest($2::text[]) AS key) k
-       CROSS JOIN (SELECT DISTINCT country, language FROM market_days WHERE country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)) m)
+       CROSS JOIN (${markets}) m)
      SELECT s.key, to_char(d.day, 'YYYY-MM-DD') AS bucket, sum(d.impressions)::float8 AS impressions, sum(d.position_sum) AS position_sum
      FROM series s CROSS JOIN LATERAL (
        SELECT day, impressions, position_sum FROM dim_days

@@ -66,7 +66,7 @@ describe('roll-ups equal the raw-observation reference', () => {
     );
   }, 120_000);
 
-  it('distinct counts and publications per bucket from the activity hulls (every market, every language) equal the reference and url_spans', async () => {
+  it('every market and language: sums from the all-markets rows, distinct counts and publications per bucket from the activity hulls equal the reference and url_spans', async () => {
     const arbitraryWindow = fc.record({
       kind: fc.constantFrom<DimensionKind>('entity', 'category', 'publisher', 'trend'),
       keyMask: fc.integer({ min: 1, max: 15 }),
@@ -81,15 +81,18 @@ describe('roll-ups equal the raw-observation reference', () => {
         const scope: DimScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: ['US', 'GB', 'DE'], language: null };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
-        const [hulls, spans, reference, perBucket, perBucketSpans, series] = await Promise.all([
+        const [hulls, spans, reference, perBucket, perBucketSpans, series, totals] = await Promise.all([
           distinctFromActivity(world.db, scope, from, to),
           distinctFromSpans(world.db, scope, from, to),
           naiveDistinct(world.db, scope, from, to),
           publicationsFromActivity(world.db, scope, from, to, q.grain),
           publicationsFromSpans(world.db, scope, from, to, q.grain),
           naiveSeries(world.db, scope, from, to, q.grain),
+          seriesByKey(world.db, scope, from, to, q.grain),
         ]);
         for (const key of scope.keys) {
+          expect(totals.get(key)!.impressions, `${q.kind} ${key} impressions from the all-markets rows`).toEqual(series.get(key)!.imp);
+          totals.get(key)!.positionSum.forEach((v, i) => expect(v).toBeCloseTo(series.get(key)!.ps[i], 3));
           expect(perBucket.get(key), `${q.kind} ${key} publications per bucket from the hulls`).toEqual(series.get(key)!.pubs);
           expect(perBucketSpans.get(key), `${q.kind} ${key} publications per bucket from url_spans`).toEqual(series.get(key)!.pubs);
         }

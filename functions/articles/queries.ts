@@ -1,6 +1,7 @@
 // Article reads. Every query takes the markets the key may read (and the plan's top-level
 // categories, null = all), so an article is only ever described by its in-scope profiles.
 import type { Db } from '../../shared/db/client';
+import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 
 export interface ArticleFilter {
@@ -46,10 +47,6 @@ const SORT = { first_seen: 'first_seen', last_seen: 'last_seen', published_at: '
 export const CATEGORIES_JSON = `(SELECT coalesce(json_agg(json_build_object('name', ac.name, 'confidence', ac.confidence) ORDER BY ac.confidence DESC, ac.name), '[]')
   FROM article_categories ac WHERE ac.url_id = a.id)`;
 
-/** True when the article `id` has a category under one of the plan's top levels (`param`: text[] or null). */
-const inPlan = (param: string, id: string) => `(${param}::text[] IS NULL OR EXISTS (
-  SELECT 1 FROM article_categories pc WHERE pc.url_id = ${id} AND '/' || split_part(pc.name, '/', 2) = ANY(${param}::text[])))`;
-
 /**
  * One page of articles first seen in the window, and how many match in all, in one round trip. The
  * matching set stays narrow (ids and sort keys); the wide articles rows are read for the page only.
@@ -80,7 +77,7 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
                JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = s.url_id
              ) >= CASE WHEN $7 THEN cardinality($6::text[]) ELSE 1 END)
          AND ($8::text IS NULL OR EXISTS (SELECT 1 FROM articles t WHERE t.id = s.url_id AND strpos(search_norm(t.title), search_norm($8)) > 0))
-         AND ${inPlan('$9', 's.url_id')}),
+         AND ${inPlanCategories('$9', 's.url_id')}),
      page AS (SELECT m.*, row_number() OVER (ORDER BY ${order}) AS ord FROM matched m ORDER BY ${order} LIMIT $10 OFFSET $11)
      SELECT (SELECT count(*) FROM matched)::int AS total,
             coalesce((SELECT json_agg(r ORDER BY r.ord) FROM (

@@ -1,5 +1,6 @@
 // Reads a mention list's stored matches (written by its scans) for the /matches endpoint.
 import type { Db } from '../../shared/db/client';
+import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 
 export interface MatchFilter {
@@ -12,6 +13,8 @@ export interface MatchFilter {
   matchTypes: string[];
   scope: 'all' | 'title' | 'body' | 'both';
   q: string | null;
+  /** The plan's chosen top-level categories (null = all): publications outside them are left out. */
+  planCategories: string[] | null;
   limit: number;
 }
 
@@ -56,10 +59,11 @@ export async function readMatches(db: Db, f: MatchFilter) {
        FROM urls u JOIN articles a ON a.id = u.url_id JOIN url_profiles p ON p.url_id = a.id
        WHERE p.country = ANY($5::text[]) AND ($6::text IS NULL OR p.language = $6)
          AND a.first_seen_at >= $7 AND a.first_seen_at < $8
-         AND ($9::text IS NULL OR a.title ILIKE '%' || $9 || '%' OR a.domain ILIKE '%' || $9 || '%'))
+         AND ($9::text IS NULL OR a.title ILIKE '%' || $9 || '%' OR a.domain ILIKE '%' || $9 || '%')
+         AND ${inPlanCategories('$11', 'a.id')})
      SELECT id, url, title, publisher, domain, country, language, first_seen, article_first_seen_at FROM profiles WHERE r = 1
      ORDER BY article_first_seen_at DESC, id LIMIT $10`,
-    [...base, f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.q, f.limit],
+    [...base, f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.q, f.limit, f.planCategories],
   );
   const hits = publications.length
     ? await queryRows<HitRow>(db, `SELECT * FROM (${HITS}) h WHERE url_id = ANY($5::uuid[]) ORDER BY url_id, field DESC, raw_text, match_type`,

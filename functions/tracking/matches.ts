@@ -69,7 +69,7 @@ export function register(app: App) {
     const langOk = lang === 'all' || list.langs.length === 0 || list.langs.map((l) => l.toLowerCase()).includes(lang);
     const keywords = query.mention === undefined ? null : [query.mention].flat();
     const { publications, hits } = markets.length && langOk
-      ? await readMatches(db, { listId: list.id, markets, language: lang === 'all' ? null : lang, from: clamp.from, to, keywords, matchTypes: types, scope: query.scope, q: query.q ?? null, limit: query.limit })
+      ? await readMatches(db, { listId: list.id, markets, language: lang === 'all' ? null : lang, from: clamp.from, to, keywords, matchTypes: types, scope: query.scope, q: query.q ?? null, planCategories: auth.categories, limit: query.limit })
       : { publications: [], hits: [] };
 
     const byUrl: Record<string, { count: number; mentions: unknown[] }> = {};

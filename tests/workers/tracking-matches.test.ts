@@ -30,6 +30,22 @@ function article(n: number, title: string, body: string, seenHoursAgo: number, c
   ];
 }
 
+const TERMS = [{ keyword: 'heat pump', matchType: 'broad' }, { keyword: 'heat pump', matchType: 'phrase' }, { keyword: 'Heat pump', matchType: 'exact' }, { keyword: 'solar', matchType: 'broad' }] as const;
+
+/** An 'Energy' mention list of the project, scanned at NOW. */
+async function scannedList(projectId: string): Promise<string> {
+  const list = (await createList(world.db, {
+    projectId, kind: 'mention', name: 'Energy', countries: ['US', 'GB'], langs: ['en'], searchScope: 'both', createdAt: new Date(NOW), terms: [...TERMS],
+  }, new Date(NOW))).id;
+  const client = await world.pool().connect();
+  try {
+    await scanMentionList(client, list, new Date(NOW));
+  } finally {
+    client.release();
+  }
+  return list;
+}
+
 beforeAll(async () => {
   world = await createWorld('tracking_matches');
   world.setNow(NOW);
@@ -43,18 +59,8 @@ beforeAll(async () => {
     ...article(5, 'Heat pump news from Berlin', 'Deutsch.', 5, 'DE'),
   ]);
   tenant = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
-  mentionList = (await createList(world.db, {
-    projectId: tenant.projectId, kind: 'mention', name: 'Energy', countries: ['US', 'GB'], langs: ['en'], searchScope: 'both',
-    createdAt: new Date(NOW),
-    terms: [{ keyword: 'heat pump', matchType: 'broad' }, { keyword: 'heat pump', matchType: 'phrase' }, { keyword: 'Heat pump', matchType: 'exact' }, { keyword: 'solar', matchType: 'broad' }],
-  }, new Date(NOW))).id;
+  mentionList = await scannedList(tenant.projectId);
   entityList = (await createList(world.db, { projectId: tenant.projectId, kind: 'entity', name: 'E', items: [{ key: 'x' }] })).id;
-  const client = await world.pool().connect();
-  try {
-    await scanMentionList(client, mentionList, new Date(NOW));
-  } finally {
-    client.release();
-  }
 });
 
 const matches = (query = '', key = tenant.key) => world.call(`/v1/tracking/lists/${mentionList}/matches${query}`, { key });
@@ -136,6 +142,20 @@ describe('mention roll-up', () => {
     expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'publishers', 'entities', 'categories']);
     expect(reply.body.publishers.map((p: any) => p.name).sort()).toEqual(['News 1', 'News 3', 'News 4']);
     expect(reply.body.categories).toEqual([{ name: '/Tech', urls: 3 }]);
+  });
+});
+
+describe('plan categories', () => {
+  it('a category-limited plan sees only the publications under its chosen top levels', async () => {
+    for (const [categories, expected] of [[['/Sports'], []], [['/Sports', '/Tech'], [id(1), id(3), id(4)]]] as const) {
+      const limited = await world.tenant({ plan: 'grow', countries: ['US', 'GB', 'DE'], categories: [...categories] });
+      const list = await scannedList(limited.projectId);
+      const reply = await world.call(`/v1/tracking/lists/${list}/matches`, { key: limited.key });
+      expect(reply.status, show(reply)).toBe(200);
+      expect(reply.body.publications.map((p: any) => p.id), categories.join()).toEqual(expected);
+      expect(reply.body.summary.publications).toBe(expected.length);
+      expect(Object.keys(reply.body.hits).sort()).toEqual([...expected].sort());
+    }
   });
 });
 

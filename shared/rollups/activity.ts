@@ -31,18 +31,23 @@ export async function coversAllMarkets(db: Db, markets: string[]): Promise<boole
   return row.covered;
 }
 
+/**
+ * How many hull marks (`starts` or `ends`) of the key `k.key` and `unit` lie before the hour
+ * `bound`: whole days before its `day` (dim_activity_days), then its day's hours from `dayStart`.
+ */
+const before = (col: 'starts' | 'ends', unit: string, day: string, dayStart: string, bound: string) => `(
+    (SELECT coalesce(sum(${col}), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = ${unit} AND a.day < ${day}::date)
+    + (SELECT coalesce(sum(${col}), 0) FROM dim_activity_hours a
+       WHERE a.kind = $1 AND a.key = k.key AND a.unit = ${unit} AND a.hour >= ${dayStart}::timestamptz AND a.hour < ${bound}::timestamptz))`;
+
 // $1 kind, $2 keys, $3 T's day, $4 T's day start, $5 T, $6 F's day, $7 F's day start, $8 F.
 const COUNTS = `
 WITH k AS (SELECT DISTINCT unnest($2::text[]) AS key),
 u AS (SELECT unnest(ARRAY['publication', 'publisher', 'trend']) AS unit),
 counts AS (
   SELECT k.key, u.unit,
-    (SELECT coalesce(sum(starts), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.day < $3::date)
-    + (SELECT coalesce(sum(starts), 0) FROM dim_activity_hours a
-       WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.hour >= $4::timestamptz AND a.hour < $5::timestamptz)
-    - (SELECT coalesce(sum(ends), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.day < $6::date)
-    - (SELECT coalesce(sum(ends), 0) FROM dim_activity_hours a
-       WHERE a.kind = $1 AND a.key = k.key AND a.unit = u.unit AND a.hour >= $7::timestamptz AND a.hour < $8::timestamptz)
+    ${before('starts', 'u.unit', '$3', '$4', '$5')}
+    - ${before('ends', 'u.unit', '$6', '$7', '$8')}
     - (SELECT count(*) FROM dim_activity_gaps g
        WHERE g.kind = $1 AND g.key = k.key AND g.unit = u.unit AND g.gap_end >= $5::timestamptz AND g.gap_start <= $8::timestamptz) AS n
   FROM k CROSS JOIN u),
@@ -89,12 +94,8 @@ export async function distinctFromActivity(db: Db, scope: DimScope, from: Date, 
 const BUCKET_MARKS = `
 WITH k AS (SELECT DISTINCT unnest($2::text[]) AS key)
 SELECT k.key, 'base' AS part, NULL::text AS at,
-  (SELECT coalesce(sum(starts), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.day < $6::date)
-  + (SELECT coalesce(sum(starts), 0) FROM dim_activity_hours a
-     WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.hour >= $7::timestamptz AND a.hour < $3::timestamptz) AS starts,
-  (SELECT coalesce(sum(ends), 0) FROM dim_activity_days a WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.day < $6::date)
-  + (SELECT coalesce(sum(ends), 0) FROM dim_activity_hours a
-     WHERE a.kind = $1 AND a.key = k.key AND a.unit = 'publication' AND a.hour >= $7::timestamptz AND a.hour < $3::timestamptz) AS ends,
+  ${before('starts', "'publication'", '$6', '$7', '$3')} AS starts,
+  ${before('ends', "'publication'", '$6', '$7', '$3')} AS ends,
   NULL::text AS gap_end
 FROM k
 UNION ALL

@@ -1,4 +1,4 @@
-// Every plan gate code from a plan setting made with the admin CLI (`npm run admin -- ...`, as an
+// Every plan gate code (and mcp_not_in_plan on POST /mcp) from a plan setting made with the admin CLI (`npm run admin -- ...`, as an
 // operator runs it), seen through real HTTP requests to the all-in-one Worker as wrangler bundles it,
 // in workerd, against this file's own database on the machine's PostgreSQL and the real Redis. Data
 // (articles, a video publisher, tracking lists) is loaded with `npm run ingest`.
@@ -132,6 +132,34 @@ describe('subscription and API access (project:set --subscription, --api)', () =
       code: 'api_not_in_plan', message: 'API access is switched off for this project.',
     });
     expect(await passes(path, await setting(ids.gates, '--api', 'on'))).toMatchObject({ lists: [] });
+  });
+});
+
+describe('MCP access (project:set --mcp)', () => {
+  /** One tools/call over POST /mcp (Streamable HTTP, JSON response). */
+  async function toolCall(key: string) {
+    const res = await fetch(new URL('/mcp', worker.url), {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tracking_lists', arguments: {} } }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: JSON.parse(text), text };
+  }
+
+  it('403 mcp_not_in_plan with MCP off (REST still served); with MCP on and API off, tools work', async () => {
+    const off = await setting(ids.gates, '--mcp', 'off');
+    const refusal = await toolCall(off);
+    expect(refusal.status, refusal.text).toBe(403);
+    expect(refusal.body).toEqual({ detail: { code: 'mcp_not_in_plan', message: 'MCP access is switched off for this project.' } });
+    await passes('/v1/tracking/lists', off);
+    const mcpOnly = await setting(ids.gates, '--mcp', 'on', '--api', 'off');
+    const reply = await toolCall(mcpOnly);
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.result.isError, reply.text).toBe(false);
+    expect(JSON.parse(reply.body.result.content[0].text)).toMatchObject({ lists: [] });
+    await refused('/v1/tracking/lists', mcpOnly, 403, { code: 'api_not_in_plan', message: 'API access is switched off for this project.' });
+    await setting(ids.gates, '--api', 'on');
   });
 });
 

@@ -1,5 +1,5 @@
 // Per-category analytics over a window, from the dimension roll-ups (kind `category`): sums from
-// seriesByKey (dim_days/dim_hours), exact distinct counts from distinctByKey (url_spans).
+// seriesByKey (dim_days/dim_hours), exact distinct counts from distinctByKey (activity hulls or url_spans).
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { round } from '../../shared/format';
@@ -48,7 +48,7 @@ export async function categoryAnalytics(db: Db, scope: WindowScope, filter: Path
     .filter((row) => row.impressions > 0)
     .sort((a, b) => b.impressions - a.impressions || (a.name < b.name ? -1 : 1));
   const page = active.slice(offset, offset + limit);
-  // Distinct counts only for the page: they cost one span scan per key.
+  // Distinct counts only for the page: for a market subset or a language they walk each key's spans.
   const distinct = page.length ? await distinctByKey(db, { ...dim, keys: page.map((r) => r.name) }, scope.from, scope.to) : new Map();
   const categories = page.map((row) => ({
     name: row.name,

@@ -67,6 +67,10 @@ describe('GET /v1/articles (happy)', () => {
     ['?entity=Nobody', []],
     ['?q=ELECTION', [ELECTION]],
     ['?q=star%20wins', [TENNIS]],
+    ['?q=wins%20TENN', [TENNIS]], // every word begins a title word, in any order
+    ['?q=elect', [ELECTION]],
+    ['?q=lection', []], // inside a word is not a match
+    ['?q=star%20losses', []],
     [`?date_from=${hour(12)}&date_to=${hour(4)}`, [ELECTION, TENNIS]],
     ['?sort_by=impressions', [SOCCER, ELECTION, STARTUP, TENNIS, OLD, UNTAGGED]],
     ['?sort_by=published_at&sort_order=asc', [OLD, SOCCER, ELECTION, STARTUP, UNTAGGED, TENNIS]],

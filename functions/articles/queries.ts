@@ -69,8 +69,7 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
        WHERE country = ANY($1::text[]) AND ($2::text IS NULL OR language = $2) AND first_seen >= $3 AND first_seen < $4
          AND ($8::text IS NULL OR url_id IN (SELECT t.id FROM articles t WHERE ${titleWords('$8')}))),
      seen AS (
-       SELECT p.url_id, min(p.first_seen) AS first_seen, max(p.last_seen) AS last_seen, sum(p.impressions_total)::float8 AS impressions,
-              array_agg(DISTINCT p.country ORDER BY p.country) AS countries, array_agg(DISTINCT p.language ORDER BY p.language) AS languages
+       SELECT p.url_id, min(p.first_seen) AS first_seen, max(p.last_seen) AS last_seen, sum(p.impressions_total)::float8 AS impressions
        FROM fresh JOIN url_profiles p USING (url_id)
        WHERE p.country = ANY($1::text[]) AND ($2::text IS NULL OR p.language = $2)
        GROUP BY p.url_id HAVING min(p.first_seen) >= $3),
@@ -90,8 +89,12 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
      SELECT (SELECT count(*) FROM matched)::int AS total,
             coalesce((SELECT json_agg(r ORDER BY r.ord) FROM (
               SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published,
-                     p.first_seen, p.last_seen, p.impressions, p.countries, p.languages, ${CATEGORIES_JSON} AS categories, p.ord
-              FROM page p JOIN articles a ON a.id = p.url_id) r), '[]') AS rows`,
+                     p.first_seen, p.last_seen, p.impressions, m.countries, m.languages, ${CATEGORIES_JSON} AS categories, p.ord
+              FROM page p JOIN articles a ON a.id = p.url_id
+              -- The markets of the page's articles only (aggregating them for every match cost most of the time).
+              CROSS JOIN LATERAL (
+                SELECT array_agg(DISTINCT q.country ORDER BY q.country) AS countries, array_agg(DISTINCT q.language ORDER BY q.language) AS languages
+                FROM url_profiles q WHERE q.url_id = p.url_id AND q.country = ANY($1::text[]) AND ($2::text IS NULL OR q.language = $2)) m) r), '[]') AS rows`,
     [f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.categories, f.entities, f.matchAll, f.q, f.planCategories, f.limit, f.offset],
   );
   return result;

@@ -3,7 +3,7 @@
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { round } from '../../shared/format';
-import { distinctByKey, seriesByKey, type DimScope } from '../../shared/rollups/read';
+import { distinctByKey, seriesByKey, withCoverage } from '../../shared/rollups/read';
 import type { WindowScope } from '../../shared/window-scope';
 
 export interface PathFilter {
@@ -36,7 +36,7 @@ const total = (values: number[] | undefined) => (values ?? []).reduce((a, b) => 
 
 export async function categoryAnalytics(db: Db, scope: WindowScope, filter: PathFilter, limit: number, offset: number) {
   const keys = await categoryPaths(db, filter);
-  const dim: DimScope = { kind: 'category', keys, markets: scope.markets, language: scope.language };
+  const dim = await withCoverage(db, { kind: 'category', keys, markets: scope.markets, language: scope.language });
   const [cur, prev] = keys.length
     ? await Promise.all([seriesByKey(db, dim, scope.from, scope.to, 'day'), seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day')])
     : [new Map(), new Map()];

@@ -1,14 +1,12 @@
 // Article rows as the v1 payloads shape them (id, cabinet_url, timestamps with +00:00).
-import { iso, round } from '../../shared/format';
+import { cabinetUrl, iso, round } from '../../shared/format';
 import type { ArticleDetailRow, ArticleRow } from './queries';
-
-export const cabinetUrl = (appUrl: string, id: string) => `${appUrl.replace(/\/$/, '')}/article/${id}`;
 
 export function toArticle(row: ArticleRow, appUrl: string) {
   return {
     id: row.id,
     url: row.url,
-    cabinet_url: cabinetUrl(appUrl, row.id),
+    cabinet_url: cabinetUrl(appUrl, 'article', row.id),
     title: row.title,
     domain: row.domain,
     publisher: row.publisher,

@@ -2,7 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { coded, invalid } from '../../shared/errors';
-import { iso } from '../../shared/format';
+import { cabinetUrl, iso } from '../../shared/format';
 import { clampToHistory } from '../../shared/limits/gates';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { resolveMarkets } from '../../shared/scope';
@@ -80,7 +80,6 @@ export function register(app: App) {
       entry.mentions.push({ term_id: h.term_id, raw_text: h.raw_text, match_type: h.match_type, field: h.field, matched_text: h.matched_text, snippet: h.snippet });
       perKeyword[h.raw_text] = (perKeyword[h.raw_text] ?? 0) + 1;
     }
-    const appUrl = config.APP_URL.replace(/\/$/, '');
     return c.json({
       list_id: list.id,
       kind: list.kind,
@@ -90,7 +89,7 @@ export function register(app: App) {
       },
       limit: query.limit,
       publications: publications.map((p) => ({
-        id: p.id, url: p.url, cabinet_url: `${appUrl}/article/${p.id}`, title: p.title, publisher: p.publisher, domain: p.domain,
+        id: p.id, url: p.url, cabinet_url: cabinetUrl(config.APP_URL, 'article', p.id), title: p.title, publisher: p.publisher, domain: p.domain,
         country: p.country.toUpperCase(), lang: p.language.toUpperCase(), first_seen_at: iso(p.first_seen),
         article_first_seen_at: iso(p.article_first_seen_at), snippet: (byUrl[p.id]?.mentions[0] as { snippet: string } | undefined)?.snippet ?? '',
       })),

@@ -1,9 +1,9 @@
 // Builds the metrics body (spec "Metrics response envelope") for one page of a list's items.
 // Pure in (db, inputs): the request path and the queue consumer both call it.
 import type { Db } from '../../shared/db/client';
-import { iso, round } from '../../shared/format';
+import { cabinetUrl, iso, round } from '../../shared/format';
 import { buckets, type Grain } from '../../shared/rollups/buckets';
-import { distinctByKey, publicationsSeries, seriesByKey, type DimScope, type KeyDistinct } from '../../shared/rollups/read';
+import { distinctByKey, publicationsSeries, seriesByKey, withCoverage, type KeyDistinct } from '../../shared/rollups/read';
 import { lifespans, relatedEntities, siblingCategories, trendDailyHistory } from './facts';
 import { forecastTrend } from './forecast';
 import { DIMENSION_OF, resolveItems } from './items';
@@ -28,7 +28,8 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
   const { list, scope, grain } = input;
   const items = await resolveItems(db, list.kind, await listItems(db, list.id, input.limit, input.offset));
   const keys = [...new Set(items.map((i) => i.dimKey).filter((k): k is string => k !== null))];
-  const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys, markets: scope.markets, language: scope.language };
+  // Coverage is read once here: five of the reads below choose their path by it.
+  const dim = await withCoverage(db, { kind: DIMENSION_OF[list.kind], keys, markets: scope.markets, language: scope.language });
   const width = buckets(scope.from, scope.to, grain).length;
   const zeros = () => Array.from({ length: width }, () => 0);
 
@@ -102,7 +103,7 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
           state: it.state,
           publishers_count: d.publishers,
           forecast: forecastTrend(daily, sum(daily), input.now),
-          cabinet_url: `${input.appUrl.replace(/\/$/, '')}/trend/${it.item.key}`,
+          cabinet_url: cabinetUrl(input.appUrl, 'trend', it.item.key),
         };
       }
     }

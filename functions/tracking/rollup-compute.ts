@@ -3,7 +3,7 @@
 // of those publications only (bounded by the list's 500 items); big ones go through the queue.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
-import { round } from '../../shared/format';
+import { cabinetUrl, round } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { scopeSpans } from '../../shared/rollups/read';
 import { DIMENSION_OF, knownEntities } from './items';
@@ -126,5 +126,5 @@ async function topArticles(db: Db, params: unknown[], appUrl: string) {
      GROUP BY a.id, a.url, a.title, a.domain, p.imps ORDER BY p.imps DESC, a.id LIMIT ${TOP}`,
     params.slice(0, 6),
   );
-  return rows.map((r) => ({ ...r, cabinet_url: `${appUrl.replace(/\/$/, '')}/article/${r.id}` }));
+  return rows.map((r) => ({ ...r, cabinet_url: cabinetUrl(appUrl, 'article', r.id) }));
 }

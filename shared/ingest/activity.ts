@@ -5,6 +5,14 @@
 // between runs. Incremental refresh and full rebuild share the SQL below.
 import type { Queryable } from '../db/queryable';
 
+/** Each group's hull, from its runs (a relation of kind, key, unit, item, s, e). */
+const hullsOf = (runs: string) => `SELECT kind, key, unit, item, min(s) AS first_hour, max(e) AS end_hour FROM ${runs} GROUP BY kind, key, unit, item`;
+
+/** The holes between a group's consecutive runs. */
+const gapsOf = (runs: string) => `SELECT kind, key, unit, item, prev AS gap_start, s AS gap_end FROM (
+    SELECT *, lag(e) OVER (PARTITION BY kind, key, unit, item ORDER BY s) AS prev FROM ${runs}) r
+  WHERE prev IS NOT NULL`;
+
 /**
  * Runs of each group: `members` yields (kind, key, unit, item, url_id). Spans are merged when they
  * overlap or touch: a new run starts where a span begins after every earlier span has ended.
@@ -22,11 +30,8 @@ numbered AS (
   FROM marked),
 runs AS (
   SELECT kind, key, unit, item, min(start_hour) AS s, max(end_hour) AS e FROM numbered GROUP BY kind, key, unit, item, run),
-hulls AS (SELECT kind, key, unit, item, min(s) AS first_hour, max(e) AS end_hour FROM runs GROUP BY kind, key, unit, item),
-gaps AS (
-  SELECT kind, key, unit, item, prev AS gap_start, s AS gap_end FROM (
-    SELECT *, lag(e) OVER (PARTITION BY kind, key, unit, item ORDER BY s) AS prev FROM runs) r
-  WHERE prev IS NOT NULL)`;
+hulls AS (${hullsOf('runs')}),
+gaps AS (${gapsOf('runs')})`;
 
 /**
  * Every group that exists: each URL of a key, and each publisher / trend of a key's URLs. A
@@ -42,26 +47,25 @@ const ALL_MEMBERS = `
 /** A hull "ends" at its last active hour, so that both marks are counted strictly before a boundary. */
 const LAST_HOUR = `(end_hour - interval '1 hour')`;
 
+/** The marks of the hulls in `hulls` (first hour: a start; last active hour: an end), counted `sign` times. */
+const marksOf = (hulls: string, sign: 1 | -1) => `
+    SELECT kind, key, unit, first_hour AS hour, ${sign} AS starts, 0 AS ends FROM ${hulls}
+    UNION ALL SELECT kind, key, unit, ${LAST_HOUR}, 0, ${sign} FROM ${hulls}`;
+
 /** Hull starts and ends per hour and per day, from the stored hulls. */
 const MARKS_FROM_HULLS = (into: 'hours' | 'days') => {
-  const at = (col: string) => (into === 'hours' ? col : `(${col} AT TIME ZONE 'UTC')::date`);
+  const at = into === 'hours' ? 'hour' : `(hour AT TIME ZONE 'UTC')::date`;
   return `INSERT INTO dim_activity_${into} (kind, key, unit, ${into === 'hours' ? 'hour' : 'day'}, starts, ends)
-  SELECT kind, key, unit, at, sum(starts)::int, sum(ends)::int FROM (
-    SELECT kind, key, unit, ${at('first_hour')} AS at, 1 AS starts, 0 AS ends FROM dim_activity
-    UNION ALL SELECT kind, key, unit, ${at(LAST_HOUR)}, 0, 1 FROM dim_activity) m
-  GROUP BY kind, key, unit, at`;
+  SELECT kind, key, unit, ${at}, sum(starts)::int, sum(ends)::int FROM (${marksOf('dim_activity', 1)}) m
+  GROUP BY kind, key, unit, ${at}`;
 };
 
 /** Set-based rebuild of the activity tables (after url_dimensions and url_spans are rebuilt). */
 export const REBUILD_ACTIVITY = [
   `TRUNCATE dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`,
   `CREATE TEMP TABLE activity_runs ON COMMIT DROP AS WITH ${runs(ALL_MEMBERS)} SELECT * FROM runs`,
-  `INSERT INTO dim_activity (kind, key, unit, item, first_hour, end_hour)
-   SELECT kind, key, unit, item, min(s), max(e) FROM activity_runs GROUP BY kind, key, unit, item`,
-  `INSERT INTO dim_activity_gaps (kind, key, unit, item, gap_start, gap_end)
-   SELECT kind, key, unit, item, prev, s FROM (
-     SELECT *, lag(e) OVER (PARTITION BY kind, key, unit, item ORDER BY s) AS prev FROM activity_runs) r
-   WHERE prev IS NOT NULL`,
+  `INSERT INTO dim_activity (kind, key, unit, item, first_hour, end_hour) ${hullsOf('activity_runs')}`,
+  `INSERT INTO dim_activity_gaps (kind, key, unit, item, gap_start, gap_end) ${gapsOf('activity_runs')}`,
   MARKS_FROM_HULLS('hours'),
   MARKS_FROM_HULLS('days'),
   `DROP TABLE activity_runs`,
@@ -93,11 +97,8 @@ old AS MATERIALIZED (
   SELECT a.kind, a.key, a.unit, a.item, a.first_hour, a.end_hour FROM dim_activity a
   JOIN groups g ON (a.kind, a.key, a.unit, a.item) = (g.kind, g.key, g.unit, g.item)),
 delta AS MATERIALIZED (
-  SELECT kind, key, unit, hour, sum(starts)::int AS starts, sum(ends)::int AS ends FROM (
-    SELECT kind, key, unit, first_hour AS hour, 1 AS starts, 0 AS ends FROM hulls
-    UNION ALL SELECT kind, key, unit, ${LAST_HOUR}, 0, 1 FROM hulls
-    UNION ALL SELECT kind, key, unit, first_hour, -1, 0 FROM old
-    UNION ALL SELECT kind, key, unit, ${LAST_HOUR}, 0, -1 FROM old) m
+  SELECT kind, key, unit, hour, sum(starts)::int AS starts, sum(ends)::int AS ends FROM (${marksOf('hulls', 1)}
+    UNION ALL ${marksOf('old', -1)}) m
   GROUP BY kind, key, unit, hour
   HAVING sum(starts) <> 0 OR sum(ends) <> 0),
 hours AS (

@@ -14,6 +14,21 @@ export interface DimScope {
   markets: string[];
   /** Lower-case language, or null for all. */
   language: string | null;
+  /**
+   * Whether the scope is every market with data and every language, which the all-markets rows and
+   * the activity hulls answer. Unset: each read asks the database; `withCoverage` asks once for reads
+   * that share a scope.
+   */
+  everyMarket?: boolean;
+}
+
+async function coversEveryMarket(db: Db, scope: DimScope): Promise<boolean> {
+  return scope.everyMarket ?? (scope.language === null && (await coversAllMarkets(db, scope.markets)));
+}
+
+/** The scope with `everyMarket` resolved: one query, however many reads follow. */
+export async function withCoverage(db: Db, scope: DimScope): Promise<DimScope> {
+  return { ...scope, everyMarket: await coversEveryMarket(db, scope) };
 }
 
 /**
@@ -40,7 +55,7 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
   const list = buckets(from, to, grain);
   const wholeDays = list.filter((b) => b.wholeDay);
   // A scope of every market and language reads each key's all-markets rows: one series per key.
-  const markets = scope.language === null && (await coversAllMarkets(db, scope.markets))
+  const markets = await coversEveryMarket(db, scope)
     ? `SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language WHERE $3::text[] IS NOT NULL AND $4::text IS NULL`
     : `SELECT DISTINCT country, language FROM market_days WHERE country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)`;
   // Whole days are consecutive: they are read from dim_days as one range of days, and the hours
@@ -106,7 +121,7 @@ export interface KeyDistinct {
  * With `across`, one row (key `*`) counts the union of all keys: distinct counts do not add up.
  */
 export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
-  if (!across && scope.language === null && (await coversAllMarkets(db, scope.markets))) return distinctFromActivity(db, scope, from, to);
+  if (!across && (await coversEveryMarket(db, scope))) return distinctFromActivity(db, scope, from, to);
   return distinctFromSpans(db, scope, from, to, across);
 }
 
@@ -141,7 +156,7 @@ export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to:
 
 /** Distinct publications active in each bucket, per key. */
 export async function publicationsSeries(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
-  if (scope.language === null && (await coversAllMarkets(db, scope.markets))) return publicationsFromActivity(db, scope, from, to, grain);
+  if (await coversEveryMarket(db, scope)) return publicationsFromActivity(db, scope, from, to, grain);
   return publicationsFromSpans(db, scope, from, to, grain);
 }
 

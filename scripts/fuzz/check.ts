@@ -1,0 +1,77 @@
+// The fuzz suite's oracle: what every response must satisfy, whatever the request was.
+// - no 5xx other than 503 with Retry-After;
+// - no stack trace or internal path in the body;
+// - the status is documented for the operation;
+// - an error body (4xx/5xx documented with JSON) has `detail`;
+// - the body validates against the documented JSON Schema of its status (Ajv, JSON Schema 2020-12,
+//   which OpenAPI 3.1 schemas are), with $refs resolved inside the served document.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Operation, Schema } from './generate';
+
+export interface Observed {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+const STACK = /\n\s+at\s|\bat (?:async )?[\w$.<>]+ \(|node_modules\/|\.tsx?:\d+:\d+|\bTypeError\b|\bReferenceError\b/;
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+export function createChecker(doc: Schema) {
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
+  // Formats used by the API (ajv-formats is not needed for these four).
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  ajv.addFormat('date-time', (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)));
+  ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
+  ajv.addFormat('uri', (s: string) => URL.canParse(s));
+  ajv.addFormat('url', (s: string) => URL.canParse(s));
+  ajv.addFormat('email', /^[^@\s]+@[^@\s]+$/);
+  ajv.addSchema(doc, 'openapi.json');
+  const validators = new Map<string, ValidateFunction | null>();
+
+  function validatorFor(op: Operation, status: string): ValidateFunction | null {
+    const id = `${op.method} ${op.path} ${status}`;
+    if (!validators.has(id)) {
+      const schema = op.responses[status]?.content?.['application/json']?.schema;
+      validators.set(id, schema
+        ? ajv.compile({ $ref: `openapi.json#/${pointer('paths', op.path, op.method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}` })
+        : null);
+    }
+    return validators.get(id)!;
+  }
+
+  /** The problems of one response; empty when it is fine. */
+  return function check(op: Operation, res: Observed): string[] {
+    const problems: string[] = [];
+    if (res.status >= 500 && !(res.status === 503 && Number(res.headers.get('retry-after')) > 0)) {
+      problems.push(`server error ${res.status}${res.status === 503 ? ' without Retry-After' : ''}`);
+    }
+    if (STACK.test(res.text)) problems.push('stack trace or internal detail in the body');
+    const status = String(res.status);
+    const documented = op.responses[status] ?? op.responses.default;
+    if (!documented) {
+      problems.push(`undocumented status ${status}`);
+      return problems;
+    }
+    const validate = validatorFor(op, op.responses[status] ? status : 'default');
+    if (!validate) return problems; // documented without a JSON body (e.g. 202, MCP's JSON-RPC errors)
+    if (!/application\/json/.test(res.headers.get('content-type') ?? '')) {
+      problems.push(`content-type ${res.headers.get('content-type')} instead of JSON`);
+      return problems;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(res.text);
+    } catch {
+      problems.push('body is not JSON');
+      return problems;
+    }
+    if (res.status >= 400 && (body === null || typeof body !== 'object' || !('detail' in body))) problems.push('error body without detail');
+    if (!validate(body)) {
+      const errors = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+      problems.push(`body breaks the ${status} schema: ${errors}`);
+    }
+    return problems;
+  };
+}

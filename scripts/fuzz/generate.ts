@@ -1,0 +1,202 @@
+// Request generation for the OpenAPI fuzz suite, in the spirit of Schemathesis: valid values from
+// each parameter's schema (enum, type, format, pattern's example, range), path ids from real data
+// (harvested from the API's own list responses), and hostile mutations (NUL, bad encoding,
+// over-long, huge numbers, wrong types, repeated parameters, foreign ids, bad keys and bodies).
+// Deterministic for a seed.
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Schema = Record<string, any>;
+
+export interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: Schema;
+}
+
+export interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  parameters: Parameter[];
+  requestBody?: Schema;
+  responses: Record<string, Schema>;
+}
+
+export interface FuzzRequest {
+  op: Operation;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** What was done to it, for failure reports. */
+  mutation: string;
+}
+
+/** mulberry32: a small seeded PRNG (the fuzz must be reproducible from its seed). */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    chance: (p: number) => next() < p,
+  };
+}
+export type Rng = ReturnType<typeof prng>;
+
+export function operationsOf(doc: Schema): Operation[] {
+  const ops: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Schema][]) {
+    for (const [method, op] of Object.entries(item) as [string, Schema][]) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      ops.push({
+        method: method.toUpperCase(), path, operationId: op.operationId ?? `${method} ${path}`,
+        parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])],
+        requestBody: op.requestBody?.content?.['application/json']?.schema,
+        responses: op.responses ?? {},
+      });
+    }
+  }
+  return ops;
+}
+
+const UUID = (rng: Rng) => '00000000-0000-4000-8000-000000000000'.replace(/0/g, () => '0123456789abcdef'[rng.int(0, 15)]);
+
+/** Values seen in responses, by field name (`id`, `list_id`, `alpha_2`, ...). */
+export type Pools = Map<string, string[]>;
+
+export function harvest(pools: Pools, body: unknown, limit = 50): void {
+  const walk = (node: unknown, key?: string) => {
+    if (Array.isArray(node)) return node.slice(0, limit).forEach((n) => walk(n, key));
+    if (node && typeof node === 'object') return Object.entries(node).forEach(([k, v]) => walk(v, k));
+    if (key && (typeof node === 'string' || typeof node === 'number') && String(node).length <= 200) {
+      const pool = pools.get(key) ?? [];
+      if (pool.length < limit && !pool.includes(String(node))) pool.push(String(node));
+      pools.set(key, pool);
+    }
+  };
+  walk(body);
+}
+
+/** Real values for a parameter: same-named fields first, then `id` for `*_id`/`id` parameters. */
+function poolFor(pools: Pools, name: string): string[] {
+  const direct = pools.get(name);
+  if (direct?.length) return direct;
+  if (name === 'id' || name.endsWith('_id')) return pools.get('id') ?? [];
+  return [];
+}
+
+function isoAround(rng: Rng, now: number): string {
+  return new Date(now - rng.int(0, 40 * 24) * 3_600_000).toISOString();
+}
+
+/** A schema-valid value (as the string a query or path carries). */
+export function validValue(rng: Rng, schema: Schema = {}, name: string, pools: Pools, now: number): string | string[] {
+  const options = schema.anyOf ?? schema.oneOf;
+  if (options) return validValue(rng, rng.pick(options), name, pools, now);
+  const real = poolFor(pools, name);
+  if (real.length && rng.chance(0.8)) return rng.pick(real);
+  if (schema.enum) return String(rng.pick(schema.enum));
+  if (schema.type === 'array') return Array.from({ length: rng.int(1, 2) }, () => validValue(rng, schema.items, name, pools, now) as string);
+  if (schema.type === 'boolean') return rng.pick(['true', 'false']);
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const lo = schema.minimum ?? 0;
+    const hi = Math.min(schema.maximum ?? 200, lo + 500);
+    return String(rng.pick([schema.example ?? lo, schema.default ?? lo, lo, hi, rng.int(lo, hi)]));
+  }
+  if (schema.format === 'uuid') return UUID(rng);
+  if (schema.format === 'date-time') return isoAround(rng, now);
+  if (schema.format === 'date') return isoAround(rng, now).slice(0, 10);
+  if (schema.example !== undefined && rng.chance(0.7)) return String(schema.example);
+  if (schema.default !== undefined) return String(schema.default);
+  return rng.pick(['a', 'news', 'Sports', 'de', 'heat pump', 'US']);
+}
+
+/** Hostile values of a parameter: each should answer 4xx in the spec's shape, never 500. */
+const HOSTILE: [string, (rng: Rng) => string][] = [
+  ['nul', () => 'a%00b'],
+  ['control', () => '%1B%5B0m'],
+  ['bad-percent', () => '%E0%A4%A'],
+  ['not-utf8', () => '%C3%28'],
+  ['surrogate', () => '%ED%A0%80'],
+  ['over-long', (rng) => 'x'.repeat(rng.pick([300, 2_100, 5_000]))],
+  ['huge-number', (rng) => rng.pick(['1e400', '99999999999999999999999', '-1e308', '9007199254740993'])],
+  ['negative', () => '-1'],
+  ['fraction', () => '1.5'],
+  ['empty', () => ''],
+  ['whitespace', () => '%20%20'],
+  ['wrong-type', () => 'abc'],
+  ['bad-date', () => '2026-02-30T25:61:00Z'],
+  ['sql', () => encodeURIComponent("' OR 1=1; --")],
+  ['traversal', () => '..%2F..%2Fetc%2Fpasswd'],
+  ['unicode', () => encodeURIComponent('ü€😀\u202e')],
+  ['bad-uuid', () => '7a1f3c9e-2b4d-4e8f-9a0b-1c2d3e4f5a6g'],
+  ['random-uuid', (rng) => UUID(rng)],
+];
+
+export interface Keys {
+  full: string;
+  others: { name: string; key: string }[];
+}
+
+/** One request: valid (most), or with one hostile mutation. */
+export function makeRequest(rng: Rng, op: Operation, pools: Pools, keys: Keys, now: number, hostileShare = 0.4): FuzzRequest {
+  const query: [string, string][] = [];
+  const path: Record<string, string> = {};
+  const hostile = rng.chance(hostileShare);
+  const mutation = hostile ? rng.pick(['param', 'param', 'param', 'repeat', 'extra', 'key', 'body']) : 'valid';
+  const target = rng.pick(op.parameters.filter((p) => p.in === 'query' || p.in === 'path').map((p) => p.name).concat(['']));
+  let label = mutation;
+  for (const p of op.parameters) {
+    if (p.in !== 'query' && p.in !== 'path') continue;
+    const include = p.in === 'path' || p.required || rng.chance(0.5) || (mutation === 'param' && p.name === target);
+    if (!include) continue;
+    let value: string | string[] = validValue(rng, p.schema, p.name, pools, now);
+    if (p.in === 'path' || !Array.isArray(value)) value = [value].flat().map((v) => encodeURIComponent(v));
+    else value = value.map((v) => encodeURIComponent(v));
+    if (mutation === 'param' && p.name === target) {
+      const [kind, make] = rng.pick(HOSTILE);
+      value = [make(rng)];
+      label = `param ${p.name}=${kind}`;
+    }
+    if (p.in === 'path') path[p.name] = value[0];
+    else for (const v of value) query.push([p.name, v]);
+  }
+  if (mutation === 'repeat' && query.length) {
+    query.push(rng.pick(query));
+    label = `repeat ${query[query.length - 1][0]}`;
+  }
+  if (mutation === 'extra') query.push([rng.pick(['x', 'debug', 'key', 'api_key']), rng.pick(HOSTILE)[1](rng)]);
+  const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => path[name] ?? UUID(rng))
+    + (query.length ? `?${query.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
+  const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
+  let key: string | undefined = keys.full;
+  if (mutation === 'key') {
+    const choice = rng.int(0, keys.others.length + 2);
+    key = choice < keys.others.length ? keys.others[choice].key : choice === keys.others.length ? undefined : 'sk_live_not_a_key';
+    label = `key ${choice < keys.others.length ? keys.others[choice].name : key ? 'invalid' : 'none'}`;
+  }
+  if (key) {
+    if (rng.chance(0.5)) headers['x-api-key'] = key;
+    else headers.authorization = `Bearer ${key}`;
+  }
+  let body: string | undefined;
+  if (op.requestBody) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(op.requestBody.example ?? {});
+    if (mutation === 'body') {
+      body = rng.pick(['{', '', 'null', '[]', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{"x":"\\u0000"}}}',
+        JSON.stringify({ jsonrpc: '2.0', id: 'x'.repeat(10_000), method: 'ping' }), '"\\ud800"']);
+      label = `body ${body.slice(0, 40)}`;
+    }
+  }
+  return { op, url, method: op.method, headers, body, mutation: label };
+}

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { startGateway } from './gateway/index';
 import { configureDriver, gatewayInfo } from './lib/connect';
 import { migrate } from './lib/migrations';
+import { exitOnFatal, guardPool } from './lib/resilient';
 import { loadDemoData } from './demo/load';
 import { createDemoTenants } from './demo/tenants';
 import { liveStep, topUp } from './demo/live';
@@ -40,7 +41,9 @@ await writeFile(`${DATA_DIR}/gateway.json`, JSON.stringify(info, null, 2));
 log(`gateway on ${gateway.neonHttpUrl.replace('/sql', '')} (postgres: ${gateway.backend.postgres}, redis: ${gateway.backend.redis})`);
 
 configureDriver(info);
-const pool = new Pool({ connectionString: info.databaseUrl, max: 2 });
+// Kept open between live steps (no idle timeout): it must outlive a PostgreSQL restart, which the
+// guard makes a logged, recoverable event (the dead client is dropped, the next step reconnects).
+const pool = guardPool(new Pool({ connectionString: info.databaseUrl, max: 2, idleTimeoutMillis: 0 }), 'database pool', log);
 const db = drizzle({ client: neon(info.databaseUrl), schema });
 const now = new Date();
 const client = await pool.connect();
@@ -125,15 +128,25 @@ Try:
     -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_regions","arguments":{}}}' ${base}/mcp
 `);
 
-const stop = async () => {
-  wrangler.kill('SIGTERM');
+let stopping = false;
+const shutdown = async () => {
+  stopping = true;
+  if (wrangler.exitCode === null) wrangler.kill('SIGTERM');
   await pool.end().catch(() => undefined);
-  await gateway.close();
+  await gateway.close().catch(() => undefined);
+};
+const stop = async () => {
+  await shutdown();
   process.exit(0);
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-wrangler.on('exit', async (code) => {
-  await gateway.close();
-  process.exit(code ?? 0);
+// Either half alone is a broken API: if wrangler dies, stop the gateway; if this process (the
+// gateway) meets an error nothing handles, stop wrangler. Both with a message saying so.
+exitOnFatal('start', shutdown);
+wrangler.on('exit', async (code, signal) => {
+  if (stopping) return;
+  console.error(`[start] wrangler dev exited (${signal ?? `code ${code}`}); stopping the gateway. Run npm start again.`);
+  await gateway.close().catch(() => undefined);
+  process.exit(code || 1);
 });

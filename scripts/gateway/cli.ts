@@ -3,6 +3,7 @@
 //   REDIS_URL      redis://...    (else the in-process Redis engine)
 //   GATEWAY_PORT   default 8788;  GATEWAY_HOST default 127.0.0.1
 //   UPSTASH_REDIS_REST_TOKEN  bearer token clients must send (default local-token)
+import { exitOnFatal } from '../lib/resilient';
 import { startGateway } from './index';
 
 const env = process.env;
@@ -32,5 +33,6 @@ async function stop(signal: string): Promise<void> {
   await gateway.close();
   process.exit(0);
 }
+exitOnFatal('gateway', () => gateway.close());
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));

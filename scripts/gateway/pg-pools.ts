@@ -54,6 +54,8 @@ export class PgPools {
       });
       // An idle client can die (server restart, DROP DATABASE ... FORCE): log, never crash.
       pool.on('error', (err) => this.log(`pg pool ${database}: ${err.message}`));
+      // A checked-out client between queries reports its death as an event too.
+      pool.on('connect', (client) => client.on('error', (err) => this.log(`pg client ${database}: ${err.message}`)));
       this.pools.set(database, pool);
     }
     return pool;

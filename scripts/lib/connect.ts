@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as schema from '../../shared/db/schema';
 import { startGateway, type Gateway } from '../gateway/index';
+import { guardPool } from './resilient';
 
 // Node's require, not the bundler's: see scripts/gateway/neon-ws.ts.
 const ws = createRequire(import.meta.url)('ws');
@@ -68,7 +69,7 @@ export async function connect(): Promise<Connection> {
   }
   configureDriver(info);
   const connectionString = info?.databaseUrl ?? url!;
-  const pool = new Pool({ connectionString, max: 4 });
+  const pool = guardPool(new Pool({ connectionString, max: 4 }), 'database pool', (line) => console.error(line));
   return {
     db: drizzle({ client: neon(connectionString), schema }),
     pool,

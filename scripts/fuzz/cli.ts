@@ -1,7 +1,7 @@
 // `npm run fuzz -- [--requests 20000] [--seed 1] [--concurrency 8] [--only opId,opId] [--keep]`:
 // the OpenAPI fuzz suite against the bundled all-in-one Worker in workerd, on a fresh copy of the
 // demo database (real PostgreSQL and Redis: PG_BASE_URL, REDIS_URL). Exit 1 on any failure.
-import { startStack, FUZZ_NOW } from './stack';
+import { startStack, FUZZ_NOW } from '../lib/demo-stack';
 import { describeReport, runFuzz } from './run';
 
 const argv = process.argv.slice(2);

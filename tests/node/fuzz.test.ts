@@ -5,7 +5,7 @@
 // errors, body valid against the documented schema (Ajv, JSON Schema 2020-12). Longer runs:
 // `npm run fuzz -- --requests 20000 --seed S`.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FUZZ_NOW, startStack, type Stack } from '../../scripts/fuzz/stack';
+import { FUZZ_NOW, startStack, type Stack } from '../../scripts/lib/demo-stack';
 import { describeReport, runFuzz } from '../../scripts/fuzz/run';
 import type { Keys } from '../../scripts/fuzz/generate';
 

@@ -1,4 +1,4 @@
-// The stack the fuzz suite (and the load test) runs against: the all-in-one Worker as wrangler
+// The stack the fuzz suite and the load test run against: the all-in-one Worker as wrangler
 // bundles it, in workerd, behind a local gateway to the machine's real PostgreSQL and Redis, over a
 // database holding the demo data set and the demo tenants.
 //
@@ -16,8 +16,8 @@ import * as schema from '../../shared/db/schema';
 import { loadDemoData } from '../demo/load';
 import { createDemoTenants, type DemoKey } from '../demo/tenants';
 import { startGateway, type Gateway } from '../gateway/index';
-import { migrate } from '../lib/migrations';
-import { startWorker, type RunningWorker } from '../lib/worker';
+import { migrate } from './migrations';
+import { startWorker, type RunningWorker } from './worker';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Business "now" of the fuzz data: fixed, so a seed always means the same requests and data. */

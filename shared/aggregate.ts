@@ -62,7 +62,7 @@ export interface ServeOptions<H> {
 }
 
 /** How the answer came about, in the `X-Aggregate-Cache` header: tests and benchmarks count `miss`. */
-export type CacheOutcome = 'hit' | 'miss' | 'shared';
+export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass';
 
 export async function aggregateKey(store: Store, kind: AggregateKind, request: unknown): Promise<string> {
   const identity = kind.identity ? kind.identity(request) : request;
@@ -94,7 +94,8 @@ async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>
     const late = await services.store.redis.get<unknown>(cacheKey);
     if (late != null) return { body: late, outcome: 'shared' as CacheOutcome };
     const body = await kind.compute(services, request, hint);
-    await services.store.redis.set(cacheKey, body, { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS });
+    // The answer stands even if Redis fails now; followers then time out into 503 `computing`.
+    await services.store.redis.set(cacheKey, body, { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS }).catch(() => undefined);
     return { body, outcome: 'miss' as CacheOutcome };
   } finally {
     await release(services.store, cacheKey, token).catch(() => undefined);
@@ -124,24 +125,54 @@ async function remember(store: Store, job: AggregateJob): Promise<void> {
   await store.redis.zadd(store.key(RECENT), { score: Date.now(), member: JSON.stringify(job) });
 }
 
+const DOWN = Symbol('redis unreachable');
+
+async function attempt<T>(call: Promise<T>): Promise<T | typeof DOWN> {
+  try {
+    return await call;
+  } catch {
+    return DOWN;
+  }
+}
+
+/**
+ * Redis cannot be reached: no cache and no shared lock. A cheap aggregate is computed inline and not
+ * cached (no coalescing: sharing one promise across requests is unsafe in a Worker isolate); an
+ * expensive one cannot be handed to the consumer reliably, so it answers 503 with Retry-After.
+ */
+async function degraded<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H>) {
+  if (options.background && c.env.JOBS_QUEUE) {
+    throw coded(503, 'dependency_unavailable', 'A dependency is briefly unavailable; retry after the Retry-After header.', {}, { 'Retry-After': '5' });
+  }
+  const { db, store, config, clock } = c.var;
+  const body = await kind.compute({ db, store, config, now: clock.now() }, request, options.hint);
+  c.header('X-Aggregate-Cache', 'bypass');
+  return body;
+}
+
 /**
  * Answers an admitted aggregate request: from the cache, or computed once across all callers
- * (inline), or queued (503 `computing`). Sets `X-Aggregate-Cache` to hit, miss or shared.
+ * (inline), or queued (503 `computing`). Sets `X-Aggregate-Cache` to hit, miss or shared (or
+ * bypass while Redis is unreachable).
  */
 export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
   const { store, db, config, clock } = c.var;
   const cacheKey = await aggregateKey(store, kind, request);
-  const cached = await store.redis.get<unknown>(cacheKey);
+  const cached = await attempt(store.redis.get<unknown>(cacheKey));
+  if (cached === DOWN) return degraded(c, kind, request, options);
   if (cached != null) {
     c.header('X-Aggregate-Cache', 'hit');
     return cached;
   }
   const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey };
-  if (kind.warm !== false) await remember(store, job);
+  if (kind.warm !== false) await remember(store, job).catch(() => undefined); // warming is best effort
   const token = crypto.randomUUID();
   const queue = c.env.JOBS_QUEUE;
+  const ttl = options.background && queue ? QUEUED_LOCK_TTL_SECONDS : INLINE_LOCK_TTL_SECONDS;
+  const acquired = await attempt(acquire(store, cacheKey, token, ttl));
+  if (acquired === DOWN) return degraded(c, kind, request, options);
   if (options.background && queue) {
-    if (await acquire(store, cacheKey, token, QUEUED_LOCK_TTL_SECONDS)) {
+    if (acquired) {
       try {
         await queue.send(job);
       } catch (err) {
@@ -152,7 +183,7 @@ export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<
     throw computing(RETRY_AFTER_SECONDS);
   }
   const services: AggregateServices = { db, store, config, now: clock.now() };
-  const result = (await acquire(store, cacheKey, token, INLINE_LOCK_TTL_SECONDS))
+  const result = acquired
     ? await lead(services, kind, request, cacheKey, token, options.hint)
     : await follow(services, kind, request, cacheKey, token, options.hint);
   c.header('X-Aggregate-Cache', result.outcome);

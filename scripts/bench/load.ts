@@ -33,6 +33,7 @@ export async function run(argv: string[]): Promise<void> {
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     database: `bench_load_${process.pid}`,
     log,
+    gatewayProcess: true,
   });
   try {
     const key = stack.keys.find((k) => k.name === 'full')!.key;

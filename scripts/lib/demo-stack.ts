@@ -6,7 +6,9 @@
 // hash of everything that shapes it (migrations, generator, ingest, demo loader) at a fixed "now";
 // each run clones that template (CREATE DATABASE ... TEMPLATE: about a second). A code change that
 // alters the data changes the hash, and the next run builds a new template and drops the old ones.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:net';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { neon, neonConfig } from '@neondatabase/serverless';
@@ -45,6 +47,11 @@ export interface StackOptions {
   /** Name of this run's database (dropped on dispose). */
   database: string;
   log?: (line: string) => void;
+  /**
+   * Run the gateway in its own process (`npm run gateway`), as PostgreSQL's and Redis' HTTP fronts
+   * are in production, so a load generator in this process does not compete with it for the event loop.
+   */
+  gatewayProcess?: boolean;
 }
 
 export interface Stack {
@@ -91,6 +98,36 @@ async function demoTemplate(server: string, log: (line: string) => void): Promis
   return name;
 }
 
+/** `scripts/gateway/cli.ts` as a child process, with the same interface as an in-process gateway. */
+async function gatewayChild(databaseUrl: string, redisUrl: string): Promise<Gateway> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/gateway/cli.ts')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, GATEWAY_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the gateway process exited with ${child.exitCode}`);
+    if (await fetch(`http://${base}/health`).then((r) => r.ok, () => false)) break;
+    if (i > 150) throw new Error('the gateway process did not become healthy');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port, neonHttpUrl: `http://${base}/sql`, neonWsProxy: `${base}/v1`, upstashUrl: `http://${base}/redis`, upstashToken: 'local-token',
+    backend: { postgres: 'postgres', redis: 'redis' },
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
   const { server, database } = options;
@@ -109,7 +146,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }
   });
   const databaseUrl = `${server}/${database}`;
-  const gateway = await startGateway({ databaseUrl: `${server}/postgres`, redisUrl: options.redisUrl });
+  const gateway = options.gatewayProcess
+    ? await gatewayChild(`${server}/postgres`, options.redisUrl)
+    : await startGateway({ databaseUrl: `${server}/postgres`, redisUrl: options.redisUrl });
   neonConfig.fetchEndpoint = gateway.neonHttpUrl;
   const db = drizzle({ client: neon(databaseUrl), schema });
   const keys = await createDemoTenants(db, new Date(FUZZ_NOW));

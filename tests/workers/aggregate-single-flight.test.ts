@@ -1,6 +1,7 @@
 // Single flight for cached aggregates (issue 13): concurrent identical cold requests compute once
 // (inline and queued), followers get the leader's result or 503 `computing` + Retry-After, a
 // crashed leader blocks nobody past the lock TTL, and a failed leader hands over to a follower.
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aggregateKey, serveAggregate, type AggregateKind } from '../../shared/aggregate';
 import { createList } from '../../shared/admin/lists';
@@ -56,8 +57,8 @@ function probe(behaviour: { fail?: boolean; delayMs?: number } = {}) {
   const app = createApp();
   app.use('*', services());
   app.get('/probe', async (c) => c.json((await serveAggregate(c, kind, { q: c.req.query('q') ?? '' })) as object));
-  const call = async () => {
-    const response = await app.request('/probe?q=x', {}, { ...world.env });
+  const call = async (env: Record<string, string> = {}) => {
+    const response = await app.request('/probe?q=x', {}, { ...world.env, ...env });
     return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   };
   return { kind, calls, call, behaviour };
@@ -104,6 +105,19 @@ describe('shared/aggregate single flight', () => {
     expect(after.status).toBe(200);
     expect(p.calls.n).toBe(1);
   }, 15_000);
+
+  it('Redis unreachable (refused or hung): computed inline without the cache, X-Aggregate-Cache bypass', async () => {
+    const p = probe();
+    for (const url of [env.DEAD_REDIS_UPSTASH_URL, env.HUNG_REDIS_UPSTASH_URL]) {
+      const reply = await p.call({ UPSTASH_REDIS_REST_URL: url });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      expect(reply.headers.get('x-aggregate-cache')).toBe('bypass');
+    }
+    expect(p.calls.n).toBe(2);
+    // Back to the real Redis: cached and single-flight again.
+    expect((await p.call()).headers.get('x-aggregate-cache')).toBe('miss');
+    expect((await p.call()).headers.get('x-aggregate-cache')).toBe('hit');
+  });
 
   it('a failing leader releases its lock: the error reaches its caller and the next caller computes', async () => {
     const p = probe({ fail: true });

@@ -83,6 +83,34 @@ export async function run(argv: string[]): Promise<void> {
       cost.set(entry.name, { sql: (after.sql - before.sql) / n, redis: (after.redis - before.redis) / n, ms: median(times) });
     }
 
+    // The thundering herd of issue 13: 100 concurrent identical cold requests for the demo's large
+    // entity list (limit 200, 6-day custom window, hour grain), next to one such request alone.
+    const large = lists.find((l) => l.kind === 'entity' && (l as any).name === 'Everything (large)')?.id ?? lists.find((l) => l.kind === 'entity')!.id;
+    const herdPath = (day: number) => `/v1/tracking/lists/${large}/metrics?limit=200&grain=hour&period=custom`
+      + `&date_from=2026-11-0${day}T00:00:00Z&date_to=2026-11-${String(day + 6).padStart(2, '0')}T00:00:00Z`;
+    const timed = async (path: string) => {
+      const res = await fetch(new URL(path, base), { headers: { 'X-API-Key': key } });
+      await res.arrayBuffer();
+      return { status: res.status, cache: res.headers.get('x-aggregate-cache') ?? '', retryAfter: res.headers.get('retry-after') };
+    };
+    let t = performance.now();
+    const alone = await timed(herdPath(1));
+    const aloneMs = performance.now() - t;
+    const herdBefore = await stats();
+    t = performance.now();
+    const herd = await Promise.all(Array.from({ length: 100 }, () => timed(herdPath(2))));
+    const herdMs = performance.now() - t;
+    const herdAfter = await stats();
+    const outcomes: Record<string, number> = {};
+    for (const r of herd) {
+      const outcome = `${r.status} ${r.cache || (r.retryAfter ? `Retry-After ${r.retryAfter}` : '')}`.trim();
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    }
+    const herdReport = table(['cold request for the large list (limit 200, 6 days, hour grain)', 'wall ms', 'outcomes', 'PostgreSQL round trips'], [
+      ['1 alone', fmt(aloneMs), `${alone.status} ${alone.cache}`, ''],
+      ['100 concurrent identical', fmt(herdMs), Object.entries(outcomes).map(([k, v]) => `${k}: ${v}`).join(', '), fmt(herdAfter.sql - herdBefore.sql)],
+    ]);
+
     // The mix under load: every connection cycles through a weighted, interleaved sequence.
     const latencies = new Map<string, number[]>(mix.map((m) => [m.name, []]));
     const statuses = new Map<string, Record<number, number>>(mix.map((m) => [m.name, {}]));
@@ -113,6 +141,7 @@ export async function run(argv: string[]): Promise<void> {
       ['bare route (JSON 404)', fmt(bare.requests.total), fmt(bare.requests.average), fmt(bare.latency.p50), fmt(bare.latency.p99), fmt(bare.errors), '(all 404 by design)', codes(bare)],
       ['mix / bare', '', `${fmt(mixed.requests.average / bare.requests.average, 2)}x`, `${fmt(mixed.latency.p50 / Math.max(bare.latency.p50, 0.001), 1)}x`, '', '', '', ''],
     ]));
+    console.log(`\nSingle flight\n\n${herdReport}`);
     console.log('\nPer route (under load: p50/p99 and statuses; alone and warm: median and gateway round trips per request)\n');
     console.log(table(['route', 'weight', 'requests', 'p50 ms', 'p99 ms', 'statuses', 'alone ms', 'PostgreSQL / req', 'Redis / req'], mix.map((m) => {
       const t = latencies.get(m.name)!;

@@ -120,10 +120,17 @@ export function validValue(rng: Rng, schema: Schema = {}, name: string, pools: P
   return rng.pick(['a', 'news', 'Sports', 'de', 'heat pump', 'US']);
 }
 
-/** Hostile values of a parameter: each should answer 4xx in the spec's shape, never 500. */
-const HOSTILE: [string, (rng: Rng) => string][] = [
-  ['nul', () => 'a%00b'],
-  ['control', () => '%1B%5B0m'],
+/**
+ * Hostile values of a parameter (given its valid, encoded value): each should answer 4xx in the
+ * spec's shape, never 500. NUL and control characters go inside a valid value, so they pass a
+ * route's pattern checks and reach whatever comes after them.
+ */
+const HOSTILE: [string, (rng: Rng, valid: string) => string][] = [
+  ['nul', (_, valid) => {
+    const at = valid.startsWith('%') ? 3 : Math.min(1, valid.length); // after the first character, never inside an escape
+    return `${valid.slice(0, at)}%00${valid.slice(at)}`;
+  }],
+  ['control', (_, valid) => `${valid}%1B%5B0m`],
   ['bad-percent', () => '%E0%A4%A'],
   ['not-utf8', () => '%C3%28'],
   ['surrogate', () => '%ED%A0%80'],
@@ -147,24 +154,55 @@ export interface Keys {
   others: { name: string; key: string }[];
 }
 
-/** One request: valid (most), or with one hostile mutation. */
-export function makeRequest(rng: Rng, op: Operation, pools: Pools, keys: Keys, now: number, hostileShare = 0.4): FuzzRequest {
+/** A sweep's fixed choice: this parameter gets this hostile value, path ids cycle through real ones. */
+export interface Forced {
+  param: string;
+  kind: number;
+  /** Index into the real ids of each path parameter (cycled). */
+  pathIndex: number;
+}
+
+/**
+ * The systematic part: every parameter of every operation with every hostile value once, path ids
+ * cycling through the real ones (so routes that only reach their queries for one kind of resource,
+ * e.g. mention lists, get hostile values there too).
+ */
+export function sweep(rng: Rng, ops: Operation[], pools: Pools, keys: Keys, now: number): FuzzRequest[] {
+  const out: FuzzRequest[] = [];
+  for (const op of ops) {
+    const ids = Math.max(1, ...op.parameters.filter((x) => x.in === 'path').map((x) => Math.min(10, poolFor(pools, x.name).length)));
+    for (const p of op.parameters.filter((x) => x.in === 'query' || x.in === 'path')) {
+      HOSTILE.forEach(([name], kind) => {
+        // NUL is the value most likely to reach SQL: try it against every real resource of the path.
+        for (let i = 0; i < (name === 'nul' ? ids : 1); i++) {
+          out.push(makeRequest(rng, op, pools, keys, now, 0, { param: p.name, kind, pathIndex: name === 'nul' ? i : kind }));
+        }
+      });
+    }
+  }
+  return out;
+}
+
+/** One request: valid (most), or with one hostile mutation (or the `forced` one). */
+export function makeRequest(rng: Rng, op: Operation, pools: Pools, keys: Keys, now: number, hostileShare = 0.4, forced?: Forced): FuzzRequest {
   const query: [string, string][] = [];
   const path: Record<string, string> = {};
-  const hostile = rng.chance(hostileShare);
-  const mutation = hostile ? rng.pick(['param', 'param', 'param', 'repeat', 'extra', 'key', 'body']) : 'valid';
-  const target = rng.pick(op.parameters.filter((p) => p.in === 'query' || p.in === 'path').map((p) => p.name).concat(['']));
+  const hostile = !forced && rng.chance(hostileShare);
+  const mutation = forced ? 'param' : hostile ? rng.pick(['param', 'param', 'param', 'repeat', 'extra', 'key', 'body']) : 'valid';
+  const target = forced?.param ?? rng.pick(op.parameters.filter((p) => p.in === 'query' || p.in === 'path').map((p) => p.name).concat(['']));
   let label = mutation;
   for (const p of op.parameters) {
     if (p.in !== 'query' && p.in !== 'path') continue;
-    const include = p.in === 'path' || p.required || rng.chance(0.5) || (mutation === 'param' && p.name === target);
+    const include = p.in === 'path' || p.required || (!forced && rng.chance(0.5)) || (mutation === 'param' && p.name === target);
     if (!include) continue;
     let value: string | string[] = validValue(rng, p.schema, p.name, pools, now);
+    const real = poolFor(pools, p.name);
+    if (forced && p.in === 'path' && real.length) value = real[forced.pathIndex % real.length];
     if (p.in === 'path' || !Array.isArray(value)) value = [value].flat().map((v) => encodeURIComponent(v));
     else value = value.map((v) => encodeURIComponent(v));
     if (mutation === 'param' && p.name === target) {
-      const [kind, make] = rng.pick(HOSTILE);
-      value = [make(rng)];
+      const [kind, make] = forced ? HOSTILE[forced.kind] : rng.pick(HOSTILE);
+      value = [make(rng, value[0] ?? '')];
       label = `param ${p.name}=${kind}`;
     }
     if (p.in === 'path') path[p.name] = value[0];
@@ -174,7 +212,7 @@ export function makeRequest(rng: Rng, op: Operation, pools: Pools, keys: Keys, n
     query.push(rng.pick(query));
     label = `repeat ${query[query.length - 1][0]}`;
   }
-  if (mutation === 'extra') query.push([rng.pick(['x', 'debug', 'key', 'api_key']), rng.pick(HOSTILE)[1](rng)]);
+  if (mutation === 'extra') query.push([rng.pick(['x', 'debug', 'key', 'api_key']), rng.pick(HOSTILE)[1](rng, 'value')]);
   const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => path[name] ?? UUID(rng))
     + (query.length ? `?${query.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };

@@ -2,7 +2,7 @@
 // operations that need none, then sends `requests` generated requests (fixed seed, bounded
 // concurrency) spread evenly over every operation, and checks every response.
 import { createChecker } from './check';
-import { harvest, makeRequest, operationsOf, prng, type Keys, type Operation, type Pools, type Schema } from './generate';
+import { harvest, makeRequest, operationsOf, prng, sweep, type Keys, type Operation, type Pools, type Schema } from './generate';
 
 export interface FuzzOptions {
   base: URL;
@@ -30,6 +30,8 @@ export interface Failure {
 
 export interface FuzzReport {
   requests: number;
+  /** Of which the systematic sweep. */
+  swept: number;
   operations: number;
   seconds: number;
   byStatus: Record<string, number>;
@@ -63,9 +65,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const pools = await harvestPools(options.base, ops, options.keys.full);
   const rng = prng(options.seed);
   const now = Date.parse(options.now);
-  // Generated up front, so the sequence depends on the seed only, not on response timing.
-  const requests = Array.from({ length: options.requests }, (_, i) => makeRequest(rng, ops[i % ops.length], pools, options.keys, now, options.hostileShare));
-  const report: FuzzReport = { requests: 0, operations: ops.length, seconds: 0, byStatus: {}, perOperation: {}, failures: [] };
+  // Generated up front, so the sequence depends on the seed only, not on response timing: first the
+  // sweep (every parameter x every hostile value; skipped when hostileShare is 0), then random
+  // requests spread evenly over the operations up to `requests` in all.
+  const systematic = options.hostileShare === 0 ? [] : sweep(rng, ops, pools, options.keys, now).slice(0, options.requests);
+  const requests = [...systematic, ...Array.from({ length: options.requests - systematic.length }, (_, i) =>
+    makeRequest(rng, ops[i % ops.length], pools, options.keys, now, options.hostileShare))];
+  const report: FuzzReport = { requests: 0, swept: systematic.length, operations: ops.length, seconds: 0, byStatus: {}, perOperation: {}, failures: [] };
   let next = 0;
   const worker = async () => {
     while (next < requests.length) {
@@ -93,7 +99,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 /** A short human summary: counts by status and the first failures. */
 export function describeReport(report: FuzzReport, show = 10): string {
   const statuses = Object.entries(report.byStatus).sort().map(([s, n]) => `${s}: ${n}`).join(', ');
-  const lines = [`${report.requests} requests over ${report.operations} operations in ${report.seconds.toFixed(1)} s (${statuses}); ${report.failures.length} failures`];
+  const lines = [`${report.requests} requests (${report.swept} of them the hostile sweep) over ${report.operations} operations in ${report.seconds.toFixed(1)} s (${statuses}); ${report.failures.length} failures`];
   for (const f of report.failures.slice(0, show)) lines.push(`  ${f.operation} [${f.mutation}] ${f.request} -> ${f.status}: ${f.problems.join('; ')}\n    ${f.body.replace(/\s+/g, ' ').slice(0, 300)}`);
   return lines.join('\n');
 }

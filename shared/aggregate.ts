@@ -81,6 +81,16 @@ async function acquire(store: Store, cacheKey: string, token: string, ttl: numbe
   return (await store.redis.set(lockOf(cacheKey), token, { nx: true, ex: ttl })) === 'OK';
 }
 
+const DOWN = Symbol('redis unreachable');
+
+async function attempt<T>(call: Promise<T>): Promise<T | typeof DOWN> {
+  try {
+    return await call;
+  } catch {
+    return DOWN;
+  }
+}
+
 /** Releases the lock only if it is still ours (it may have expired and passed to someone else). */
 async function release(store: Store, cacheKey: string, token: string): Promise<void> {
   const holder = await store.redis.get<string>(lockOf(cacheKey));
@@ -91,8 +101,8 @@ async function release(store: Store, cacheKey: string, token: string): Promise<v
 async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H) {
   try {
     // A leader that finished between our miss and our lock: its result is there, use it.
-    const late = await services.store.redis.get<unknown>(cacheKey);
-    if (late != null) return { body: late, outcome: 'shared' as CacheOutcome };
+    const late = await attempt(services.store.redis.get<unknown>(cacheKey));
+    if (late !== DOWN && late != null) return { body: late, outcome: 'shared' as CacheOutcome };
     const body = await kind.compute(services, request, hint);
     // The answer stands even if Redis fails now; followers then time out into 503 `computing`.
     await services.store.redis.set(cacheKey, body, { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS }).catch(() => undefined);
@@ -104,16 +114,20 @@ async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>
 
 /**
  * Follows a leader: polls for its result (the GETs of one poll travel as one pipeline), and takes
- * over when the lock is gone without a result (the leader failed). Gives up after FOLLOWER_WAIT_MS.
+ * over when the lock is gone without a result (the leader failed). A poll that Redis does not answer
+ * in time (a burst of followers on a busy machine) is just a poll without news. Gives up after
+ * FOLLOWER_WAIT_MS with 503 `computing`.
  */
 async function follow<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H) {
   const { redis } = services.store;
   const deadline = Date.now() + FOLLOWER_WAIT_MS;
-  for (let delay = 25; Date.now() < deadline; delay = Math.min(delay * 2, 200)) {
+  for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
     await sleep(delay);
-    const [body, holder] = await Promise.all([redis.get<unknown>(cacheKey), redis.get<string>(lockOf(cacheKey))]);
+    const polled = await attempt(Promise.all([redis.get<unknown>(cacheKey), redis.get<string>(lockOf(cacheKey))]));
+    if (polled === DOWN) continue;
+    const [body, holder] = polled;
     if (body != null) return { body, outcome: 'shared' as CacheOutcome };
-    if (holder == null && (await acquire(services.store, cacheKey, token, INLINE_LOCK_TTL_SECONDS))) {
+    if (holder == null && (await attempt(acquire(services.store, cacheKey, token, INLINE_LOCK_TTL_SECONDS))) === true) {
       return lead(services, kind, request, cacheKey, token, hint);
     }
   }
@@ -123,16 +137,6 @@ async function follow<R, H>(services: AggregateServices, kind: AggregateKind<R, 
 /** Remembers an asked aggregate for the cron warmer (wall time: cache freshness is not business time). */
 async function remember(store: Store, job: AggregateJob): Promise<void> {
   await store.redis.zadd(store.key(RECENT), { score: Date.now(), member: JSON.stringify(job) });
-}
-
-const DOWN = Symbol('redis unreachable');
-
-async function attempt<T>(call: Promise<T>): Promise<T | typeof DOWN> {
-  try {
-    return await call;
-  } catch {
-    return DOWN;
-  }
 }
 
 /**

@@ -4,6 +4,11 @@
 // over-long, huge numbers, wrong types, repeated parameters, foreign ids, bad keys and bodies).
 // Deterministic for a seed.
 
+import { HOSTILE } from './hostile';
+import { UUID, type Rng } from './random';
+
+export { prng, type Rng } from './random';
+
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type Schema = Record<string, any>;
 
@@ -33,24 +38,6 @@ export interface FuzzRequest {
   mutation: string;
 }
 
-/** mulberry32: a small seeded PRNG (the fuzz must be reproducible from its seed). */
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
-    chance: (p: number) => next() < p,
-  };
-}
-export type Rng = ReturnType<typeof prng>;
 
 export function operationsOf(doc: Schema): Operation[] {
   const ops: Operation[] = [];
@@ -68,7 +55,6 @@ export function operationsOf(doc: Schema): Operation[] {
   return ops;
 }
 
-const UUID = (rng: Rng) => '00000000-0000-4000-8000-000000000000'.replace(/0/g, () => '0123456789abcdef'[rng.int(0, 15)]);
 
 /** Values seen in responses, by field name (`id`, `list_id`, `alpha_2`, ...). */
 export type Pools = Map<string, string[]>;
@@ -120,34 +106,6 @@ export function validValue(rng: Rng, schema: Schema = {}, name: string, pools: P
   return rng.pick(['a', 'news', 'Sports', 'de', 'heat pump', 'US']);
 }
 
-/**
- * Hostile values of a parameter (given its valid, encoded value): each should answer 4xx in the
- * spec's shape, never 500. NUL and control characters go inside a valid value, so they pass a
- * route's pattern checks and reach whatever comes after them.
- */
-const HOSTILE: [string, (rng: Rng, valid: string) => string][] = [
-  ['nul', (_, valid) => {
-    const at = valid.startsWith('%') ? 3 : Math.min(1, valid.length); // after the first character, never inside an escape
-    return `${valid.slice(0, at)}%00${valid.slice(at)}`;
-  }],
-  ['control', (_, valid) => `${valid}%1B%5B0m`],
-  ['bad-percent', () => '%E0%A4%A'],
-  ['not-utf8', () => '%C3%28'],
-  ['surrogate', () => '%ED%A0%80'],
-  ['over-long', (rng) => 'x'.repeat(rng.pick([300, 2_100, 5_000]))],
-  ['huge-number', (rng) => rng.pick(['1e400', '99999999999999999999999', '-1e308', '9007199254740993'])],
-  ['negative', () => '-1'],
-  ['fraction', () => '1.5'],
-  ['empty', () => ''],
-  ['whitespace', () => '%20%20'],
-  ['wrong-type', () => 'abc'],
-  ['bad-date', () => '2026-02-30T25:61:00Z'],
-  ['sql', () => encodeURIComponent("' OR 1=1; --")],
-  ['traversal', () => '..%2F..%2Fetc%2Fpasswd'],
-  ['unicode', () => encodeURIComponent('ü€😀\u202e')],
-  ['bad-uuid', () => '7a1f3c9e-2b4d-4e8f-9a0b-1c2d3e4f5a6g'],
-  ['random-uuid', (rng) => UUID(rng)],
-];
 
 export interface Keys {
   full: string;

@@ -1,7 +1,7 @@
 // Input hygiene at the edge, before auth and before any query: the raw URL's path and query must be
 // valid percent-encoded UTF-8 without control characters (PostgreSQL refuses NUL in text, and a
 // driver error would otherwise surface as a 500), every value is capped, and so is the number of
-// parameters. Failures answer the spec's 422 `{detail: [{loc, msg, type}]}`. Route schemas still
+// parameters; a JSON body must be UTF-8 whose strings carry no control characters or lone surrogates. Failures answer the spec's 422 `{detail: [{loc, msg, type}]}`. Route schemas still
 // check types, ranges and their own tighter caps; repeated parameters that a route does not declare
 // as repeatable arrive at its zod schema as an array and fail there as a 422 too.
 import type { MiddlewareHandler } from 'hono';
@@ -60,6 +60,51 @@ export function urlIssues(pathname: string, search: string): ValidationIssue[] {
   return issues.slice(0, 10);
 }
 
+/** JSON bodies above this are left to the route's own bound (not read twice here). */
+const MAX_CHECKED_BODY = 1_000_000;
+// A UTF-16 surrogate without its partner: not text, and PostgreSQL refuses it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first string (key or value) of a JSON document that is not clean text, with its location. */
+function jsonIssue(node: unknown, loc: (string | number)[]): ValidationIssue | undefined {
+  const bad = (text: string) => CONTROL.test(text) || LONE_SURROGATE.test(text);
+  if (typeof node === 'string') {
+    return bad(node) ? { loc, msg: 'Control characters (such as NUL) and lone surrogates are not allowed', type: 'value_error' } : undefined;
+  }
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const issue = jsonIssue(node[i], [...loc, i]);
+      if (issue) return issue;
+    }
+  } else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (bad(key)) return { loc: [...loc, key.replace(CONTROL, '?').slice(0, 64)], msg: 'Control characters (such as NUL) are not allowed in keys', type: 'value_error' };
+      const issue = jsonIssue(value, [...loc, key]);
+      if (issue) return issue;
+    }
+  }
+  return undefined;
+}
+
+/** A JSON body's issue: not UTF-8, or a string that is not clean text. Unparsable JSON is the route's to report. */
+export async function bodyIssue(request: Request): Promise<ValidationIssue | undefined> {
+  const bytes = await request.arrayBuffer();
+  if (!bytes.byteLength || bytes.byteLength > MAX_CHECKED_BODY) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return { loc: ['body'], msg: 'The body is not valid UTF-8', type: 'value_error' };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return jsonIssue(parsed, ['body']);
+}
+
 export function inputHygiene(): MiddlewareHandler {
   return async function inputHygiene(c, next) {
     const url = c.req.url;
@@ -71,6 +116,11 @@ export function inputHygiene(): MiddlewareHandler {
     const search = q < 0 ? '' : url.slice(q, end);
     const issues = urlIssues(pathname, search);
     if (issues.length) throw new ApiError(422, issues);
+    // JSON bodies too (read from a clone: the route still reads the original stream).
+    if (c.req.raw.body && /json/i.test(c.req.header('content-type') ?? '')) {
+      const issue = await bodyIssue(c.req.raw.clone());
+      if (issue) throw new ApiError(422, [issue]);
+    }
     await next();
   };
 }

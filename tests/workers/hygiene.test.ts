@@ -3,7 +3,7 @@
 // document, before auth and before any query; repeated parameters a route does not declare as
 // repeatable answer 422 too.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PARAM_LENGTH, MAX_PARAMS, urlIssues } from '../../shared/hygiene';
+import { bodyIssue, MAX_PARAM_LENGTH, MAX_PARAMS, urlIssues } from '../../shared/hygiene';
 import { createWorld, show, type World } from '../helpers/world';
 
 let world: World;
@@ -82,5 +82,32 @@ describe('urlIssues', () => {
   it('names the offending parameter and caps the number of issues', () => {
     expect(urlIssues('/x', '?limit=%00')).toEqual([{ loc: ['query', 'limit'], msg: 'Control characters (such as NUL) are not allowed', type: 'value_error' }]);
     expect(urlIssues('/x', `?${Array.from({ length: 40 }, (_, i) => `p${i}=%00`).join('&')}`)).toHaveLength(10);
+  });
+});
+
+describe('JSON bodies', () => {
+  const rpc = (args: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_regions', arguments: args } });
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    world.call('/mcp', { method: 'POST', key, body, headers: { accept: 'application/json, text/event-stream', ...headers } });
+
+  it.each([
+    ['a NUL in a string', rpc({ entity: 'a\u0000b' }), ['body', 'params', 'arguments', 'entity']],
+    ['a control character in a nested array', { jsonrpc: '2.0', id: 1, method: 'ping', params: { x: ['ok', '\u001b[2J'] } }, ['body', 'params', 'x', 1]],
+    ['a lone surrogate', rpc({ entity: 'a\ud800' }), ['body', 'params', 'arguments', 'entity']],
+    ['a NUL in a key', { jsonrpc: '2.0', id: 1, method: 'ping', params: { 'k\u0000': 1 } }, ['body', 'params', 'k?']],
+  ])('%s -> 422 naming its location, before the route runs', async (_, body, loc) => {
+    const reply = await post(JSON.stringify(body));
+    expect(reply.status, show(reply)).toBe(422);
+    expect(reply.body.detail).toEqual([expect.objectContaining({ loc, type: 'value_error' })]);
+  });
+
+  it('bytes that are not UTF-8 -> 422; clean bodies and malformed JSON are left to the route', async () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xff\xfe"}
+    const raw = await bodyIssue(new Request('http://x/', { method: 'POST', body: bytes }));
+    expect(raw).toEqual({ loc: ['body'], msg: 'The body is not valid UTF-8', type: 'value_error' });
+    const clean = await post(JSON.stringify(rpc({ window: '24h' })));
+    expect(clean.status, show(clean)).toBe(200);
+    const malformed = await post('{');
+    expect(malformed.status, show(malformed)).toBe(400);
   });
 });

@@ -9,6 +9,7 @@ import { createClock } from './clock';
 import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
+import { inputHygiene } from './hygiene';
 import { createStore } from './redis';
 import { validationHook } from './validation';
 
@@ -51,7 +52,8 @@ export interface AreaOptions {
  */
 export function createArea(options: AreaOptions): App {
   const app = createApp();
-  const chain: MiddlewareHandler<Env>[] = [services()];
+  // Hostile URLs are refused first: before auth, and before any query runs.
+  const chain: MiddlewareHandler<Env>[] = [inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.

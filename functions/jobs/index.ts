@@ -5,7 +5,8 @@ import { createClock } from '../../shared/clock';
 import { createDb, createPool } from '../../shared/db/client';
 import { readConfig, type Bindings } from '../../shared/env';
 import { createStore } from '../../shared/redis';
-import { completeAggregate, dueForWarming, type AggregateJob } from '../tracking/aggregate';
+import { completeAggregate, dueForWarming, type AggregateJob } from '../../shared/aggregate';
+import { aggregateKind } from './aggregates';
 import { listsDueForScan, scanMentionList } from '../tracking/scan';
 
 export interface ScanJob {
@@ -37,7 +38,8 @@ export const jobs = {
     for (const message of batch.messages) {
       const job = message.body;
       try {
-        if (job?.type === 'aggregate') await completeAggregate(db, store, config.APP_URL, job, clock.now());
+        const kind = job?.type === 'aggregate' ? aggregateKind(job.kind) : undefined;
+        if (kind) await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob);
         else if (job?.type === 'scan') await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
         else console.warn('dropping unknown job', JSON.stringify(job).slice(0, 200));
         message.ack();
@@ -53,7 +55,8 @@ export const jobs = {
   async scheduled(_controller: ScheduledController, env: Bindings, _ctx: ExecutionContext): Promise<void> {
     const { store, clock } = services(env);
     // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
-    const due: JobMessage[] = await dueForWarming(store, Date.now());
+    // Only kinds this deployment still knows (a renamed kind's old entries age out within the hour).
+    const due: JobMessage[] = (await dueForWarming(store, Date.now())).filter((job) => aggregateKind(job.kind));
     const scans = await withClient(env, (client) => listsDueForScan(client, clock.now()));
     due.push(...scans.map((listId): ScanJob => ({ type: 'scan', listId })));
     if (due.length && env.JOBS_QUEUE) await env.JOBS_QUEUE.sendBatch(due.map((body) => ({ body })));

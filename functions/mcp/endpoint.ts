@@ -55,7 +55,7 @@ const route = createRoute({
       },
     },
     202: { description: 'Accepted: the body held only notifications (e.g. `notifications/initialized`).' },
-    ...errorResponses(401, 402, 403, 429, 503),
+    ...errorResponses(401, 402, 403, 422, 429, 503),
     400: { description: 'Malformed JSON or not a JSON-RPC message: a JSON-RPC error body (`-32700`, `-32600`).' },
     406: { description: '`Accept` lacks `application/json` or `text/event-stream`: a JSON-RPC error body.' },
   },

@@ -2,7 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { errorResponses, keyed, limitParam, offsetParam } from '../../shared/schemas/common';
-import { serveAggregate } from './aggregate';
+import { serveTrackingAggregate } from './aggregate';
 import { MetricsSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
 import { listIdParam } from './schemas';
@@ -42,7 +42,7 @@ export function register(app: App) {
     const { list_id } = c.req.valid('param');
     const { projectId, list, markets } = await admitAggregate(db, auth, clock.now(), list_id, query, query.grain);
     const items = Math.max(0, Math.min(query.limit, list.item_count - query.offset));
-    const body = await serveAggregate(c, { route: 'metrics', projectId, listId: list.id, query, auth }, { list, items, markets });
+    const body = await serveTrackingAggregate(c, { route: 'metrics', projectId, listId: list.id, query, auth }, { list, items, markets });
     return c.json(body as never, 200);
   });
 }

@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { coded } from '../../shared/errors';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { serveAggregate } from './aggregate';
+import { serveTrackingAggregate } from './aggregate';
 import { RollupSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
 import { ROLLUP_MAX_ITEMS } from './rollup-compute';
@@ -37,7 +37,7 @@ export function register(app: App) {
         limit: ROLLUP_MAX_ITEMS, item_count: list.item_count,
       });
     }
-    const body = await serveAggregate(c, { route: 'rollup', projectId, listId: list.id, query, auth }, { list, items: list.item_count, markets });
+    const body = await serveTrackingAggregate(c, { route: 'rollup', projectId, listId: list.id, query, auth }, { list, items: list.item_count, markets });
     return c.json(body as never, 200);
   });
 }

@@ -40,7 +40,7 @@ const route = createRoute({
   security: keyed,
   responses: {
     200: { description: 'Usage.', content: { 'application/json': { schema: UsageSchema } } },
-    ...errorResponses(401, 402, 403, 429, 503),
+    ...errorResponses(401, 402, 403, 422, 429, 503),
   },
 });
 

@@ -3,7 +3,7 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
-import type { AggregateJob } from '../../functions/tracking/aggregate';
+import type { AggregateJob } from '../../shared/aggregate';
 import { createList } from '../../shared/admin/lists';
 import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';
@@ -259,7 +259,7 @@ describe('queued aggregates', () => {
 
   it('a failing job is retried, not acknowledged', async () => {
     const job: AggregateJob = {
-      type: 'aggregate', cacheKey: 'x',
+      type: 'aggregate', kind: 'tracking.metrics', cacheKey: 'x',
       request: { route: 'metrics', projectId: tenant.projectId, listId: '00000000-0000-4000-8000-000000000000', query: {}, auth: {} as any },
     };
     const batch = createMessageBatch('discovery-jobs', [{ id: 'bad', timestamp: new Date(), attempts: 1, body: job }]);

@@ -1,0 +1,118 @@
+// Single flight for cached aggregates (issue 13): concurrent identical cold requests compute once
+// (inline and queued), followers get the leader's result or 503 `computing` + Retry-After, a
+// crashed leader blocks nobody past the lock TTL, and a failed leader hands over to a follower.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { aggregateKey, serveAggregate, type AggregateKind } from '../../shared/aggregate';
+import { createList } from '../../shared/admin/lists';
+import { createApp, services } from '../../shared/app';
+import { readConfig } from '../../shared/env';
+import { createStore } from '../../shared/redis';
+import { dataset, DOMAINS } from '../fixtures/oracle';
+import { seed } from '../helpers/seed';
+import { createWorld, show, type World } from '../helpers/world';
+
+const NOW = '2026-11-10T10:30:00.000Z';
+let world: World;
+
+beforeAll(async () => {
+  world = await createWorld('single_flight');
+  world.setNow(NOW);
+  for (const batch of dataset()) await seed(world, batch);
+}, 120_000);
+
+const answered = (reply: { status: number; headers: Headers }) =>
+  reply.status === 200 || (reply.status === 503 && Number(reply.headers.get('retry-after')) > 0);
+
+describe('inline single flight on a tracking route', () => {
+  it('100 concurrent identical cold metrics requests compute once; every caller gets 200 or 503 + Retry-After', async () => {
+    const { key, projectId } = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
+    const list = await createList(world.db, { projectId, kind: 'publisher', name: 'herd', items: DOMAINS.map((k) => ({ key: k })) }, new Date(NOW));
+    const path = `/v1/tracking/lists/${list.id}/metrics?period=custom&date_from=2026-11-04T00:00:00Z&date_to=2026-11-10T00:00:00Z&grain=hour&limit=200`;
+    const replies = await Promise.all(Array.from({ length: 100 }, () => world.call(path, { key })));
+    for (const reply of replies) expect(answered(reply), show(reply)).toBe(true);
+    const outcomes = replies.map((r) => r.headers.get('x-aggregate-cache'));
+    expect(outcomes.filter((o) => o === 'miss'), 'exactly one computation').toHaveLength(1);
+    const ok = replies.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThan(90);
+    for (const reply of ok) expect(reply.body).toEqual(ok[0].body);
+    const again = await world.call(path, { key });
+    expect(again.headers.get('x-aggregate-cache')).toBe('hit');
+  });
+});
+
+/** A kind that counts its computations and can be told to fail or to hang. */
+function probe(behaviour: { fail?: boolean; delayMs?: number } = {}) {
+  const calls = { n: 0 };
+  const kind: AggregateKind<{ q: string }> = {
+    name: `test.probe-${crypto.randomUUID().slice(0, 8)}`,
+    warm: false,
+    async compute(_services, request) {
+      calls.n++;
+      await new Promise((r) => setTimeout(r, behaviour.delayMs ?? 50));
+      if (behaviour.fail) throw new Error('leader crashed');
+      return { q: request.q, computed: calls.n };
+    },
+  };
+  const app = createApp();
+  app.use('*', services());
+  app.get('/probe', async (c) => c.json((await serveAggregate(c, kind, { q: c.req.query('q') ?? '' })) as object));
+  const call = async () => {
+    const response = await app.request('/probe?q=x', {}, { ...world.env });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  };
+  return { kind, calls, call, behaviour };
+}
+
+describe('shared/aggregate single flight', () => {
+  it('counts one computation for 50 concurrent misses', async () => {
+    const p = probe({ delayMs: 200 });
+    const replies = await Promise.all(Array.from({ length: 50 }, p.call));
+    expect(p.calls.n).toBe(1);
+    for (const reply of replies) expect(reply.status).toBe(200);
+    expect(replies.map((r) => r.body.computed)).toEqual(Array(50).fill(1));
+  });
+
+  it('a crashed leader (lock held, no result) blocks a follower only until the lock TTL', async () => {
+    const p = probe();
+    const store = createStore(readConfig({ ...world.env }));
+    const cacheKey = await aggregateKey(store, p.kind, { q: 'x' });
+    // The leader died holding the lock: only the TTL frees it (1 s here instead of the real 20 s).
+    await store.redis.set(`${cacheKey}:lock`, 'dead-leader', { ex: 1 });
+    const started = Date.now();
+    const follower = await p.call();
+    // Within the follower's wait budget the lock expired and the follower took over.
+    expect(follower.status, JSON.stringify(follower.body)).toBe(200);
+    expect(follower.headers.get('x-aggregate-cache')).toBe('miss');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect((await p.call()).headers.get('x-aggregate-cache')).toBe('hit');
+    expect(p.calls.n).toBe(1);
+  });
+
+  it('a lock that outlives the wait budget answers 503 computing, then computes once it expires', async () => {
+    const p = probe();
+    const store = createStore(readConfig({ ...world.env }));
+    const cacheKey = await aggregateKey(store, p.kind, { q: 'x' });
+    await store.redis.set(`${cacheKey}:lock`, 'dead-leader', { ex: 5 });
+    const blocked = await p.call();
+    expect(blocked.status).toBe(503);
+    expect(blocked.body.detail.code).toBe('computing');
+    expect(blocked.headers.get('retry-after')).toBe('2');
+    expect(p.calls.n).toBe(0);
+    await new Promise((r) => setTimeout(r, 2_600));
+    const after = await p.call();
+    expect(after.status).toBe(200);
+    expect(p.calls.n).toBe(1);
+  }, 15_000);
+
+  it('a failing leader releases its lock: the error reaches its caller and the next caller computes', async () => {
+    const p = probe({ fail: true });
+    const first = await p.call();
+    expect(first.status).toBe(500);
+    expect(JSON.stringify(first.body)).not.toContain('leader crashed');
+    p.behaviour.fail = false;
+    const second = await p.call();
+    expect(second.status).toBe(200);
+    expect(p.calls.n).toBe(2);
+  });
+});

@@ -28,6 +28,7 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'list_trend_articles', path: '/v1/trends/{trend_id}/articles' },
   { name: 'list_trend_parents', path: '/v1/trends/{trend_id}/parents' },
   { name: 'list_trend_children', path: '/v1/trends/{trend_id}/children' },
+  { name: 'get_trend_rollup', path: '/v1/trends/{trend_id}/rollup' },
   { name: 'list_themes', path: '/v1/themes' },
   { name: 'list_theme_topics', path: '/v1/themes/{theme_id}/topics' },
   { name: 'list_topic_trends', path: '/v1/topics/{topic_id}/trends' },

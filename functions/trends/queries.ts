@@ -103,6 +103,12 @@ export async function isTrendVisible(db: Db, scope: TrendScope, id: string): Pro
   return rows.length > 0;
 }
 
+/** The article_count of a visible trend; undefined when not visible (the roll-up's cost estimate). */
+export async function getTrendSize(db: Db, scope: TrendScope, id: string): Promise<number | undefined> {
+  const [row] = await queryRows<{ n: number }>(db, `SELECT t.article_count AS n FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [id, scope.markets]);
+  return row?.n;
+}
+
 export interface EdgeRow {
   id: string;
   label: string;

@@ -116,7 +116,7 @@ describe('trend numbers equal the raw-assignment reference', () => {
 
 /** Topic and theme counts, unrestricted and US-only, against plain SQL over the raw rows. */
 async function checkHierarchy(topic: string) {
-  for (const [key, markets] of [[internal, null], [usKey, ['US']]] as const) {
+  for (const [key, markets] of [[internal, null], [usKey, ['US']]] as [string, string[] | null][]) {
     const rows = await queryRows<{ topic_id: string; trend_id: string; url_id: string | null; countries: string[] | null; trend_countries: string[] }>(
       world.db,
       `SELECT t.topic_id::text, t.id::text AS trend_id, ta.url_id::text, t.country_scope || t.primary_country AS trend_countries,

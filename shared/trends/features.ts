@@ -133,7 +133,8 @@ const nullableR4 = (x: number | null) => (x === null ? null : r4(x));
 export function lifecycleState(f: TrendFeatures, structuralType: string, ageDays: number): TrendState {
   if (f.total_articles === 0 || f.peak_day_ago === null) return 'emerging';
   if (f.current_share_7d < 0.15 && f.peak_day_ago >= 7) return structuralType === 'cyclic' ? 'seasonal_dormant' : 'decayed';
-  if (f.days_active >= 14 && f.cv_30d < 0.6) return 'persistent';
+  // Long-lived, still active, and not front-loaded: robust to the day-to-day noise of small trends.
+  if (ageDays >= 14 && f.current_share_7d >= 0.1 && f.first_48h_share < 0.25) return 'persistent';
   if (ageDays <= 3 && f.slope_14d > 0) return 'emerging';
   if (f.peak_day_ago <= 3 || f.current_share_7d >= 0.3) return 'hot';
   return 'decayed';

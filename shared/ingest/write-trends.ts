@@ -158,13 +158,3 @@ export async function refreshTrendAggregates(ctx: BatchContext): Promise<void> {
   if (changed.length) await ctx.db.query(PEAKS, [changed]);
   derive(ctx, 'trends', { updated });
 }
-
-/** Rebuilds trend_days and peak_date of every trend from the stored assignments (idempotent). */
-export async function rebuildTrendDays(db: BatchContext['db']): Promise<number> {
-  const { rows } = await db.query<{ id: string }>('SELECT id::text AS id FROM trends');
-  const ids = rows.map((r) => r.id);
-  await db.query(CLEAR_DAYS, [ids]);
-  await db.query(REBUILD_DAYS, [ids]);
-  await db.query(PEAKS, [ids]);
-  return ids.length;
-}

@@ -130,3 +130,33 @@ describe('GET /v1/topics/{topic_id}/trends', () => {
     expect((await world.call(`/v1/topics/${TOPIC_SPORT}/trends`)).status).toBe(401);
   });
 });
+
+describe('MCP tools run the trends routes in-process', () => {
+  const tool = (name: string, args: object, key = internal) =>
+    world.call('/mcp', { method: 'POST', key, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } } });
+
+  it.each([
+    ['list_trends', { sort_by: 'article_count', min_articles: 0 }, '/v1/trends?sort_by=article_count&min_articles=0'],
+    ['get_trend', { trend_id: ELECTION }, `/v1/trends/${ELECTION}`],
+    ['list_trend_articles', { trend_id: ELECTION, role: 'F1_trigger' }, `/v1/trends/${ELECTION}/articles?role=F1_trigger`],
+    ['list_trend_parents', { trend_id: BUDGET }, `/v1/trends/${BUDGET}/parents`],
+    ['list_trend_children', { trend_id: ELECTION }, `/v1/trends/${ELECTION}/children`],
+    ['list_themes', {}, '/v1/themes'],
+    ['list_theme_topics', { theme_id: THEME_NEWS }, `/v1/themes/${THEME_NEWS}/topics`],
+    ['list_topic_trends', { topic_id: TOPIC_SPORT }, `/v1/topics/${TOPIC_SPORT}/trends`],
+    ['get_trend_rollup', { trend_id: ELECTION, period: '30d' }, `/v1/trends/${ELECTION}/rollup?period=30d`],
+  ])('%s gives the REST body', async (name, args, path) => {
+    const rest = await get(path);
+    expect(rest.status, show(rest)).toBe(200);
+    const reply = await tool(name, args);
+    expect(reply.status, show(reply)).toBe(200);
+    expect(reply.body.result.isError, show(reply)).toBe(false);
+    expect(JSON.parse(reply.body.result.content[0].text)).toEqual(rest.body);
+  });
+
+  it('an invisible trend is a tool error with the REST 404 detail', async () => {
+    const reply = await tool('get_trend', { trend_id: TOUR }, usOnly.key);
+    expect(reply.body.result.isError, show(reply)).toBe(true);
+    expect(reply.body.result.content[0].text).toContain('not found');
+  });
+});

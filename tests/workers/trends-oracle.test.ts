@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
+import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { reference } from '../fixtures/trend-oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type World } from '../helpers/world';
@@ -112,6 +113,22 @@ describe('trend numbers equal the raw-assignment reference', () => {
       { numRuns: 25 },
     );
   }, 240_000);
+
+  it('a full rebuild (npm run rollups:rebuild) gives exactly the trend_days and peak dates ingest kept', async () => {
+    const snapshot = async () => ({
+      days: await queryRows(world.db, 'SELECT trend_id::text, day::text, articles FROM trend_days ORDER BY 1, 2'),
+      peaks: await queryRows(world.db, 'SELECT id::text, peak_date::text FROM trends ORDER BY 1'),
+    });
+    const incremental = await snapshot();
+    expect(incremental.days.length).toBeGreaterThan(0);
+    const client = await world.pool().connect();
+    try {
+      await rebuildRollups(client);
+    } finally {
+      client.release();
+    }
+    expect(await snapshot()).toEqual(incremental);
+  }, 120_000);
 });
 
 /** Topic and theme counts, unrestricted and US-only, against plain SQL over the raw rows. */

@@ -23,6 +23,15 @@ WHERE t.id = p.trend_id;
 --> statement-breakpoint
 UPDATE "trends" SET "peak_date" = NULL WHERE "article_count" = 0;
 --> statement-breakpoint
+-- Articles first seen less than 48 hours after the trend's first one (the first_48h_share feature),
+-- kept at ingest so the detail reads one number instead of every assigned article.
+ALTER TABLE "trends" ADD COLUMN "first_48h_articles" integer DEFAULT 0 NOT NULL;
+--> statement-breakpoint
+UPDATE "trends" t SET "first_48h_articles" = (
+  SELECT count(*)::int FROM "trend_articles" ta JOIN "articles" a ON a.id = ta.url_id
+  WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')
+WHERE t.article_count > 0;
+--> statement-breakpoint
 -- Features are computed when read (shared/trends/features.ts); the ingested constants go. The column
 -- stays (unused) so that writers of older builds sharing a database keep working.
 UPDATE "trends" SET "features" = NULL;

@@ -82,15 +82,14 @@ export interface TrendDetailRow extends TrendRow {
   first48h: number;
 }
 
-/** One visible trend with its daily series and its first-48-hours count; undefined when not visible. */
+/** One visible trend with its daily series (and the first-48-hours count ingest keeps); undefined when not visible. */
 export async function getTrend(db: Db, scope: TrendScope, id: string): Promise<TrendDetailRow | undefined> {
   const [row] = await queryRows<{ trend: TrendDetailRow }>(
     db,
     `SELECT ${TREND_JSON}::jsonb || jsonb_build_object('created_at', t.created_at, 'updated_at', t.updated_at,
        'days', (SELECT coalesce(json_agg(json_build_object('day', d.day, 'articles', d.articles) ORDER BY d.day), '[]')
                 FROM trend_days d WHERE d.trend_id = t.id),
-       'first48h', (SELECT count(*) FROM trend_articles ta JOIN articles a ON a.id = ta.url_id
-                    WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')) AS trend
+       'first48h', t.first_48h_articles) AS trend
      FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`,
     [id, scope.markets],
   );

@@ -1,6 +1,6 @@
 // The theme/topic hierarchy, trends, their article assignments and the genealogy edges.
-// trends.article_count / first_seen_at / last_article_at / peak_date and the trend_days series are
-// derived here, never taken from lines: count of trend_articles, min / max of the assigned articles'
+// trends.article_count / first_seen_at / last_article_at / first_48h_articles / peak_date and the
+// trend_days series are derived here, never taken from lines: count of trend_articles, min / max of the assigned articles'
 // first_seen_at, articles per UTC day of first_seen_at, and the busiest day. Assignments are
 // never deleted and their key holds the article, so a newly inserted assignment can be added to
 // the aggregates exactly (count + 1, least/greatest); only a corrected article (its first_seen_at
@@ -107,17 +107,30 @@ const RECOMPUTE = `
     AND (tr.article_count, tr.first_seen_at, tr.last_article_at) IS DISTINCT FROM (agg.n, agg.first_seen, agg.last_seen)
   RETURNING 1`;
 
-// least/greatest ignore NULLs, so a trend's first assignment sets both bounds.
+// least/greatest ignore NULLs, so a trend's first assignment sets both bounds. first_48h_articles
+// (articles first seen < 48 h after the trend's first) grows by the new ones inside that window while
+// the first article stays; when a new article is earlier (`moved`), the window moves: recounted below.
 const ADD = `
-  WITH add AS (
-    SELECT x.trend_id, count(*)::int AS n, min(a.first_seen_at) AS first_seen, max(a.first_seen_at) AS last_seen
-    FROM unnest($1::uuid[], $2::uuid[]) AS x(trend_id, url_id)
-    CROSS JOIN LATERAL (SELECT first_seen_at FROM articles a WHERE a.id = x.url_id LIMIT 1) a
-    GROUP BY x.trend_id)
+  WITH x AS (
+    SELECT x.trend_id, a.first_seen_at AS fs FROM unnest($1::uuid[], $2::uuid[]) AS x(trend_id, url_id)
+    CROSS JOIN LATERAL (SELECT first_seen_at FROM articles a WHERE a.id = x.url_id LIMIT 1) a),
+  add AS (
+    SELECT x.trend_id, count(*)::int AS n, min(x.fs) AS first_seen, max(x.fs) AS last_seen,
+           count(*) FILTER (WHERE x.fs < t.first_seen_at + interval '48 hours')::int AS within,
+           (t.first_seen_at IS NULL OR min(x.fs) < t.first_seen_at) AS moved
+    FROM x JOIN trends t ON t.id = x.trend_id GROUP BY x.trend_id, t.first_seen_at)
   UPDATE trends tr SET article_count = tr.article_count + add.n,
-    first_seen_at = least(tr.first_seen_at, add.first_seen), last_article_at = greatest(tr.last_article_at, add.last_seen)
+    first_seen_at = least(tr.first_seen_at, add.first_seen), last_article_at = greatest(tr.last_article_at, add.last_seen),
+    first_48h_articles = CASE WHEN add.moved THEN tr.first_48h_articles ELSE tr.first_48h_articles + add.within END
   FROM add WHERE tr.id = add.trend_id
-  RETURNING 1`;
+  RETURNING tr.id::text AS id, add.moved`;
+
+/** Recounts first_48h_articles of the trends in $1 from their assignments. */
+export const RECOUNT_FIRST_48H = `
+  UPDATE trends t SET first_48h_articles = (
+    SELECT count(*)::int FROM trend_articles ta JOIN articles a ON a.id = ta.url_id
+    WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')
+  WHERE t.id = ANY($1::uuid[])`;
 
 const ADD_DAYS = `
   INSERT INTO trend_days (trend_id, day, articles)
@@ -143,17 +156,22 @@ const PEAKS = `
 export async function refreshTrendAggregates(ctx: BatchContext): Promise<void> {
   const added = ctx.newTrendArticles.filter((r) => !ctx.touchedTrends.has(r.trend_id));
   let updated = 0;
+  const recount: string[] = [];
   if (added.length) {
     const params = [added.map((r) => r.trend_id), added.map((r) => r.url_id)];
-    updated += (await ctx.db.query(ADD, params)).rows.length;
+    const rows = (await ctx.db.query<{ id: string; moved: boolean }>(ADD, params)).rows;
+    updated += rows.length;
+    recount.push(...rows.filter((r) => r.moved).map((r) => r.id));
     await ctx.db.query(ADD_DAYS, params);
   }
   if (ctx.touchedTrends.size) {
     const ids = [...ctx.touchedTrends];
     updated += (await ctx.db.query(RECOMPUTE, [ids])).rows.length;
+    recount.push(...ids);
     await ctx.db.query(CLEAR_DAYS, [ids]);
     await ctx.db.query(REBUILD_DAYS, [ids]);
   }
+  if (recount.length) await ctx.db.query(RECOUNT_FIRST_48H, [recount]);
   const changed = [...new Set([...added.map((r) => r.trend_id), ...ctx.touchedTrends])];
   if (changed.length) await ctx.db.query(PEAKS, [changed]);
   derive(ctx, 'trends', { updated });

@@ -117,7 +117,7 @@ describe('trend numbers equal the raw-assignment reference', () => {
   it('a full rebuild (npm run rollups:rebuild) gives exactly the trend_days and peak dates ingest kept', async () => {
     const snapshot = async () => ({
       days: await queryRows(world.db, 'SELECT trend_id::text, day::text, articles FROM trend_days ORDER BY 1, 2'),
-      peaks: await queryRows(world.db, 'SELECT id::text, peak_date::text FROM trends ORDER BY 1'),
+      peaks: await queryRows(world.db, 'SELECT id::text, peak_date::text, first_48h_articles FROM trends ORDER BY 1'),
     });
     const incremental = await snapshot();
     expect(incremental.days.length).toBeGreaterThan(0);

@@ -60,6 +60,8 @@ export const trends = pgTable(
     firstSeenAt: tstz('first_seen_at'),
     lastArticleAt: tstz('last_article_at'),
     articleCount: integer('article_count').notNull().default(0),
+    /** Articles first seen < 48 h after the trend's first article (first_48h_share); kept at ingest. */
+    first48hArticles: integer('first_48h_articles').notNull().default(0),
     createdAt: tstz('created_at').notNull().defaultNow(),
     updatedAt: tstz('updated_at').notNull().defaultNow(),
   },

@@ -114,15 +114,12 @@ export const HierarchyNodeSchema = z
   })
   .openapi('HierarchyNode');
 
-export const trendIdParam = z.object({
-  trend_id: uuid('Trend id.').openapi({ param: { name: 'trend_id', in: 'path' } }),
-});
-export const themeIdParam = z.object({
-  theme_id: uuid('Theme (level-2 node) id.').openapi({ param: { name: 'theme_id', in: 'path' } }),
-});
-export const topicIdParam = z.object({
-  topic_id: uuid('Topic (level-1 node) id.').openapi({ param: { name: 'topic_id', in: 'path' } }),
-});
+/** A path UUID, echoed lower-case (upper-case hex names the same id). */
+const pathId = (name: string, description: string) =>
+  uuid(description).transform((s) => s.toLowerCase()).openapi({ param: { name, in: 'path' }, description, example: UUID_EXAMPLE });
+export const trendIdParam = z.object({ trend_id: pathId('trend_id', 'Trend id.') });
+export const themeIdParam = z.object({ theme_id: pathId('theme_id', 'Theme (level-2 node) id.') });
+export const topicIdParam = z.object({ topic_id: pathId('topic_id', 'Topic (level-1 node) id.') });
 
 const sortOrder = z.enum(['asc', 'desc']).default('desc').openapi({ description: 'Sort direction; nulls sort last either way.', example: 'desc' });
 const trendSort = z

@@ -303,3 +303,11 @@ describe('region gate (security)', () => {
     }
   });
 });
+
+describe('path ids', () => {
+  it('upper-case hex names the same trend and is echoed lower-case', async () => {
+    const reply = await get(`/v1/trends/${ELECTION.toUpperCase()}/articles?limit=1`);
+    expect(reply.status, show(reply)).toBe(200);
+    expect(reply.body.trend_id).toBe(ELECTION);
+  });
+});

@@ -99,3 +99,20 @@ export function scopeBody(scope: WindowScope, extra: Record<string, unknown> = {
     clamped: scope.clamped,
   };
 }
+
+const stamp = z.string().openapi({ example: '2026-11-20T00:00:00+00:00' });
+
+/** The `scope` object of scopeBody() for day-grain aggregates outside tracking (e.g. the trend roll-up). */
+export const WindowScopeSchema = z
+  .object({
+    country: z.string().openapi({ description: 'As requested: `all` or a country code.', example: 'all' }),
+    markets: z.array(z.string()).openapi({ description: 'Resolved markets, lower-case.', example: ['gb', 'us'] }),
+    lang: z.string().openapi({ example: 'all' }),
+    from: stamp,
+    to: stamp,
+    prev_from: stamp,
+    prev_to: stamp,
+    history_days: z.number().int().openapi({ description: 'History depth of the plan.', example: 365 }),
+    clamped: z.boolean().openapi({ description: 'The requested start was moved forward to the plan history.' }),
+  })
+  .openapi('WindowScope');

@@ -2,10 +2,12 @@
 // aggregate adds its kinds here (one line each); the request path passes its kind directly.
 import type { AggregateKind } from '../../shared/aggregate';
 import { metricsAggregate, rollupAggregate } from '../tracking/aggregate';
+import { trendRollupAggregate } from '../trends/aggregate';
 
 export const AGGREGATE_KINDS: readonly AggregateKind[] = [
   metricsAggregate,
   rollupAggregate,
+  trendRollupAggregate,
 ];
 
 const byName = new Map(AGGREGATE_KINDS.map((kind) => [kind.name, kind]));

@@ -23,6 +23,15 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'get_article', path: '/v1/articles/{id}' },
   { name: 'get_category_analytics', path: '/v1/analytics/categories' },
   { name: 'get_usage', path: '/v1/usage' },
+  { name: 'list_trends', path: '/v1/trends' },
+  { name: 'get_trend', path: '/v1/trends/{trend_id}' },
+  { name: 'list_trend_articles', path: '/v1/trends/{trend_id}/articles' },
+  { name: 'list_trend_parents', path: '/v1/trends/{trend_id}/parents' },
+  { name: 'list_trend_children', path: '/v1/trends/{trend_id}/children' },
+  { name: 'get_trend_rollup', path: '/v1/trends/{trend_id}/rollup' },
+  { name: 'list_themes', path: '/v1/themes' },
+  { name: 'list_theme_topics', path: '/v1/themes/{theme_id}/topics' },
+  { name: 'list_topic_trends', path: '/v1/topics/{topic_id}/trends' },
 ];
 
 type JsonSchema = Record<string, unknown>;

@@ -4,6 +4,7 @@ import type { Entity } from './entities';
 import { Rng, WeightedPicker } from './prng';
 import { dailyCycle, type Market } from './reference';
 import type { Keyword, Theme, Topic } from './vocab';
+import { computeFeatures, dayNumber, lifecycleState, utcDay } from '../../shared/trends/features';
 
 export const STATES = ['emerging', 'hot', 'persistent', 'seasonal_dormant', 'decayed'] as const;
 export type State = (typeof STATES)[number];
@@ -134,46 +135,28 @@ export function trendRole(rng: Rng, t: TrendDef, hour: number): string {
   return hour <= t.peakHour + 12 ? 'F2_pile_on' : 'F3_long_tail';
 }
 
-/** Model features from the expected daily article counts (the trend's curve scaled to its share). */
-export function features(t: TrendDef, expectedTotal: number, state: State) {
+/**
+ * The state a trend is published with: the lifecycle rule (shared/trends/features.ts) applied to
+ * the features of its expected articles (the intensity curve scaled to `expectedTotal`), as the API
+ * computes them from the real ones at `now`. So the state a line carries agrees with the features.
+ */
+export function publishedState(t: TrendDef, expectedTotal: number, windowStart: number, now: number): State {
   const c = t.cumulative;
   const H = c.length;
   const total = c[H - 1]! || 1;
-  const days = Math.ceil(H / 24);
-  const daily = Array.from({ length: days }, (_, d) => {
-    const end = Math.min(H, (d + 1) * 24) - 1;
-    return ((c[end]! - (d > 0 ? c[d * 24 - 1]! : 0)) / total) * expectedTotal;
-  });
-  const last = (n: number) => daily.slice(-n);
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const mean = (xs: number[]) => sum(xs) / (xs.length || 1);
-  const slope = (xs: number[]) => {
-    const mx = (xs.length - 1) / 2, my = mean(xs);
-    let num = 0, den = 0;
-    xs.forEach((y, x) => { num += (x - mx) * (y - my); den += (x - mx) ** 2; });
-    return den ? num / den : 0;
-  };
-  const acf = (xs: number[], lag: number) => {
-    const m = mean(xs);
-    let num = 0, den = 0;
-    xs.forEach((x, i) => { den += (x - m) ** 2; if (i >= lag) num += (x - m) * (xs[i - lag]! - m); });
-    return den ? num / den : 0;
-  };
-  const m30 = mean(last(30));
-  const sd30 = Math.sqrt(mean(last(30).map((x) => (x - m30) ** 2)));
-  const firstDay = Math.floor(t.startHour / 24);
-  const peakDay = daily.indexOf(Math.max(...daily));
-  const r = (x: number) => Math.round(x * 1000) / 1000;
-  return {
-    days_active: daily.filter((x) => x >= 0.5).length,
-    total_articles: Math.round(expectedTotal),
-    slope_14d: r(slope(last(14))),
-    cv_30d: r(m30 ? sd30 / m30 : 0),
-    current_share_7d: r(sum(last(7)) / (expectedTotal || 1)),
-    peak_day_ago: days - 1 - peakDay,
-    first_48h_share: r(((daily[firstDay] ?? 0) + (daily[firstDay + 1] ?? 0)) / (expectedTotal || 1)),
-    acf_30: r(acf(last(30), 1)),
-    acf_90: r(acf(daily, 7)),
-    acf_365: state === 'seasonal_dormant' ? 0.62 : null,
-  };
+  const perDay = new Map<string, number>();
+  let first48h = 0;
+  for (let i = 0; i < H; i++) {
+    const x = ((c[i]! - (i > 0 ? c[i - 1]! : 0)) / total) * expectedTotal;
+    const day = utcDay(new Date(windowStart + i * 3_600_000));
+    perDay.set(day, (perDay.get(day) ?? 0) + x);
+    if (i - t.startHour < 48) first48h += x;
+  }
+  // Expected (fractional) counts: the shape decides the state, not the sampling noise of small trends.
+  const days = [...perDay].map(([day, x]) => ({ day, articles: x })).filter((d) => d.articles > 0);
+  const totalArticles = days.reduce((a, d) => a + d.articles, 0);
+  const today = utcDay(new Date(now));
+  const features = computeFeatures({ days, today, totalArticles, first48h });
+  const firstDay = days.length ? Math.min(...days.map((d) => dayNumber(d.day))) : dayNumber(today);
+  return lifecycleState(features, t.structural, dayNumber(today) - firstDay);
 }

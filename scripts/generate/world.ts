@@ -5,7 +5,7 @@ import { Rng, WeightedPicker } from './prng';
 import { buildPublishers, PublisherChooser, publisherRecord, type Publisher } from './publishers';
 import { COUNTRIES, LANGUAGES, MARKETS, type Market } from './reference';
 import type { Scale } from './scales';
-import { buildTrends, features, type ThemeNode, type TopicNode, type TrendDef } from './trends';
+import { buildTrends, publishedState, type ThemeNode, type TopicNode, type TrendDef } from './trends';
 import { keywordIn, THEMES } from './vocab';
 
 export const HOUR = 3_600_000;
@@ -83,7 +83,13 @@ function* geoRecords(rng: Rng, world: World): Generator<Record<string, unknown>>
   }
 }
 
-function trendRecord(rng: Rng, world: World, t: TrendDef, expected: number): Record<string, unknown> {
+/** Expected articles of a trend: its weight's share of the trend articles of the scale. */
+const expectedArticles = (world: World, t: TrendDef) => (world.scale.urls * world.scale.trendShare * t.weight) / world.trendPicker.total;
+const stateOf = (world: World, t: TrendDef) => publishedState(t, expectedArticles(world, t), world.windowStart, world.now);
+
+// peak_date, article_count, first/last timestamps and features are derived by ingest and the API
+// from the trend_article lines; a trend line carries only what describes the trend.
+function trendRecord(rng: Rng, world: World, t: TrendDef): Record<string, unknown> {
   const country = COUNTRIES.find((c) => c.alpha_2 === t.market.country)!;
   const kw = t.keywords[0]!;
   const e1 = t.keyEntities[0]?.name ?? t.topic.topic.label;
@@ -98,13 +104,11 @@ function trendRecord(rng: Rng, world: World, t: TrendDef, expected: number): Rec
     summary: `Coverage of ${kw[0]} involving ${e1} and ${e2}, centred on ${country.name}.`,
     label_local: local ? `${e1}: ${keywordIn(kw, t.market.language)}` : null,
     label_local_lang: local ? t.market.language : null,
-    state: t.state, structural_type: t.structural, semantic_type: t.semantic,
+    state: stateOf(world, t), structural_type: t.structural, semantic_type: t.semantic,
     semantic_type_confidence: Math.round(t.semanticConfidence * 100) / 100,
     topic_id: t.topic.id, primary_country: t.market.country, country_scope: t.scope,
     key_entities: t.keyEntities.map((e) => e.name), key_topics: t.keywords.map((k) => k[0]),
-    peak_date: iso(peakMs).slice(0, 10),
     expected_next_peak: t.structural === 'cyclic' ? iso(peakMs + rng.int(180, 365) * 24 * HOUR).slice(0, 10) : null,
-    features: features(t, expected, t.state),
     created_at: iso(persistent ? world.windowStart - rng.int(10, 200) * 24 * HOUR : world.windowStart + t.startHour * HOUR),
     updated_at: iso(Math.min(world.now, world.windowStart + (t.lastHour + 1) * HOUR)),
   };
@@ -117,7 +121,7 @@ export function* worldRecords(rng: Rng, world: World): Generator<Record<string, 
   for (const e of world.entities) yield entityRecord(e);
   const dominant = new Map<string, string>();
   for (const topic of world.topics) {
-    const states = world.trends.filter((t) => t.topic === topic).map((t) => t.state);
+    const states = world.trends.filter((t) => t.topic === topic).map((t) => stateOf(world, t));
     const top = [...new Set(states)].sort((a, b) => states.filter((s) => s === b).length - states.filter((s) => s === a).length)[0];
     if (top) dominant.set(topic.id, top);
   }
@@ -129,10 +133,7 @@ export function* worldRecords(rng: Rng, world: World): Generator<Record<string, 
     yield { type: 'hierarchy_node', id, level: 1, label: topic.label, label_en: topic.label, label_ru: topic.labelRu,
       summary: `Stories on ${topic.keywords.map((k) => k[0]).join(', ')}.`, parent_id: themeId, state: dominant.get(id) ?? null };
   }
-  const totalWeight = world.trendPicker.total;
-  for (const t of world.trends) {
-    yield trendRecord(rng, world, t, (world.scale.urls * world.scale.trendShare * t.weight) / totalWeight);
-  }
+  for (const t of world.trends) yield trendRecord(rng, world, t);
   for (const e of world.edges) {
     yield { type: 'trend_edge', parent_id: e.parent.id, child_id: e.child.id, relation_type: e.relation,
       strength: e.strength, established_at: iso(e.establishedAt) };

@@ -37,7 +37,19 @@ const BASE = [
    GROUP BY url_id, country, language, grp`,
 ];
 
-const ANALYZE = `ANALYZE url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
+/** trend_days, trends.peak_date and first_48h_articles from the assignments (docs/TRENDS.md), as ingest keeps them. */
+const TREND_DAYS = [
+  `TRUNCATE trend_days`,
+  `INSERT INTO trend_days (trend_id, day, articles)
+   SELECT ta.trend_id, (a.first_seen_at AT TIME ZONE 'UTC')::date, count(*)::int FROM trend_articles ta JOIN articles a ON a.id = ta.url_id GROUP BY 1, 2`,
+  `UPDATE trends t SET peak_date = p.day
+   FROM (SELECT t2.id, (SELECT d.day FROM trend_days d WHERE d.trend_id = t2.id ORDER BY d.articles DESC, d.day DESC LIMIT 1) AS day FROM trends t2) p
+   WHERE t.id = p.id AND t.peak_date IS DISTINCT FROM p.day`,
+  `UPDATE trends t SET first_48h_articles = (SELECT count(*)::int FROM trend_articles ta JOIN articles a ON a.id = ta.url_id
+     WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')`,
+];
+
+const ANALYZE = `ANALYZE trend_days, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
 
 async function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
   await db.query('BEGIN');
@@ -60,5 +72,5 @@ export interface RebuildOptions {
 }
 
 export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
-  await run(db, [...(opts.activityOnly ? [] : BASE), ...REBUILD_ACTIVITY, ANALYZE], log);
+  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS]), ...REBUILD_ACTIVITY, ANALYZE], log);
 }

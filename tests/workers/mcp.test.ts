@@ -75,6 +75,9 @@ describe('protocol', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'list_tracking_lists', 'get_tracking_list', 'get_tracking_list_metrics', 'get_tracking_list_rollup', 'get_mention_matches',
       'list_regions', 'get_region', 'list_languages', 'search_articles', 'get_article', 'get_category_analytics', 'get_usage',
+      'list_trends', 'get_trend', 'list_trend_articles', 'list_trend_parents', 'list_trend_children', 'get_trend_rollup',
+      'list_themes',
+      'list_theme_topics', 'list_topic_trends',
     ]);
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });

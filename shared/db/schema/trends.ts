@@ -29,21 +29,8 @@ export const hierarchyNodes = pgTable(
     parentId: uuid('parent_id'),
     state: text('state'),
   },
-  (t) => [index('hierarchy_nodes_parent_idx').on(t.parentId)],
+  (t) => [index('hierarchy_nodes_parent_idx').on(t.parentId), index('hierarchy_nodes_level_idx').on(t.level)],
 );
-
-export interface TrendFeatures {
-  days_active: number;
-  total_articles: number;
-  slope_14d: number;
-  cv_30d: number;
-  current_share_7d: number;
-  peak_day_ago: number;
-  first_48h_share: number;
-  acf_30: number;
-  acf_90: number;
-  acf_365: number | null;
-}
 
 export const trends = pgTable(
   'trends',
@@ -65,18 +52,24 @@ export const trends = pgTable(
     countryScope: text('country_scope').array().notNull().default(sql`'{}'::text[]`),
     keyEntities: text('key_entities').array().notNull().default(sql`'{}'::text[]`),
     keyTopics: text('key_topics').array().notNull().default(sql`'{}'::text[]`),
+    /** Busiest UTC day of the trend's articles (latest on ties); maintained at ingest from trend_days. */
     peakDate: date('peak_date', { mode: 'string' }),
     expectedNextPeak: date('expected_next_peak', { mode: 'string' }),
-    features: jsonb('features').$type<TrendFeatures>(),
+    /** Unused since 0006_trends (features are computed when read); kept for older writers. */
+    features: jsonb('features'),
     firstSeenAt: tstz('first_seen_at'),
     lastArticleAt: tstz('last_article_at'),
     articleCount: integer('article_count').notNull().default(0),
+    /** Articles first seen < 48 h after the trend's first article (first_48h_share); kept at ingest. */
+    first48hArticles: integer('first_48h_articles').notNull().default(0),
     createdAt: tstz('created_at').notNull().defaultNow(),
     updatedAt: tstz('updated_at').notNull().defaultNow(),
   },
   (t) => [
     index('trends_topic_idx').on(t.topicId),
     index('trends_last_article_idx').on(t.lastArticleAt),
+    index('trends_first_seen_idx').on(t.firstSeenAt),
+    index('trends_article_count_idx').on(t.articleCount),
     index('trends_country_scope_idx').using('gin', t.countryScope),
   ],
 );
@@ -104,4 +97,18 @@ export const trendEdges = pgTable(
     establishedAt: tstz('established_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.parentId, t.childId] }), index('trend_edges_child_idx').on(t.childId)],
+);
+
+/**
+ * Articles per trend and UTC day of the article's first_seen_at: the series every derived trend
+ * number reads (docs/TRENDS.md). Exact after every ingest batch.
+ */
+export const trendDays = pgTable(
+  'trend_days',
+  {
+    trendId: uuid('trend_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    articles: integer('articles').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.trendId, t.day] })],
 );

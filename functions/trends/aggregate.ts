@@ -1,0 +1,47 @@
+// The trend roll-up as a shared single-flight aggregate (shared/aggregate.ts): cached, computed
+// once per identical miss, and queued (503 `computing` + Retry-After) when the trend is big.
+import type { Context } from 'hono';
+import { serveAggregate, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
+import type { AuthContext } from '../../shared/auth/types';
+import type { Env } from '../../shared/env';
+import { resolveWindow } from '../../shared/window-scope';
+import { trendNotFound } from './not-found';
+import { isTrendVisible } from './queries';
+import { computeTrendRollup } from './rollup-compute';
+import { scopeOf } from './visibility';
+
+/** Above this estimated cost (articles x markets x window days) a roll-up is queued. */
+export const DEFAULT_INLINE_COST = 250_000;
+
+export interface TrendRollupRequest {
+  trendId: string;
+  query: { country: string; lang: string; period: '24h' | '7d' | '30d' | 'custom'; date_from?: string; date_to?: string };
+  auth: AuthContext;
+}
+
+async function compute({ db, config, now }: AggregateServices, request: TrendRollupRequest) {
+  // The consumer runs later: the trend may have left the key's scope or been deleted since.
+  if (!(await isTrendVisible(db, scopeOf(request.auth), request.trendId))) throw trendNotFound(request.trendId);
+  const scope = await resolveWindow(db, request.auth, now, request.query, 'day');
+  return computeTrendRollup(db, { trendId: request.trendId, scope, planCategories: request.auth.categories, appUrl: config.APP_URL });
+}
+
+export const trendRollupAggregate: AggregateKind<TrendRollupRequest> = {
+  name: 'trends.rollup',
+  compute,
+  // Everything that changes the answer: the question, the markets, the history and the plan's categories.
+  identity: ({ auth, ...rest }) => [rest, auth.allowedCountries, auth.historyDays, auth.categories],
+};
+
+export function estimatedCost(articles: number, markets: number, query: TrendRollupRequest['query']): number {
+  const days = query.period === 'custom' && query.date_from && query.date_to
+    ? (Date.parse(query.date_to) - Date.parse(query.date_from)) / 86_400_000
+    : { '24h': 1, '7d': 7, '30d': 30, custom: 30 }[query.period];
+  return Math.max(1, articles) * Math.max(1, markets) * Math.max(1, days);
+}
+
+export async function serveTrendRollup(c: Context<Env>, request: TrendRollupRequest, articles: number, markets: number) {
+  const cost = estimatedCost(articles, markets, request.query);
+  const background = cost > (c.var.config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST);
+  return serveAggregate(c, trendRollupAggregate, request, { background });
+}

@@ -1,0 +1,28 @@
+// What a key may see of the trends area, as SQL conditions every query takes (DESIGN "Visibility
+// is uniform"): trends by region, articles by market and by the plan's categories.
+import type { AuthContext } from '../../shared/auth/types';
+import { inPlanCategories } from '../../shared/db/plan-scope';
+
+export interface TrendScope {
+  /** Upper-case markets the key may read; null = every market (internal keys). */
+  markets: string[] | null;
+  /** The plan's chosen top-level categories; null = every category. */
+  planCategories: string[] | null;
+}
+
+export const scopeOf = (auth: AuthContext): TrendScope => ({ markets: auth.allowedCountries, planCategories: auth.categories });
+
+/**
+ * Trend `t` is visible: its primary country or a code of its country_scope is one of the markets in
+ * `param` (a text[] parameter; NULL = every market).
+ */
+export const trendVisible = (param: string, t = 't') =>
+  `(${param}::text[] IS NULL OR ${t}.primary_country = ANY(${param}::text[]) OR ${t}.country_scope && ${param}::text[])`;
+
+/**
+ * Article `id` is visible: it surfaced in one of the markets (`markets`, NULL = every article) and
+ * has a category under the plan's top levels (`plan`, NULL = every article).
+ */
+export const articleVisible = (markets: string, plan: string, id: string) =>
+  `((${markets}::text[] IS NULL OR EXISTS (SELECT 1 FROM url_profiles vp WHERE vp.url_id = ${id} AND vp.country = ANY(${markets}::text[])))
+    AND ${inPlanCategories(plan, id)})`;

@@ -23,6 +23,10 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'get_article', path: '/v1/articles/{id}' },
   { name: 'get_category_analytics', path: '/v1/analytics/categories' },
   { name: 'get_usage', path: '/v1/usage' },
+  { name: 'list_entities', path: '/v1/entities' },
+  { name: 'get_trending_entities', path: '/v1/entities/trending' },
+  { name: 'get_entity', path: '/v1/entities/{entity_name}' },
+  { name: 'list_entity_articles', path: '/v1/entities/{entity_name}/articles' },
 ];
 
 type JsonSchema = Record<string, unknown>;

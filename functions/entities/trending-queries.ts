@@ -1,0 +1,78 @@
+// Trending read path: sums of the entity_hours roll-up (kept at ingest) over the window's hours,
+// then the top article of each of the few ranked entities.
+import type { Db } from '../../shared/db/client';
+import { queryRows } from '../../shared/db/raw';
+
+export interface TrendingRequest {
+  country: string;
+  /** Profile language, or null for every language (the '*' rows). */
+  language: string | null;
+  /** Hour-aligned, half-open. */
+  from: Date;
+  to: Date;
+  entityType: string | null;
+  limit: number;
+}
+
+export interface TrendingRow {
+  id: string;
+  name: string;
+  kg_id: string | null;
+  kg_name: string | null;
+  entity_types: string[];
+  mentions: number;
+  articles: number;
+}
+
+export function rankTrending(db: Db, r: TrendingRequest) {
+  return queryRows<TrendingRow>(
+    db,
+    `WITH s AS (
+       SELECT entity_id, sum(mentions)::int AS mentions, sum(articles)::int AS articles FROM entity_hours
+       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $3 AND hour < $4
+       GROUP BY entity_id)
+     SELECT e.id, e.name, e.kg_id, e.kg_name, e.entity_types, s.mentions, s.articles
+     FROM s JOIN entities e ON e.id = s.entity_id
+     WHERE s.mentions > 0 AND ($5::text IS NULL OR $5::text = ANY(e.entity_types))
+     ORDER BY s.mentions DESC, s.articles DESC, e.normalized_name
+     LIMIT $6`,
+    [r.country, r.language, r.from.toISOString(), r.to.toISOString(), r.entityType, r.limit],
+  );
+}
+
+export interface TopArticleRow {
+  entity_id: string;
+  url_id: string;
+  title: string;
+  domain: string;
+}
+
+/** A mention in the window: a profile of the article in the region (and language) first seen in it. */
+const IN_WINDOW = (url: string) => `p.url_id = ${url} AND p.country = $2 AND ($3::text IS NULL OR p.language = $3::text)
+  AND p.first_seen >= $4 AND p.first_seen < $5`;
+
+// Two plans for the same answer. Short windows hold few profiles: scan them and keep each entity's
+// best. Long windows hold many, and most of a ranked entity's best-scored articles fall inside:
+// walk each entity's articles by score (article_entities_entity_score_idx) until one is in it.
+const BY_WINDOW = `
+  SELECT DISTINCT ON (ae.entity_id) ae.entity_id, ae.url_id FROM url_profiles p
+  JOIN article_entities ae ON ae.url_id = p.url_id AND ae.entity_id = ANY($1::uuid[])
+  WHERE ${IN_WINDOW('p.url_id')}
+  ORDER BY ae.entity_id, ae.unified_score DESC, ae.url_id`;
+const BY_SCORE = `
+  SELECT t.entity_id, x.url_id FROM unnest($1::uuid[]) AS t(entity_id)
+  CROSS JOIN LATERAL (
+    SELECT ae.url_id FROM article_entities ae
+    WHERE ae.entity_id = t.entity_id AND EXISTS (SELECT 1 FROM url_profiles p WHERE ${IN_WINDOW('ae.url_id')})
+    ORDER BY ae.unified_score DESC, ae.url_id LIMIT 1) x`;
+
+/** Of each entity's mentions in the window, the article where it scores highest (ties: url_id). */
+export async function topArticles(db: Db, entityIds: string[], r: TrendingRequest, scanWindow: boolean): Promise<Map<string, TopArticleRow>> {
+  if (entityIds.length === 0) return new Map();
+  const rows = await queryRows<TopArticleRow>(
+    db,
+    `SELECT t.entity_id, a.id AS url_id, a.title, a.domain FROM (${scanWindow ? BY_WINDOW : BY_SCORE}) t JOIN articles a ON a.id = t.url_id`,
+    [entityIds, r.country, r.language, r.from.toISOString(), r.to.toISOString()],
+  );
+  return new Map(rows.map((row) => [row.entity_id, row]));
+}

@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 --> statement-breakpoint
 CREATE INDEX "entities_name_trgm_idx" ON "entities" USING gin (search_norm("name") gin_trgm_ops);
 --> statement-breakpoint
-CREATE INDEX "article_entities_entity_score_idx" ON "article_entities" ("entity_id", "unified_score" DESC, "url_id");
+CREATE INDEX "article_entities_entity_score_idx" ON "article_entities" ("entity_id", "unified_score" DESC, "embedding_similarity" DESC, "url_id");
 --> statement-breakpoint
 CREATE TABLE "entity_best" (
   "entity_id" uuid NOT NULL,

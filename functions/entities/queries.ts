@@ -106,9 +106,9 @@ export function entityArticles(db: Db, entityId: string, countries: Countries, p
     `SELECT a.id AS url_id, a.url, a.title, a.domain, a.date_published AS published_at, l.unified_score, l.embedding_similarity,
             l.source, a.summary
      FROM (SELECT ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source ${VISIBLE_LINKS}
-           ORDER BY ae.unified_score DESC, ae.url_id LIMIT $4 OFFSET $5) l
+           ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT $4 OFFSET $5) l
      JOIN articles a ON a.id = l.url_id
-     ORDER BY l.unified_score DESC, l.url_id`,
+     ORDER BY l.unified_score DESC, l.embedding_similarity DESC, l.url_id`,
     [entityId, countries, planCategories, limit, offset],
   );
 }

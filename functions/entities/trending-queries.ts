@@ -58,13 +58,13 @@ const BY_WINDOW = `
   SELECT DISTINCT ON (ae.entity_id) ae.entity_id, ae.url_id FROM url_profiles p
   JOIN article_entities ae ON ae.url_id = p.url_id AND ae.entity_id = ANY($1::uuid[])
   WHERE ${IN_WINDOW('p.url_id')}
-  ORDER BY ae.entity_id, ae.unified_score DESC, ae.url_id`;
+  ORDER BY ae.entity_id, ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id`;
 const BY_SCORE = `
   SELECT t.entity_id, x.url_id FROM unnest($1::uuid[]) AS t(entity_id)
   CROSS JOIN LATERAL (
     SELECT ae.url_id FROM article_entities ae
     WHERE ae.entity_id = t.entity_id AND EXISTS (SELECT 1 FROM url_profiles p WHERE ${IN_WINDOW('ae.url_id')})
-    ORDER BY ae.unified_score DESC, ae.url_id LIMIT 1) x`;
+    ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT 1) x`;
 
 /** Of each entity's mentions in the window, the article where it scores highest (ties: url_id). */
 export async function topArticles(db: Db, entityIds: string[], r: TrendingRequest, scanWindow: boolean): Promise<Map<string, TopArticleRow>> {

@@ -115,7 +115,7 @@ export const articleEntities = pgTable(
     primaryKey({ columns: [t.urlId, t.entityId] }),
     index('article_entities_entity_idx').on(t.entityId),
     // An entity's articles by score (GET /v1/entities/{name}/articles, trending's top article).
-    index('article_entities_entity_score_idx').on(t.entityId, sql`${t.unifiedScore} DESC`, t.urlId),
+    index('article_entities_entity_score_idx').on(t.entityId, sql`${t.unifiedScore} DESC`, sql`${t.embeddingSimilarity} DESC`, t.urlId),
   ],
 );
 

@@ -75,6 +75,7 @@ describe('protocol', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'list_tracking_lists', 'get_tracking_list', 'get_tracking_list_metrics', 'get_tracking_list_rollup', 'get_mention_matches',
       'list_regions', 'get_region', 'list_languages', 'search_articles', 'get_article', 'get_category_analytics', 'get_usage',
+      'list_entities', 'get_trending_entities', 'get_entity', 'list_entity_articles',
     ]);
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
@@ -154,6 +155,8 @@ describe('tools/call runs the REST route with the caller\'s key', () => {
     ['get_article', { id: SOCCER }, `/v1/articles/${SOCCER}`],
     ['list_tracking_lists', { kind: 'category' }, '/v1/tracking/lists?kind=category'],
     ['get_category_analytics', { period: '30d', top_level: true }, '/v1/analytics/categories?period=30d&top_level=true'],
+    ['list_entities', { limit: 3, min_score: 0.1 }, '/v1/entities?limit=3&min_score=0.1'],
+    ['get_trending_entities', { region: 'us', period: '7d' }, '/v1/entities/trending?region=us&period=7d'],
   ])('%s gives the REST body for the same key and parameters', async (name, args, path) => {
     const rest = await world.call(path, { key: full.key });
     expect(rest.status, show(rest)).toBe(200);

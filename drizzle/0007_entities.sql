@@ -30,3 +30,13 @@ CREATE TABLE "entity_hours" (
   "articles" integer NOT NULL,
   CONSTRAINT "entity_hours_country_language_hour_entity_id_pk" PRIMARY KEY ("country", "language", "hour", "entity_id") INCLUDE ("mentions", "articles")
 );
+--> statement-breakpoint
+CREATE TABLE "entity_days" (
+  "country" text NOT NULL,
+  "language" text NOT NULL,
+  "day" date NOT NULL,
+  "entity_id" uuid NOT NULL,
+  "mentions" integer NOT NULL,
+  "articles" integer NOT NULL,
+  CONSTRAINT "entity_days_country_language_day_entity_id_pk" PRIMARY KEY ("country", "language", "day", "entity_id") INCLUDE ("mentions", "articles")
+);

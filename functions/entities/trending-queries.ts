@@ -1,4 +1,4 @@
-// Trending read path: sums of the entity_hours roll-up (kept at ingest) over the window's hours,
+// Trending read path: sums of the entity_days / entity_hours roll-ups (kept at ingest) over the window,
 // then the top article of each of the few ranked entities.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
@@ -24,19 +24,42 @@ export interface TrendingRow {
   articles: number;
 }
 
+const DAY = 86_400_000;
+
+/**
+ * The window as whole UTC days (entity_days) plus the hours before and after them (entity_hours).
+ * Without a whole day inside, the days range is empty and all hours fall in the second hour range.
+ */
+export function splitWindow(from: Date, to: Date) {
+  const f = from.getTime();
+  const t = to.getTime();
+  let dayFrom = Math.ceil(f / DAY) * DAY;
+  let dayTo = Math.floor(t / DAY) * DAY;
+  if (dayFrom >= dayTo) dayFrom = dayTo = f;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return { before: [iso(f), iso(dayFrom)], days: [iso(dayFrom).slice(0, 10), iso(dayTo).slice(0, 10)], after: [iso(dayTo), iso(t)] };
+}
+
 export function rankTrending(db: Db, r: TrendingRequest) {
+  const w = splitWindow(r.from, r.to);
   return queryRows<TrendingRow>(
     db,
-    `WITH s AS (
-       SELECT entity_id, sum(mentions)::int AS mentions, sum(articles)::int AS articles FROM entity_hours
-       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $3 AND hour < $4
-       GROUP BY entity_id)
+    `WITH u AS (
+       SELECT entity_id, mentions, articles FROM entity_days
+       WHERE country = $1 AND language = coalesce($2::text, '*') AND day >= $3::date AND day < $4::date
+       UNION ALL
+       SELECT entity_id, mentions, articles FROM entity_hours
+       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $5 AND hour < $6
+       UNION ALL
+       SELECT entity_id, mentions, articles FROM entity_hours
+       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $7 AND hour < $8),
+     s AS (SELECT entity_id, sum(mentions)::int AS mentions, sum(articles)::int AS articles FROM u GROUP BY entity_id)
      SELECT e.id, e.name, e.kg_id, e.kg_name, e.entity_types, s.mentions, s.articles
      FROM s JOIN entities e ON e.id = s.entity_id
-     WHERE s.mentions > 0 AND ($5::text IS NULL OR $5::text = ANY(e.entity_types))
+     WHERE s.mentions > 0 AND ($9::text IS NULL OR $9::text = ANY(e.entity_types))
      ORDER BY s.mentions DESC, s.articles DESC, e.normalized_name
-     LIMIT $6`,
-    [r.country, r.language, r.from.toISOString(), r.to.toISOString(), r.entityType, r.limit],
+     LIMIT $10`,
+    [r.country, r.language, ...w.days, ...w.before, ...w.after, r.entityType, r.limit],
   );
 }
 

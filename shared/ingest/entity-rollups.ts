@@ -1,5 +1,5 @@
 // Keeps the entity read models exact at ingest (docs/ENTITIES.md):
-// - entity_hours: per market, language ('*' = all) and UTC hour, the entity's mentions (profiles of
+// - entity_hours (and entity_days, the same per UTC day): per market, language ('*' = all) and UTC hour, the entity's mentions (profiles of
 //   its articles first seen in that hour) and articles (first appearance in the market, or market
 //   and language). A URL's contribution is (its entities) x (its profiles), so, like dim_hours,
 //   profile changes are applied to the pre-batch memberships (url_dimensions) while observations are
@@ -17,39 +17,55 @@ const PROFILE_FIRSTS = (urls?: string) => `
     (row_number() OVER (PARTITION BY url_id, country ORDER BY first_seen, language) = 1)::int AS first_in_country
   FROM url_profiles ${urls ? `WHERE url_id = ANY(${urls})` : ''}`;
 
-/** Folds (entity_id, country, language, hour, mentions, firsts) rows into entity_hours, both grains. */
+/**
+ * Folds (entity_id, country, language, hour, mentions, firsts) rows into entity_hours and
+ * entity_days, per language and for '*'; returns the buckets that fell back to zero.
+ */
 const FOLD = (contrib: string) => `
 WITH c AS (${contrib}),
-agg AS (
+agg AS MATERIALIZED (
   SELECT country, language, hour, entity_id, sum(mentions)::int AS mentions, sum(mentions)::int AS articles FROM c
   GROUP BY country, language, hour, entity_id
   UNION ALL
   SELECT country, '${ENTITY_ALL}', hour, entity_id, sum(mentions)::int, sum(firsts)::int FROM c
   GROUP BY country, hour, entity_id),
-up AS (
+hours AS (
   INSERT INTO entity_hours (country, language, hour, entity_id, mentions, articles)
   SELECT * FROM agg WHERE mentions <> 0 OR articles <> 0
   ON CONFLICT (country, language, hour, entity_id) DO UPDATE
     SET mentions = entity_hours.mentions + excluded.mentions, articles = entity_hours.articles + excluded.articles
-  RETURNING country, language, hour, entity_id, mentions, articles)
-SELECT country, language, hour, entity_id FROM up WHERE mentions = 0 AND articles = 0`;
+  RETURNING country, language, hour::text AS at, entity_id, mentions, articles),
+days AS (
+  INSERT INTO entity_days (country, language, day, entity_id, mentions, articles)
+  SELECT country, language, (hour AT TIME ZONE 'UTC')::date, entity_id, sum(mentions)::int, sum(articles)::int FROM agg
+  GROUP BY 1, 2, 3, 4 HAVING sum(mentions) <> 0 OR sum(articles) <> 0
+  ON CONFLICT (country, language, day, entity_id) DO UPDATE
+    SET mentions = entity_days.mentions + excluded.mentions, articles = entity_days.articles + excluded.articles
+  RETURNING country, language, day::text AS at, entity_id, mentions, articles)
+SELECT 'hours' AS tbl, country, language, at, entity_id FROM hours WHERE mentions = 0 AND articles = 0
+UNION ALL SELECT 'days', country, language, at, entity_id FROM days WHERE mentions = 0 AND articles = 0`;
 
-// Buckets that fell back to zero are removed, so that the incremental table equals a rebuild.
-const DROP_ZERO = `DELETE FROM entity_hours t
-  USING unnest($1::text[], $2::text[], $3::timestamptz[], $4::uuid[]) AS z(country, language, hour, entity_id)
-  WHERE (t.country, t.language, t.hour, t.entity_id) = (z.country, z.language, z.hour, z.entity_id) AND t.mentions = 0 AND t.articles = 0`;
+// Buckets that fell back to zero are removed, so that the incremental tables equal a rebuild.
+const DROP_ZERO = (into: 'hours' | 'days') => `DELETE FROM entity_${into} t
+  USING unnest($1::text[], $2::text[], $3::${into === 'hours' ? 'timestamptz' : 'date'}[], $4::uuid[]) AS z(country, language, at, entity_id)
+  WHERE (t.country, t.language, t.${into === 'hours' ? 'hour' : 'day'}, t.entity_id) = (z.country, z.language, z.at, z.entity_id)
+    AND t.mentions = 0 AND t.articles = 0`;
 
 interface ZeroRow {
+  tbl: 'hours' | 'days';
   country: string;
   language: string;
-  hour: Date;
+  at: string;
   entity_id: string;
 }
 
 async function fold(db: Queryable, sql: string, params: unknown[]): Promise<void> {
   const { rows } = await db.query<ZeroRow>(FOLD(sql), params);
-  if (rows.length) {
-    await db.query(DROP_ZERO, [rows.map((r) => r.country), rows.map((r) => r.language), rows.map((r) => r.hour), rows.map((r) => r.entity_id)]);
+  for (const into of ['hours', 'days'] as const) {
+    const zero = rows.filter((r) => r.tbl === into);
+    if (zero.length) {
+      await db.query(DROP_ZERO(into), [zero.map((r) => r.country), zero.map((r) => r.language), zero.map((r) => r.at), zero.map((r) => r.entity_id)]);
+    }
   }
 }
 
@@ -169,7 +185,7 @@ export async function refreshEntities(db: Queryable, changes: EntityLinkChange[]
 
 /** Set-based rebuild of both tables from article_entities and url_profiles. */
 export const REBUILD_ENTITIES = [
-  `TRUNCATE entity_best, entity_hours`,
+  `TRUNCATE entity_best, entity_hours, entity_days`,
   `INSERT INTO entity_best ${BEST_OF('article_entities')}`,
   `INSERT INTO entity_hours (country, language, hour, entity_id, mentions, articles)
    WITH c AS (
@@ -178,5 +194,8 @@ export const REBUILD_ENTITIES = [
    SELECT country, language, hour, entity_id, count(*)::int, count(*)::int FROM c GROUP BY country, language, hour, entity_id
    UNION ALL
    SELECT country, '${ENTITY_ALL}', hour, entity_id, count(*)::int, sum(firsts)::int FROM c GROUP BY country, hour, entity_id`,
-  `ANALYZE entity_best, entity_hours`,
+  `INSERT INTO entity_days (country, language, day, entity_id, mentions, articles)
+   SELECT country, language, (hour AT TIME ZONE 'UTC')::date, entity_id, sum(mentions)::int, sum(articles)::int FROM entity_hours
+   GROUP BY 1, 2, 3, 4`,
+  `ANALYZE entity_best, entity_hours, entity_days`,
 ];

@@ -1,6 +1,6 @@
 // Entity read models kept exact at ingest (drizzle/0007_entities.sql, docs/ENTITIES.md).
 import { sql } from 'drizzle-orm';
-import { doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** Market code of the rows that cover every market (entity_best) or every language (entity_hours). */
 export const ENTITY_ALL = '*';
@@ -42,4 +42,18 @@ export const entityHours = pgTable(
     articles: integer('articles').notNull(),
   },
   (t) => [primaryKey({ columns: [t.country, t.language, t.hour, t.entityId] })],
+);
+
+/** entity_hours per UTC day: windows read their whole days here and only the edge hours above. */
+export const entityDays = pgTable(
+  'entity_days',
+  {
+    country: text('country').notNull(),
+    language: text('language').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    entityId: uuid('entity_id').notNull(),
+    mentions: integer('mentions').notNull(),
+    articles: integer('articles').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.country, t.language, t.day, t.entityId] })],
 );

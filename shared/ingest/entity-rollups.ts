@@ -136,17 +136,17 @@ async function applyLinkChanges(db: Queryable, changes: EntityLinkChange[]): Pro
   );
 }
 
-/** Occurrences of the links in `links` (a relation of article_entities rows), per market and over all. */
-const SCOPED = (links: string) => `
+/** Occurrences of the links in `links` (article_entities rows; `all`: the whole table), per market and over all. */
+const SCOPED = (links: string, all: boolean) => `
   SELECT l.entity_id, '${ENTITY_ALL}'::text AS country, l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
   UNION ALL
   SELECT l.entity_id, p.country, l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
-  JOIN (SELECT DISTINCT url_id, country FROM url_profiles WHERE url_id IN (SELECT url_id FROM ${links})) p ON p.url_id = l.url_id`;
+  JOIN (SELECT DISTINCT url_id, country FROM url_profiles ${all ? '' : `WHERE url_id IN (SELECT url_id FROM ${links})`}) p ON p.url_id = l.url_id`;
 
 /** The best occurrence per entity and market: score, then similarity, descending; then url_id. */
-export const BEST_OF = (links: string) => `
+export const BEST_OF = (links: string, all = false) => `
   SELECT DISTINCT ON (entity_id, country) entity_id, country, url_id, unified_score, embedding_similarity, source
-  FROM (${SCOPED(links)}) s
+  FROM (${SCOPED(links, all)}) s
   ORDER BY entity_id, country, unified_score DESC, embedding_similarity DESC, url_id`;
 
 const BETTER = `(excluded.unified_score, excluded.embedding_similarity, entity_best.url_id) >
@@ -186,7 +186,7 @@ export async function refreshEntities(db: Queryable, changes: EntityLinkChange[]
 /** Set-based rebuild of both tables from article_entities and url_profiles. */
 export const REBUILD_ENTITIES = [
   `TRUNCATE entity_best, entity_hours, entity_days`,
-  `INSERT INTO entity_best ${BEST_OF('article_entities')}`,
+  `INSERT INTO entity_best ${BEST_OF('article_entities', true)}`,
   `INSERT INTO entity_hours (country, language, hour, entity_id, mentions, articles)
    WITH c AS (
      SELECT ae.entity_id, p.country, p.language, p.hour, p.first_in_country AS firsts

@@ -28,9 +28,6 @@ const route = createRoute({
   },
 });
 
-/** Windows up to this many hours look for top articles among the window's profiles (see topArticles). */
-const SCAN_WINDOW_HOURS = 6;
-
 export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, clock } = c.var;
@@ -46,8 +43,7 @@ export function register(app: App) {
       limit: q.limit,
     };
     const ranked = await rankTrending(db, request);
-    const hours = (request.to.getTime() - request.from.getTime()) / 3_600_000;
-    const tops = await topArticles(db, ranked.map((r) => r.id), request, hours <= SCAN_WINDOW_HOURS);
+    const tops = await topArticles(db, ranked.map((r) => r.id), request);
     const trending = ranked.flatMap((r) => {
       const top = tops.get(r.id);
       // Every ranked entity has a mention in the window, hence a top article; a row without one

@@ -104,7 +104,7 @@ const apiList = async (db: Db, countries: Countries, f: ListFilter) => {
 
 const apiTrending = async (db: Db, r: TrendingRequest) => {
   const ranked = await rankTrending(db, r);
-  const tops = await topArticles(db, ranked.map((x) => x.id), r, (r.to.getTime() - r.from.getTime()) / HOUR <= 6);
+  const tops = await topArticles(db, ranked.map((x) => x.id), r);
   return ranked.map((x) => [x.name, x.mentions, x.articles, tops.get(x.id)?.url_id]);
 };
 

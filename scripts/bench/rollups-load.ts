@@ -49,6 +49,8 @@ async function upgrade(client: pg.Client): Promise<void> {
     await client.query(`SET work_mem = '512MB'`);
     await rebuildRollups(client, (line) => log(`  ${line}`), { entitiesOnly: true });
     await client.query('RESET work_mem');
+    // Index-only range scans need the visibility map that VACUUM sets (autovacuum does it in service).
+    await client.query('VACUUM (ANALYZE) entity_best, entity_hours, entity_days');
   }
   if (!missing.hulls && !missing.totals) return;
   await client.query(`SET work_mem = '512MB'`);

@@ -69,8 +69,11 @@ export async function listEntities(db: Db, countries: Countries, f: ListFilter):
 export async function getEntity(db: Db, countries: Countries, normalizedName: string): Promise<EntityRow | undefined> {
   const [row] = await queryRows<EntityRow>(
     db,
+    // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
     `SELECT ${ENTITY_COLUMNS} FROM entities e
-     JOIN LATERAL (SELECT * FROM (${best(countries)}) x WHERE x.entity_id = e.id) b ON true
+     JOIN LATERAL (SELECT * FROM entity_best x
+       WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
+       ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1) b ON true
      WHERE e.normalized_name = $2`,
     [countries, normalizedName],
   );

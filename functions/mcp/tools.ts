@@ -32,6 +32,10 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'list_themes', path: '/v1/themes' },
   { name: 'list_theme_topics', path: '/v1/themes/{theme_id}/topics' },
   { name: 'list_topic_trends', path: '/v1/topics/{topic_id}/trends' },
+  { name: 'list_entities', path: '/v1/entities' },
+  { name: 'get_trending_entities', path: '/v1/entities/trending' },
+  { name: 'get_entity', path: '/v1/entities/{entity_name}' },
+  { name: 'list_entity_articles', path: '/v1/entities/{entity_name}/articles' },
 ];
 
 type JsonSchema = Record<string, unknown>;

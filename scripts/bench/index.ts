@@ -1,4 +1,4 @@
-// `npm run bench -- <ingest|rollups|middleware|tracking|trends> [options]`: benchmarks with a baseline measured in
+// `npm run bench -- <name> [options]` (names below): benchmarks with a baseline measured in
 // the same run (docs/BENCHMARKS.md has the latest results and what each one measures).
 import { log } from './stats';
 
@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   tracking: () => import('./tracking'),
   load: () => import('./load'),
   trends: () => import('./trends'),
+  entities: () => import('./entities'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

@@ -40,9 +40,18 @@ async function readMeta(client: pg.Client, scale: string): Promise<LoadInfo | nu
 /** A database loaded by an earlier version: newer migrations, and roll-up tables they added filled. */
 async function upgrade(client: pg.Client): Promise<void> {
   await migrate(client);
-  const { rows: [missing] } = await client.query<{ hulls: boolean; totals: boolean }>(
+  const { rows: [missing] } = await client.query<{ hulls: boolean; totals: boolean; entities: boolean }>(
     `SELECT NOT EXISTS (SELECT 1 FROM dim_activity) AND EXISTS (SELECT 1 FROM url_spans) AS hulls,
-            NOT EXISTS (SELECT 1 FROM dim_days WHERE country = '${ALL_MARKETS}') AND EXISTS (SELECT 1 FROM dim_days) AS totals`);
+            NOT EXISTS (SELECT 1 FROM dim_days WHERE country = '${ALL_MARKETS}') AND EXISTS (SELECT 1 FROM dim_days) AS totals,
+            NOT EXISTS (SELECT 1 FROM entity_best) AND EXISTS (SELECT 1 FROM article_entities) AS entities`);
+  if (missing.entities) {
+    log('building the entity read models (entity_best, entity_hours) of the loaded data');
+    await client.query(`SET work_mem = '512MB'`);
+    await rebuildRollups(client, (line) => log(`  ${line}`), { entitiesOnly: true });
+    await client.query('RESET work_mem');
+    // Index-only range scans need the visibility map that VACUUM sets (autovacuum does it in service).
+    await client.query('VACUUM (ANALYZE) entity_best, entity_hours, entity_days');
+  }
   if (!missing.hulls && !missing.totals) return;
   await client.query(`SET work_mem = '512MB'`);
   if (missing.hulls) {

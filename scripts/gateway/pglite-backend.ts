@@ -11,6 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { OutputTracker, splitMessages, SYNC_MESSAGE } from './pg-wire';
 
 export interface PgliteServer {
@@ -132,7 +133,9 @@ class Session {
 export async function startPgliteServer(dir: string, host = '127.0.0.1'): Promise<PgliteServer> {
   // 'memory://' (and other URL-like schemes) are PGlite storage kinds, not directories.
   if (!/^[a-z]+:\/\//.test(dir)) mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir);
+  // pg_trgm is a contrib extension in PGlite: loaded here so that the same migrations (trigram
+  // indexes, drizzle/0007_entities.sql) serve the embedded database and PostgreSQL.
+  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
   const lock = new OwnerLock();
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {

@@ -2,6 +2,7 @@
 // derived tables that depend on several types. Any failure rolls the whole batch back.
 import type { Queryable } from '../db/queryable';
 import { refreshActivity } from './activity';
+import { refreshEntities } from './entity-rollups';
 import { precheck } from './precheck';
 import { syncDimensions } from './rollups';
 import type { RecordType } from './records';
@@ -67,6 +68,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       const changes = await syncDimensions(db, [...touched]);
       const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
       await refreshActivity(db, [...ctx.spanUrls, ...joined], changes.filter((c) => c.sign < 0));
+      await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls]);
     }
     await db.query('COMMIT');
   } catch (e) {

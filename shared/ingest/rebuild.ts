@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/queryable';
 import { ALL_MARKETS } from '../rollups/activity';
 import { REBUILD_ACTIVITY } from './activity';
+import { REBUILD_ENTITIES } from './entity-rollups';
 
 /** The all-markets rows (country = language = '*') of dim_hours, from its per-market rows. */
 export const TOTAL_HOURS = `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
@@ -69,8 +70,11 @@ async function run(db: Queryable, statements: string[], log: (line: string) => v
 export interface RebuildOptions {
   /** Only the activity hulls (dim_activity*), from the current url_dimensions and url_spans. */
   activityOnly?: boolean;
+  /** Only the entity read models (entity_best, entity_hours), from article_entities and url_profiles. */
+  entitiesOnly?: boolean;
 }
 
 export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
-  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS]), ...REBUILD_ACTIVITY, ANALYZE], log);
+  if (opts.entitiesOnly) return run(db, REBUILD_ENTITIES, log);
+  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS]), ...REBUILD_ACTIVITY, ANALYZE, ...(opts.activityOnly ? [] : REBUILD_ENTITIES)], log);
 }

@@ -17,6 +17,7 @@
 // primary keys start with url_id, so whatever the statistics say the planner can neither scan the
 // whole (growing) table per batch nor wander into the (country, ...) indexes. Both happened with
 // plain joins and made each batch O(table size).
+import { trackProfileFirsts } from './entity-rollups';
 import { applyHourDeltas, recomputeSpans } from './rollups';
 import { derive, tally, type BatchContext } from './types';
 
@@ -140,12 +141,15 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     await recomputeSpans(ctx.db, keys);
     for (const k of keys) ctx.spanUrls.add(k.url_id);
   }
+  const profileUrls = [...new Set(keys.map((p) => p.url_id))];
+  const entityHours = ctx.rollups ? await trackProfileFirsts(ctx.db, profileUrls) : null;
   const changed = await ctx.db.query<ChangedProfile>(RECOMPUTE_PROFILES, [
     keys.map((p) => p.url_id), keys.map((p) => p.country), keys.map((p) => p.language),
     [...new Set(keys.map((p) => p.url_id))],
   ]);
   const newProfiles = changed.rows.filter((p) => p.inserted).length;
   derive(ctx, 'url_profiles', { inserted: newProfiles, updated: changed.rows.length - newProfiles });
+  await entityHours?.apply();
   for (const p of changed.rows) {
     if (p.prev_day === p.day) continue;
     if (p.prev_day !== null) deltas.add(p.country, p.language, p.prev_day, 0, -1);

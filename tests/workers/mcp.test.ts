@@ -78,6 +78,7 @@ describe('protocol', () => {
       'list_trends', 'get_trend', 'list_trend_articles', 'list_trend_parents', 'list_trend_children', 'get_trend_rollup',
       'list_themes',
       'list_theme_topics', 'list_topic_trends',
+      'list_entities', 'get_trending_entities', 'get_entity', 'list_entity_articles',
     ]);
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
@@ -157,6 +158,8 @@ describe('tools/call runs the REST route with the caller\'s key', () => {
     ['get_article', { id: SOCCER }, `/v1/articles/${SOCCER}`],
     ['list_tracking_lists', { kind: 'category' }, '/v1/tracking/lists?kind=category'],
     ['get_category_analytics', { period: '30d', top_level: true }, '/v1/analytics/categories?period=30d&top_level=true'],
+    ['list_entities', { limit: 3, min_score: 0.1 }, '/v1/entities?limit=3&min_score=0.1'],
+    ['get_trending_entities', { region: 'us', period: '7d' }, '/v1/entities/trending?region=us&period=7d'],
   ])('%s gives the REST body for the same key and parameters', async (name, args, path) => {
     const rest = await world.call(path, { key: full.key });
     expect(rest.status, show(rest)).toBe(200);

@@ -94,6 +94,8 @@ export const entities = pgTable(
     kgDescription: text('kg_description'),
     kgImageUrl: text('kg_image_url'),
   },
+  // Substring search over the case- and accent-folded name (pg_trgm; drizzle/0007_entities.sql).
+  (t) => [index('entities_name_trgm_idx').using('gin', sql`search_norm(${t.name}) gin_trgm_ops`)],
 );
 
 export const articleEntities = pgTable(
@@ -109,7 +111,12 @@ export const articleEntities = pgTable(
     embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),
     source: text('source').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.urlId, t.entityId] }), index('article_entities_entity_idx').on(t.entityId)],
+  (t) => [
+    primaryKey({ columns: [t.urlId, t.entityId] }),
+    index('article_entities_entity_idx').on(t.entityId),
+    // An entity's articles by score (GET /v1/entities/{name}/articles, trending's top article).
+    index('article_entities_entity_score_idx').on(t.entityId, sql`${t.unifiedScore} DESC`, sql`${t.embeddingSimilarity} DESC`, t.urlId),
+  ],
 );
 
 /** One profile per URL, country and language: the feed's row. */

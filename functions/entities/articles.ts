@@ -1,0 +1,41 @@
+// GET /v1/entities/{entity_name}/articles: the entity's visible articles by its score in each.
+import { createRoute } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { notFound } from '../../shared/errors';
+import { errorResponses, keyed } from '../../shared/schemas/common';
+import { countArticles, entityArticles, getEntity } from './queries';
+import { ArticlesQuery, EntityArticlesSchema, entityNameParam } from './schemas';
+import { lookupName, toEntityArticle } from './serialize';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/entities/{entity_name}/articles',
+  operationId: 'listEntityArticles',
+  tags: ['Entities'],
+  summary: 'Articles of an entity',
+  description:
+    'Articles mentioning the entity, sorted by the entity\'s `unified_score` in each article, descending (ties: `url_id`). ' +
+    'Restricted keys see only articles that surfaced in their countries; `total` counts exactly what the key may see. ' +
+    'Unknown (or invisible) entity: 404.',
+  security: keyed,
+  request: { params: entityNameParam, query: ArticlesQuery },
+  responses: {
+    200: { description: 'A page of articles.', content: { 'application/json': { schema: EntityArticlesSchema } } },
+    ...errorResponses(401, 402, 403, 404, 422, 429, 503),
+  },
+});
+
+export function register(app: App) {
+  app.openapi(route, async (c) => {
+    const { db, auth, config } = c.var;
+    const { limit, offset } = c.req.valid('query');
+    const name = lookupName(c.req.valid('param').entity_name);
+    const entity = name ? await getEntity(db, auth.allowedCountries, name) : undefined;
+    if (!entity) throw notFound(`Entity '${name}' not found`);
+    const [rows, total] = await Promise.all([
+      entityArticles(db, entity.id, auth.allowedCountries, auth.categories, limit, offset),
+      countArticles(db, entity.id, auth.allowedCountries, auth.categories),
+    ]);
+    return c.json({ entity_name: name, articles: rows.map((r) => toEntityArticle(r, config.APP_URL)), total }, 200);
+  });
+}

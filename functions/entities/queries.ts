@@ -1,0 +1,117 @@
+// Entity read paths. Every query takes the key's visible countries (null = every market): a
+// restricted key sees only occurrences on articles that surfaced in one of its countries.
+import type { Db } from '../../shared/db/client';
+import { inPlanCategories } from '../../shared/db/plan-scope';
+import { queryRows } from '../../shared/db/raw';
+
+export type Countries = string[] | null;
+
+/**
+ * Each entity's best visible occurrence (entity_best, kept at ingest). Several countries: the best
+ * of their rows, by the order ingest uses (score, similarity, url_id). `$1` is the country list.
+ */
+const best = (countries: Countries) =>
+  countries === null
+    ? `SELECT * FROM entity_best WHERE country = '*' AND $1::text[] IS NULL`
+    : `SELECT DISTINCT ON (entity_id) * FROM entity_best WHERE country = ANY($1::text[])
+       ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`;
+
+export interface EntityRow {
+  id: string;
+  name: string;
+  normalized_name: string;
+  unified_score: number;
+  embedding_similarity: number;
+  source: string;
+  entity_types: string[];
+  wikipedia_url: string;
+  kg_id: string | null;
+  kg_name: string | null;
+  kg_description: string | null;
+  kg_image_url: string | null;
+  url_id: string;
+}
+
+const ENTITY_COLUMNS = `e.id, e.name, e.normalized_name, b.unified_score, b.embedding_similarity, b.source, e.entity_types,
+  e.wikipedia_url, e.kg_id, e.kg_name, e.kg_description, e.kg_image_url, b.url_id`;
+
+export interface ListFilter {
+  /** The caller's text; case and accents are folded in SQL (search_norm). */
+  search: string | null;
+  entityType: string | null;
+  minScore: number;
+  limit: number;
+  offset: number;
+}
+
+/** `%`, `_` and `\` are literal in a substring search. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export async function listEntities(db: Db, countries: Countries, f: ListFilter): Promise<{ total: number; rows: EntityRow[] }> {
+  // search_norm folds case and accents on both sides; the trigram index on search_norm(name) serves the LIKE.
+  const where = `b.unified_score >= $4::float8
+    AND ($2::text IS NULL OR search_norm(e.name) LIKE '%' || search_norm($2::text) || '%')
+    AND ($3::text IS NULL OR $3::text = ANY(e.entity_types))`;
+  const from = `FROM (${best(countries)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
+  const params = [countries, f.search === null ? null : likeLiteral(f.search), f.entityType, f.minScore];
+  const [rows, [count]] = await Promise.all([
+    queryRows<EntityRow>(
+      db,
+      `SELECT ${ENTITY_COLUMNS} ${from} ORDER BY b.unified_score DESC, e.normalized_name LIMIT $5 OFFSET $6`,
+      [...params, f.limit, f.offset],
+    ),
+    queryRows<{ total: number }>(db, `SELECT count(*)::int AS total ${from}`, params),
+  ]);
+  return { total: count.total, rows };
+}
+
+/** The entity by normalized name with its best visible occurrence; undefined when the key sees none. */
+export async function getEntity(db: Db, countries: Countries, normalizedName: string): Promise<EntityRow | undefined> {
+  const [row] = await queryRows<EntityRow>(
+    db,
+    // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
+    `SELECT ${ENTITY_COLUMNS} FROM entities e
+     JOIN LATERAL (SELECT * FROM entity_best x
+       WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
+       ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1) b ON true
+     WHERE e.normalized_name = $2`,
+    [countries, normalizedName],
+  );
+  return row;
+}
+
+/** Articles of the entity the key may see: its countries and its plan's categories. */
+const VISIBLE_LINKS = `FROM article_entities ae
+  WHERE ae.entity_id = $1::uuid
+    AND ($2::text[] IS NULL OR EXISTS (SELECT 1 FROM url_profiles p WHERE p.url_id = ae.url_id AND p.country = ANY($2::text[])))
+    AND ${inPlanCategories('$3', 'ae.url_id')}`;
+
+export async function countArticles(db: Db, entityId: string, countries: Countries, planCategories: string[] | null): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n ${VISIBLE_LINKS}`, [entityId, countries, planCategories]);
+  return row.n;
+}
+
+export interface EntityArticleRow {
+  url_id: string;
+  url: string;
+  title: string;
+  domain: string;
+  published_at: Date | null;
+  unified_score: number;
+  embedding_similarity: number;
+  source: string;
+  summary: string;
+}
+
+export function entityArticles(db: Db, entityId: string, countries: Countries, planCategories: string[] | null, limit: number, offset: number) {
+  return queryRows<EntityArticleRow>(
+    db,
+    `SELECT a.id AS url_id, a.url, a.title, a.domain, a.date_published AS published_at, l.unified_score, l.embedding_similarity,
+            l.source, a.summary
+     FROM (SELECT ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source ${VISIBLE_LINKS}
+           ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT $4 OFFSET $5) l
+     JOIN articles a ON a.id = l.url_id
+     ORDER BY l.unified_score DESC, l.embedding_similarity DESC, l.url_id`,
+    [entityId, countries, planCategories, limit, offset],
+  );
+}

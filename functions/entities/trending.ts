@@ -1,0 +1,64 @@
+// GET /v1/entities/trending: top entities of a region by mentions in a window ending now.
+import { createRoute } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { ceilHour } from '../../shared/rollups/buckets';
+import { errorResponses, keyed } from '../../shared/schemas/common';
+import { assertCountryAllowed } from '../../shared/scope';
+import { windowEndingAt } from '../../shared/windows';
+import { TrendingListSchema, TrendingQuery } from './schemas';
+import { rankTrending, topArticles } from './trending-queries';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/entities/trending',
+  operationId: 'listTrendingEntities',
+  tags: ['Entities'],
+  summary: 'Trending entities in a region',
+  description:
+    'Top-N entities by `mentions_in_period` (ties: `articles_in_period`, then name). A *mention* is one profile (article x ' +
+    'country x language) of an article mentioning the entity, first seen in `region` (and `lang`) during the period; ' +
+    '`articles_in_period` counts distinct articles whose first appearance in the region (in `lang`, when given) falls in ' +
+    'the period. The period ends now (UTC) and holds the hours that start inside it. Read from an hourly roll-up kept at ' +
+    'ingest, not from a scan of articles. A region outside a restricted key\'s countries is 403.',
+  security: keyed,
+  request: { query: TrendingQuery },
+  responses: {
+    200: { description: 'Trending entities.', content: { 'application/json': { schema: TrendingListSchema } } },
+    ...errorResponses(401, 402, 403, 422, 429, 503),
+  },
+});
+
+export function register(app: App) {
+  app.openapi(route, async (c) => {
+    const { db, auth, clock } = c.var;
+    const q = c.req.valid('query');
+    const region = assertCountryAllowed(auth, q.region);
+    const window = windowEndingAt(clock.now(), q.period);
+    const request = {
+      country: region,
+      language: q.lang ?? null,
+      from: ceilHour(window.from),
+      to: ceilHour(window.to),
+      entityType: q.entity_type ?? null,
+      limit: q.limit,
+    };
+    const ranked = await rankTrending(db, request);
+    const tops = await topArticles(db, ranked.map((r) => r.id), request);
+    const trending = ranked.flatMap((r) => {
+      const top = tops.get(r.id);
+      // Every ranked entity has a mention in the window, hence a top article; a row without one
+      // would mean the roll-up and the profiles disagree, and is left out rather than invented.
+      if (!top) return [];
+      return [{
+        name: r.name,
+        kg_id: r.kg_id,
+        kg_name: r.kg_name,
+        entity_types: r.entity_types,
+        mentions_in_period: r.mentions,
+        articles_in_period: r.articles,
+        top_article: { url_id: top.url_id, title: top.title, domain: top.domain },
+      }];
+    });
+    return c.json({ region, period: q.period, trending_entities: trending }, 200);
+  });
+}

@@ -43,6 +43,11 @@ export interface AreaOptions {
    * tool call it carries spends one, as the REST request it runs).
    */
   channel?: Channel;
+  /**
+   * Runs before the request-scoped services and auth: answers that need no client (a public
+   * area's CORS preflight and the responses its isolate already holds).
+   */
+  edge?: MiddlewareHandler<Env>[];
 }
 
 /**
@@ -51,7 +56,7 @@ export interface AreaOptions {
  */
 export function createArea(options: AreaOptions): App {
   const app = createApp();
-  const chain: MiddlewareHandler<Env>[] = [services()];
+  const chain: MiddlewareHandler<Env>[] = [...(options.edge ?? []), services()];
   const channel = options.channel ?? 'rest';
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.

@@ -7,7 +7,7 @@ import { normalizeDomain } from '../../shared/domains';
 import type { Env } from '../../shared/env';
 import { ApiError } from '../../shared/errors';
 import { errorResponses } from '../../shared/schemas/common';
-import { spendMore } from './limit';
+import { spendBulk } from './limit';
 import { toResult } from './profile';
 import { profilesFor } from './queries';
 import { BULK_MAX, BulkBodySchema, BulkResponseSchema } from './schemas';
@@ -63,7 +63,7 @@ export function register(app: App) {
       return { input, index, result };
     });
     const unique = [...firstIndex.keys()];
-    await spendMore(c, unique.length - 1);
+    await spendBulk(c, unique.length);
     const rows = unique.length ? await profilesFor(c.var.db, unique) : [];
     const byDomain = new Map(rows.map((row) => [row.domain, toResult(row, c.var.config.APP_URL)]));
     const results = parsed.map(({ input, index, result }) => {

@@ -8,10 +8,10 @@ import { clientIp, ipHeaders, ipLimited, limitIp, type IpDecision } from '../../
 const FREE_PATHS = new Set(['/public/widget.js']);
 const decisions = new WeakMap<Request, IpDecision>();
 
-async function spend(c: Context<Env>, cost: number): Promise<void> {
+async function spend(c: Context<Env>, cost: number, asked = cost): Promise<void> {
   const decision = await limitIp(c.var.store, clientIp(c.req.raw.headers), c.var.config.PUBLIC_RATE_LIMIT_PER_MINUTE, cost);
   decisions.set(c.req.raw, decision);
-  if (!decision.success) throw ipLimited(decision, cost);
+  if (!decision.success) throw ipLimited(decision, asked);
 }
 
 export function publicLimit(): MiddlewareHandler<Env> {
@@ -24,7 +24,7 @@ export function publicLimit(): MiddlewareHandler<Env> {
   };
 }
 
-/** A bulk check's further domains (the request itself already paid one). */
-export async function spendMore(c: Context<Env>, cost: number): Promise<void> {
-  if (cost > 0) await spend(c, cost);
+/** A bulk check costs one per distinct domain; the request itself already paid one. */
+export async function spendBulk(c: Context<Env>, domains: number): Promise<void> {
+  if (domains > 1) await spend(c, domains - 1, domains);
 }

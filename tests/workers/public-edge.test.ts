@@ -1,6 +1,7 @@
 // Public routes as browsers and abusers meet them: CORS and preflight, HTTP caching and 304, the
 // per-IP limit (429, Retry-After, RateLimit headers, bulk counted per domain), no private field,
 // no quota spent, and the widget script and demo page.
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HERALD, NOPROFILE, NOW, publicRecords } from '../fixtures/public';
 import { seed } from '../helpers/seed';
@@ -23,7 +24,7 @@ describe('CORS', () => {
     const reply = await world.call('/public/platform-profile/bulk', {
       method: 'OPTIONS',
       headers: { Origin: 'https://publisher.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
-      env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', UPSTASH_REDIS_REST_URL: world.env.DEAD_REDIS_UPSTASH_URL! },
+      env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', UPSTASH_REDIS_REST_URL: env.DEAD_REDIS_UPSTASH_URL },
     });
     expect(reply.status, show(reply)).toBe(204);
     expect(reply.headers.get('access-control-allow-origin')).toBe('*');
@@ -134,11 +135,11 @@ describe('per-IP rate limit', () => {
   });
 
   it('while Redis is down the isolate limiter still limits (no unlimited bypass)', async () => {
-    const env = { PUBLIC_RATE_LIMIT_PER_MINUTE: '2', UPSTASH_REDIS_REST_URL: world.env.DEAD_REDIS_UPSTASH_URL! };
+    const down = { PUBLIC_RATE_LIMIT_PER_MINUTE: '2', UPSTASH_REDIS_REST_URL: env.DEAD_REDIS_UPSTASH_URL };
     const client = ip();
     const statuses = [];
     for (let i = 0; i < 3; i++) {
-      const reply = await world.call(`/public/platform-profile?domain=down-${i}.example.com`, { headers: { 'CF-Connecting-IP': client }, env });
+      const reply = await world.call(`/public/platform-profile?domain=down-${i}.example.com`, { headers: { 'CF-Connecting-IP': client }, env: down });
       statuses.push(reply.status);
       if (reply.status === 200) expect(reply.headers.get('ratelimit')).toMatch(/^"ip-minute-local"/);
     }
@@ -213,5 +214,16 @@ describe('widget', () => {
     const chosen = await world.call('/public/widget-demo?domains=a.example.com,%3Cscript%3E', { headers: { 'CF-Connecting-IP': ip() } });
     expect(chosen.text).toContain('domain="&#60;script&#62;"');
     expect(chosen.text).not.toContain('<script>');
+  });
+});
+
+describe('/docs without a CDN', () => {
+  it('loads the reference UI from this deployment and asks for no web fonts', async () => {
+    const reply = await world.call('/docs');
+    expect(reply.status).toBe(200);
+    const scripts = [...reply.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual(['/docs/scalar/standalone.js']);
+    expect(reply.text).not.toMatch(/cdn\.jsdelivr|unpkg|fonts\.scalar/);
+    expect(reply.text).toContain('"withDefaultFonts": false');
   });
 });

@@ -23,6 +23,8 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'get_article', path: '/v1/articles/{id}' },
   { name: 'get_category_analytics', path: '/v1/analytics/categories' },
   { name: 'get_usage', path: '/v1/usage' },
+  { name: 'check_publisher_profile', path: '/public/platform-profile' },
+  { name: 'find_publisher_profiles', path: '/public/platform-profile/query' },
 ];
 
 type JsonSchema = Record<string, unknown>;
@@ -87,7 +89,7 @@ export function buildTools(doc: OpenApiDoc): McpTool[] {
     return {
       name,
       title: operation.summary ?? name,
-      description: `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path} with your key.`.trim(),
+      description: `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path}${path.startsWith('/public/') ? ' (public, no key needed)' : ' with your key'}.`.trim(),
       inputSchema: {
         type: 'object',
         properties: Object.fromEntries(parameters.map((p) => [p.name, argumentSchema(p, components)])),

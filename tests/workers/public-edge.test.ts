@@ -227,3 +227,20 @@ describe('/docs without a CDN', () => {
     expect(reply.text).toContain('"withDefaultFonts": false');
   });
 });
+
+describe('MCP tools', () => {
+  it('check_publisher_profile and find_publisher_profiles run the public routes and answer the same bodies', async () => {
+    const call = (name: string, args: object) => world.call('/mcp', {
+      method: 'POST', key: tenant.key, headers: { Accept: 'application/json, text/event-stream', 'CF-Connecting-IP': ip() },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
+    const checked = await call('check_publisher_profile', { domain: `https://www.${HERALD.domain}/` });
+    expect(checked.status, show(checked)).toBe(200);
+    const rest = await world.call(`/public/platform-profile?domain=${HERALD.domain}`, { headers: { 'CF-Connecting-IP': ip() } });
+    expect(JSON.parse(checked.body.result.content[0].text)).toEqual(rest.body);
+    const found = await call('find_publisher_profiles', { q: 'herald' });
+    expect(JSON.parse(found.body.result.content[0].text).results[0].domain).toBe(HERALD.domain);
+    const bad = await call('check_publisher_profile', { domain: 'nope' });
+    expect(bad.body.result.isError).toBe(true);
+  });
+});

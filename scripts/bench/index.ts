@@ -1,4 +1,4 @@
-// `npm run bench -- <ingest|rollups|middleware|tracking> [options]`: benchmarks with a baseline measured in
+// `npm run bench -- <ingest|rollups|middleware|tracking|public> [options]`: benchmarks with a baseline measured in
 // the same run (docs/BENCHMARKS.md has the latest results and what each one measures).
 import { log } from './stats';
 
@@ -9,6 +9,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   'rollups:explain': () => import('./rollups-explain'),
   middleware: () => import('./middleware'),
   tracking: () => import('./tracking'),
+  public: () => import('./public'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

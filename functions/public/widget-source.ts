@@ -89,6 +89,8 @@ export const WIDGET_SOURCE = String.raw`(function () {
         var img = pub.imageUrl
           ? el('img', { src: safeHref(pub.imageUrl), alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' })
           : el('span', {});
+        // A lead image that fails to load leaves an empty tile, not a broken-image icon.
+        img.addEventListener('error', function () { img.style.visibility = 'hidden'; });
         var link = el('a', { href: safeHref(pub.url), target: '_blank', rel: 'noopener noreferrer', class: 't' }, [pub.title]);
         return el('li', {}, [img, el('div', {}, [link, el('div', { class: 'd' }, [pub.sourceLabel + ' \u00b7 ' + day(pub.publishedAt)])])]);
       });

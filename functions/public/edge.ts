@@ -1,9 +1,10 @@
 // CORS, HTTP caching and revalidation for /public/*, run before the request-scoped services: a
-// preflight, or a GET this isolate answered in the last minute, costs no client, no SQL and no
-// Redis round trip on the response path (its rate-limit hit is counted right after the response).
+// preflight, or a GET this isolate answered in the last minute, costs no client, no SQL and
+// (mostly) no Redis round trip: its rate-limit hit is spent from the isolate's copy of the
+// client's budget and counted in Redis in batches (shared/limits/ip.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { readConfig, type Env } from '../../shared/env';
-import { clientIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
+import { clientIp, flushDue, flushIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
 import { createStore } from '../../shared/redis';
 
 /** Data answers: browsers reuse them for a minute, shared caches for 5, then revalidate in the background. */
@@ -92,8 +93,8 @@ export function publicEdge(): MiddlewareHandler<Env> {
           const err = ipLimited(decision, 1);
           return c.json({ detail: err.detail }, err.status, { ...CORS, ...err.headers, 'Cache-Control': 'no-store' });
         }
-        // A hit allowed from what the isolate knows is counted in Redis after the response.
-        if (known) c.executionCtx.waitUntil(limitIp(createStore(config), ip, perMinute).catch(() => undefined));
+        // A hit allowed from what the isolate knows is owed to Redis, sent in batches after a response.
+        if (known && flushDue(prefix, ip)) c.executionCtx.waitUntil(flushIp(createStore(config), ip, perMinute).catch(() => undefined));
         return answer(c, hit, ipHeaders(decision));
       }
     }

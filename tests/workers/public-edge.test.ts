@@ -110,6 +110,18 @@ describe('per-IP rate limit', () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
   });
 
+  it('cached answers reach the shared count in Redis (in batches), so the next database read sees them', async () => {
+    const client = ip();
+    const env = { PUBLIC_RATE_LIMIT_PER_MINUTE: '40' };
+    for (let i = 0; i < 15; i++) {
+      const reply = await world.call('/public/platform-profile?domain=herald.example.com', { headers: { 'CF-Connecting-IP': client }, env });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('ratelimit'), `request ${i + 1}`).toMatch(new RegExp(`^"ip-minute";r=${39 - i};`));
+    }
+    const miss = await world.call('/public/platform-profile?domain=fresh-domain.example.com', { headers: { 'CF-Connecting-IP': client }, env });
+    expect(miss.headers.get('ratelimit')).toMatch(/^"ip-minute";r=24;/);
+  });
+
   it('a bulk check counts one per distinct domain', async () => {
     const client = ip();
     const env = { PUBLIC_RATE_LIMIT_PER_MINUTE: '10' };

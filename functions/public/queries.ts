@@ -124,3 +124,13 @@ export function searchProfiles(db: Db, q: string, domain: string | null, limit: 
     [q, likeEscape(q), domain ?? '', label, likeEscape(label), limit],
   );
 }
+
+/** The widget demo's default domains: the two profiles with the most followers, then one publisher without a profile. */
+export async function demoDomains(db: Db): Promise<string[]> {
+  const rows = await queryRows<{ domain: string }>(
+    db,
+    `(SELECT domain FROM publishers WHERE profile_title IS NOT NULL ORDER BY followers DESC NULLS LAST, domain LIMIT 2)
+     UNION ALL (SELECT domain FROM publishers WHERE profile_title IS NULL ORDER BY domain LIMIT 1)`,
+  );
+  return rows.map((r) => r.domain);
+}

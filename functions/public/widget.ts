@@ -2,9 +2,9 @@
 // for profiles, a domain without one, and an unusable value, so every state is on one page).
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
-import { queryRows } from '../../shared/db/raw';
 import { errorResponses } from '../../shared/schemas/common';
 import { DATA_CACHE_CONTROL } from './edge';
+import { demoDomains } from './queries';
 import { WIDGET_SOURCE } from './widget-source';
 
 /** The script changes only with a deploy: an hour in browsers, a day at shared caches. */
@@ -84,14 +84,7 @@ export function register(app: App) {
     const requested = c.req.valid('query').domains?.split(',').map((d) => d.trim()).filter(Boolean).slice(0, 12);
     const domains = requested?.length
       ? requested
-      : [
-          ...(await queryRows<{ domain: string }>(
-            c.var.db,
-            `(SELECT domain FROM publishers WHERE profile_title IS NOT NULL ORDER BY followers DESC NULLS LAST, domain LIMIT 2)
-             UNION ALL (SELECT domain FROM publishers WHERE profile_title IS NULL ORDER BY domain LIMIT 1)`,
-          )).map((r) => r.domain),
-          'not a domain',
-        ];
+      : [...(await demoDomains(c.var.db)), 'not a domain'];
     return c.html(page(domains), 200, { 'Cache-Control': DATA_CACHE_CONTROL });
   });
 }

@@ -70,8 +70,14 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
  * finds dailyherald.com), an entity named `q` (or its kg id) in the publisher's articles (0.5-0.7
  * by share of mentions), `q` as words of its titles (0.2-0.4 by share of matching titles). Ties:
  * more followers first, then domain. Names are accent- and case-folded with search_norm (as the
- * title index), all in one round trip. `domain` is `q` normalized as a domain, when it is one.
+ * title index), all in one round trip. Keyword shares are over at most KEYWORD_SAMPLE titles. `domain` is `q` normalized as a domain, when it is one.
  */
+/**
+ * Titles read for the keyword reason: a word as common as "the" matches most titles, and counting
+ * them all costs seconds. Shares are taken over the first matches the title index returns.
+ */
+const KEYWORD_SAMPLE = 5_000;
+
 export function searchProfiles(db: Db, q: string, domain: string | null, limit: number): Promise<SearchRow[]> {
   const label = q.toLowerCase().replace(/\s+/g, '');
   return queryRows<SearchRow>(
@@ -102,9 +108,10 @@ export function searchProfiles(db: Db, q: string, domain: string | null, limit: 
        SELECT h.domain, 'entity' AS reason, 0.5 + 0.2 * h.n / max(h.n) OVER () AS score, h.matched
        FROM entity_hits h JOIN profiles p USING (domain)),
      keyword_hits AS (
-       SELECT a.domain, count(*) AS n FROM articles a, q
-       WHERE to_tsvector('simple', search_norm(a.title)) @@ plainto_tsquery('simple', q.t)
-       GROUP BY a.domain),
+       SELECT m.domain, count(*) AS n
+       FROM (SELECT a.domain FROM articles a, q
+             WHERE to_tsvector('simple', search_norm(a.title)) @@ plainto_tsquery('simple', q.t) LIMIT ${KEYWORD_SAMPLE}) m
+       GROUP BY m.domain),
      by_keyword AS (
        SELECT h.domain, 'keyword' AS reason, 0.2 + 0.2 * h.n / max(h.n) OVER () AS score, $1::text AS matched
        FROM keyword_hits h JOIN profiles p USING (domain)),

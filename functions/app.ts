@@ -10,6 +10,9 @@ import { publicArea } from './public/app';
 import { trackingArea } from './tracking/app';
 import { trendsArea } from './trends/app';
 
+/** Served from `assets/` (wrangler.toml [assets]), copied there from @scalar/api-reference. */
+export const SCALAR_BUNDLE = '/docs/scalar/standalone.js';
+
 export const OPENAPI_INFO = {
   title: 'Discovery analytics API',
   version: '1.0.0',
@@ -43,7 +46,9 @@ export function combinedApp() {
     info: OPENAPI_INFO,
     servers: [{ url: new URL(c.req.url).origin, description: 'This server' }],
   }));
-  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Discovery analytics API' }));
+  // The reference UI's bundle comes from this deployment's static assets (scripts/assets.ts), not a
+  // CDN, and no web fonts are fetched: /docs renders without internet access.
+  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Discovery analytics API', cdn: SCALAR_BUNDLE, withDefaultFonts: false }));
   app.get('/', (c) => c.redirect('/docs'));
   return app;
 }

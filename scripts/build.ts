@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { WIDGET_SOURCE } from '../functions/public/widget-source';
 
 /** A path literal that only the named area registers. */
 const MARKERS: Record<string, string[]> = {
@@ -43,6 +44,9 @@ for (const area of Object.keys(MARKERS)) {
   const verdict = foreign.length ? `FOREIGN ${foreign.join(' ')}` : ok ? scope : 'MISSING its own routes';
   rows.push([area, kb(Buffer.byteLength(code)), kb(gzipSync(code).length), verdict]);
 }
+
+// The embeddable widget (served by the public Worker as /public/widget.js): its own row, as sent.
+rows.push(['public: /public/widget.js', kb(Buffer.byteLength(WIDGET_SOURCE)), kb(gzipSync(WIDGET_SOURCE).length), 'the <discover-profile> script']);
 
 const header = ['function', 'raw', 'gzip', 'routes'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

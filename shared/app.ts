@@ -44,6 +44,11 @@ export interface AreaOptions {
    * tool call it carries spends one, as the REST request it runs).
    */
   channel?: Channel;
+  /**
+   * Runs before the request-scoped services and auth: answers that need no client (a public
+   * area's CORS preflight and the responses its isolate already holds).
+   */
+  edge?: MiddlewareHandler<Env>[];
 }
 
 /**
@@ -52,8 +57,8 @@ export interface AreaOptions {
  */
 export function createArea(options: AreaOptions): App {
   const app = createApp();
-  // Hostile URLs are refused first: before auth, and before any query runs.
-  const chain: MiddlewareHandler<Env>[] = [inputHygiene(), services()];
+  // Edge middleware (CORS, preflight) first; hostile URLs are refused next: before auth and any query.
+  const chain: MiddlewareHandler<Env>[] = [...(options.edge ?? []), inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.

@@ -19,6 +19,8 @@ const bindingsSchema = z.object({
   APP_URL: z.string().url().default('https://app.example.com'),
   /** Estimated cost above which metrics/roll-ups are queued instead of computed inline. */
   AGGREGATE_INLINE_COST: z.coerce.number().positive().optional(),
+  /** Public routes (no key): requests per minute per client IP; a bulk check counts one per domain. */
+  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(300),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });
@@ -31,8 +33,9 @@ export interface JobQueue {
   sendBatch(messages: Iterable<{ body: unknown }>): Promise<unknown>;
 }
 
-export interface Bindings extends Partial<Record<Exclude<keyof Config, 'AGGREGATE_INLINE_COST'>, string>> {
+export interface Bindings extends Partial<Record<Exclude<keyof Config, 'AGGREGATE_INLINE_COST' | 'PUBLIC_RATE_LIMIT_PER_MINUTE'>, string>> {
   AGGREGATE_INLINE_COST?: string | number;
+  PUBLIC_RATE_LIMIT_PER_MINUTE?: string | number;
   JOBS_QUEUE?: JobQueue;
 }
 

@@ -16,7 +16,7 @@ export interface DispatchTarget {
   env: Bindings;
   ctx: Context['executionCtx'];
   origin: string;
-  /** The caller's `X-API-Key` / `Authorization` headers, and nothing else. */
+  /** The caller's `X-API-Key` / `Authorization` headers and client address, and nothing else. */
   credentials: Headers;
 }
 
@@ -24,7 +24,8 @@ const KEY_HEADERS = ['x-api-key', 'authorization'];
 
 export function credentialsOf(headers: Headers): Headers {
   const credentials = new Headers();
-  for (const name of KEY_HEADERS) {
+  // The caller's address too: the public tools are limited per client IP, as their REST routes.
+  for (const name of [...KEY_HEADERS, 'cf-connecting-ip']) {
     const value = headers.get(name);
     if (value !== null) credentials.set(name, value);
   }

@@ -36,6 +36,8 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'get_trending_entities', path: '/v1/entities/trending' },
   { name: 'get_entity', path: '/v1/entities/{entity_name}' },
   { name: 'list_entity_articles', path: '/v1/entities/{entity_name}/articles' },
+  { name: 'check_publisher_profile', path: '/public/platform-profile' },
+  { name: 'find_publisher_profiles', path: '/public/platform-profile/query' },
 ];
 
 type JsonSchema = Record<string, unknown>;
@@ -100,7 +102,7 @@ export function buildTools(doc: OpenApiDoc): McpTool[] {
     return {
       name,
       title: operation.summary ?? name,
-      description: `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path} with your key.`.trim(),
+      description: `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path}${path.startsWith('/public/') ? ' (public, no key needed)' : ' with your key'}.`.trim(),
       inputSchema: {
         type: 'object',
         properties: Object.fromEntries(parameters.map((p) => [p.name, argumentSchema(p, components)])),

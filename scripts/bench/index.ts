@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   load: () => import('./load'),
   trends: () => import('./trends'),
   entities: () => import('./entities'),
+  public: () => import('./public'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

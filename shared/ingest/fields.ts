@@ -1,9 +1,15 @@
 // Field validators shared by the NDJSON record schemas. Normalization happens here, once, so
 // every writer can trust keys: clean lower-case domains, upper-case countries, lower-case languages.
 import { z } from 'zod';
+import { normalizeDomain } from '../domains';
 
-/** `WWW.Example.com` / `https://www.example.com/x` -> `example.com`. */
+/**
+ * `WWW.Example.com` / `https://www.example.com/x` -> `example.com`; Unicode names become punycode
+ * (`münchen.de` -> `xn--mnchen-3ya.de`), the form the public profile check looks up.
+ */
 export function cleanDomain(input: string): string {
+  const normalized = normalizeDomain(input);
+  if (normalized.ok) return normalized.domain;
   let d = input.trim().toLowerCase();
   d = d.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '');
   return d.replace(/^www\./, '').replace(/\.$/, '');

@@ -66,7 +66,12 @@ export const articles = pgTable(
     firstSeenAt: tstz('first_seen_at').notNull(),
     refreshedAt: tstz('refreshed_at').notNull(),
   },
-  (t) => [index('articles_domain_idx').on(t.domain), index('articles_first_seen_idx').on(t.firstSeenAt)],
+  (t) => [
+    index('articles_domain_idx').on(t.domain),
+    index('articles_first_seen_idx').on(t.firstSeenAt),
+    // 0008_public: a domain's newest publications (public profile check).
+    index('articles_domain_recent_idx').on(t.domain, t.firstSeenAt.desc(), t.id),
+  ],
 );
 
 export const articleCategories = pgTable(

@@ -1,0 +1,116 @@
+// CORS, HTTP caching and revalidation for /public/*, run before the request-scoped services: a
+// preflight, or a GET this isolate answered in the last minute, costs no client, no SQL and
+// (mostly) no Redis round trip: its rate-limit hit is spent from the isolate's copy of the
+// client's budget and counted in Redis in batches (shared/limits/ip.ts).
+import type { Context, MiddlewareHandler } from 'hono';
+import { readConfig, type Env } from '../../shared/env';
+import { clientIp, flushDue, flushIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
+import { createStore } from '../../shared/redis';
+
+/** Data answers: browsers reuse them for a minute, shared caches for 5, then revalidate in the background. */
+export const DATA_CACHE_CONTROL = 'public, max-age=60, s-maxage=300, stale-while-revalidate=600';
+const CACHED_PATHS = new Set(['/public/platform-profile', '/public/platform-profile/query', '/public/widget-demo']);
+const MEMORY_TTL_MS = 60_000;
+const MEMORY_MAX = 2_000;
+
+const CORS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy',
+};
+const PREFLIGHT: Record<string, string> = {
+  ...CORS,
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  // A fixed list (not an echo of Access-Control-Request-Headers), so the answer never varies.
+  'Access-Control-Allow-Headers': 'Content-Type, If-None-Match',
+  'Access-Control-Max-Age': '86400',
+  'Cache-Control': 'public, max-age=86400',
+};
+
+interface Entry {
+  body: string;
+  etag: string;
+  contentType: string;
+  expires: number;
+}
+
+/** Per isolate; keyed by the Redis namespace too, so deployments (and test worlds) sharing an isolate never mix. */
+const memory = new Map<string, Entry>();
+
+async function strongEtag(body: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body)));
+  return `"${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/"x"` matches `"x"`. */
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+function cacheKey(prefix: string, url: URL): string {
+  const params = [...url.searchParams].sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : 1) : a < b ? -1 : 1));
+  return `${prefix}|${url.pathname}?${new URLSearchParams(params)}`;
+}
+
+function remember(key: string, entry: Entry) {
+  memory.delete(key);
+  memory.set(key, entry);
+  if (memory.size > MEMORY_MAX) memory.delete(memory.keys().next().value!);
+}
+
+function decorate(res: Response) {
+  for (const [name, value] of Object.entries(CORS)) res.headers.set(name, value);
+  res.headers.set('Vary', 'Accept-Encoding');
+  if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
+}
+
+function answer(c: Context<Env>, entry: Entry, extra: Record<string, string>): Response {
+  const headers = { ...CORS, ...extra, ETag: entry.etag, 'Cache-Control': DATA_CACHE_CONTROL, Vary: 'Accept-Encoding' };
+  if (matches(c.req.header('if-none-match'), entry.etag)) return c.body(null, 304, headers);
+  return c.body(entry.body, 200, { ...headers, 'Content-Type': entry.contentType });
+}
+
+export function publicEdge(): MiddlewareHandler<Env> {
+  return async function publicEdge(c, next) {
+    if (c.req.method === 'OPTIONS') return c.body(null, 204, PREFLIGHT);
+    const cacheable = c.req.method === 'GET' && CACHED_PATHS.has(c.req.path);
+    let key: string | undefined;
+    if (cacheable) {
+      const config = readConfig(c.env);
+      const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
+      key = cacheKey(prefix, new URL(c.req.url));
+      const hit = memory.get(key);
+      if (hit && hit.expires > Date.now()) {
+        const ip = clientIp(c.req.raw.headers);
+        const perMinute = config.PUBLIC_RATE_LIMIT_PER_MINUTE;
+        const known = knownState(prefix, ip, perMinute);
+        // Only Redis can tell for a client this isolate knows nothing about (or one out of budget).
+        const decision = known ?? (await limitIp(createStore(config), ip, perMinute));
+        if (!decision.success) {
+          const err = ipLimited(decision, 1);
+          return c.json({ detail: err.detail }, err.status, { ...CORS, ...err.headers, 'Cache-Control': 'no-store' });
+        }
+        // A hit allowed from what the isolate knows is owed to Redis, sent in batches after a response.
+        if (known && flushDue(prefix, ip)) c.executionCtx.waitUntil(flushIp(createStore(config), ip, perMinute).catch(() => undefined));
+        return answer(c, hit, ipHeaders(decision));
+      }
+    }
+    await next();
+    decorate(c.res);
+    if (key && c.res.status === 200) {
+      const body = await c.res.text();
+      const entry = { body, etag: await strongEtag(body), contentType: c.res.headers.get('Content-Type') ?? 'application/json', expires: Date.now() + MEMORY_TTL_MS };
+      remember(key, entry);
+      const limits = Object.fromEntries(['RateLimit', 'RateLimit-Policy'].flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])));
+      c.res = answer(c, entry, limits);
+    }
+  };
+}
+
+/** Tests: forget every cached answer. */
+export function forgetPublicCache(): void {
+  memory.clear();
+}

@@ -1,0 +1,90 @@
+// GET /public/widget.js (the embeddable card) and GET /public/widget-demo (a page that embeds it
+// for profiles, a domain without one, and an unusable value, so every state is on one page).
+import { createRoute, z } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { errorResponses } from '../../shared/schemas/common';
+import { DATA_CACHE_CONTROL } from './edge';
+import { demoDomains } from './queries';
+import { WIDGET_SOURCE } from './widget-source';
+
+/** The script changes only with a deploy: an hour in browsers, a day at shared caches. */
+const SCRIPT_CACHE_CONTROL = 'public, max-age=3600, s-maxage=86400, stale-while-revalidate=604800';
+const scriptEtag = (async () => {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(WIDGET_SOURCE)));
+  return `"${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
+})();
+
+const scriptRoute = createRoute({
+  method: 'get',
+  path: '/public/widget.js',
+  operationId: 'publicWidgetScript',
+  tags: ['Public profile check'],
+  summary: 'Profile widget script',
+  description:
+    'No key. A dependency-free web component: `<script src="/public/widget.js" defer></script>` then ' +
+    '`<discover-profile domain="example.com" theme="dark" limit="3"></discover-profile>`. It renders the profile card ' +
+    '(title, followers, up to `limit` (0-6, default 3) recent publications with images), a "no profile" state or an ' +
+    'error state in a shadow DOM, and calls only this API (`api` attribute to override), without cookies.',
+  responses: {
+    200: { description: 'The script.', content: { 'text/javascript': { schema: z.string() } } },
+    304: { description: 'Not modified.' },
+  },
+});
+
+const DemoQuerySchema = z.object({
+  domains: z.string().max(1_000).optional().openapi({
+    description: 'Comma-separated domains to show (at most 12); by default two profiles, a domain without one and an invalid value.',
+    example: 'example.com,example.org',
+  }),
+});
+
+const demoRoute = createRoute({
+  method: 'get',
+  path: '/public/widget-demo',
+  operationId: 'publicWidgetDemo',
+  tags: ['Public profile check'],
+  summary: 'Widget demo page',
+  description: 'No key. An HTML page embedding the widget for several domains, light and dark.',
+  request: { query: DemoQuerySchema },
+  responses: {
+    200: { description: 'The page.', content: { 'text/html': { schema: z.string() } } },
+    ...errorResponses(422, 429, 503),
+  },
+});
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function page(domains: string[]): string {
+  const cards = domains
+    .map((d, i) => `<section><h3>${escapeHtml(d)}</h3><discover-profile domain="${escapeHtml(d)}" limit="3"${i % 2 ? ' theme="dark"' : ''}></discover-profile></section>`)
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Discover profile widget demo</title>
+<style>body{font:15px system-ui,sans-serif;margin:24px;background:#f6f8fa}main{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:20px}h3{font-size:13px;color:#59636e;margin:0 0 6px}</style>
+</head><body>
+<h1>Discover profile widget</h1>
+<p>Embed: <code>&lt;script src="/public/widget.js" defer&gt;&lt;/script&gt;</code> and <code>&lt;discover-profile domain="example.com"&gt;&lt;/discover-profile&gt;</code>.</p>
+<main>
+${cards}
+</main>
+<script src="/public/widget.js" defer></script>
+</body></html>`;
+}
+
+export function register(app: App) {
+  app.openapi(scriptRoute, async (c) => {
+    const etag = await scriptEtag;
+    const headers = { ETag: etag, 'Cache-Control': SCRIPT_CACHE_CONTROL };
+    if (c.req.header('if-none-match')?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return c.body(null, 304, headers);
+    return c.body(WIDGET_SOURCE, 200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });
+  });
+
+  app.openapi(demoRoute, async (c) => {
+    const requested = c.req.valid('query').domains?.split(',').map((d) => d.trim()).filter(Boolean).slice(0, 12);
+    const domains = requested?.length
+      ? requested
+      : [...(await demoDomains(c.var.db)), 'not a domain'];
+    return c.html(page(domains), 200, { 'Cache-Control': DATA_CACHE_CONTROL });
+  });
+}

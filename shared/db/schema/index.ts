@@ -4,3 +4,4 @@ export * from './content';
 export * from './trends';
 export * from './tracking';
 export * from './rollups';
+export * from './feed';

@@ -19,6 +19,12 @@ const bindingsSchema = z.object({
   APP_URL: z.string().url().default('https://app.example.com'),
   /** Estimated cost above which metrics/roll-ups are queued instead of computed inline. */
   AGGREGATE_INLINE_COST: z.coerce.number().positive().optional(),
+  /**
+   * HMAC key of feed cursors (shared/cursor.ts). A Worker secret in production
+   * (`wrangler secret put CURSOR_SECRET --env feed`, and `--env mcp`); wrangler.toml's top-level
+   * [vars] holds a dev-only value for `npm start` and the tests.
+   */
+  CURSOR_SECRET: z.string().min(16).optional(),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });

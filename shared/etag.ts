@@ -29,7 +29,9 @@ export function etag(): MiddlewareHandler<Env> {
     const cacheControl = c.res.headers.get('Cache-Control') ?? 'private, no-cache';
     if (ifNoneMatch(c.req.header('If-None-Match'), tag)) {
       const headers = new Headers();
-      for (const [name, value] of c.res.headers) if (KEEP_ON_304.includes(name.toLowerCase())) headers.set(name, value);
+      c.res.headers.forEach((value, name) => {
+        if (KEEP_ON_304.includes(name.toLowerCase())) headers.set(name, value);
+      });
       headers.set('ETag', tag);
       headers.set('Cache-Control', cacheControl);
       c.res = new Response(null, { status: 304, headers });

@@ -9,6 +9,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   'rollups:explain': () => import('./rollups-explain'),
   middleware: () => import('./middleware'),
   tracking: () => import('./tracking'),
+  feed: () => import('./feed'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

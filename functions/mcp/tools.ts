@@ -23,6 +23,9 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'get_article', path: '/v1/articles/{id}' },
   { name: 'get_category_analytics', path: '/v1/analytics/categories' },
   { name: 'get_usage', path: '/v1/usage' },
+  { name: 'list_feed', path: '/v2/feed' },
+  { name: 'list_live_feed', path: '/v2/live' },
+  { name: 'get_url_profiles', path: '/v2/feed/{url_id}' },
 ];
 
 type JsonSchema = Record<string, unknown>;

@@ -1,6 +1,9 @@
 // GET /v2/feed, /v2/live and /v2/feed/{url_id}: exact items over the articles fixture, every
 // parameter and error, scope (restricted keys, other markets, category plans), cursors, caching, ETag/304.
+import { createExecutionContext, createScheduledController } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import worker from '../../functions/index';
+import { queryRows } from '../../shared/db/raw';
 import { FeedPageSchema, LivePageSchema, ProfilesSchema } from '../../functions/feed/schemas';
 import { articleRecords, at, ELECTION, FRENCH, hour, MESSI, NOW, OLD, SOCCER, STARTUP, TENNIS, UNTAGGED } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
@@ -297,5 +300,18 @@ describe('ETag and 304', () => {
       expect(tag, path).toMatch(/^"[0-9a-f]{32}"$/);
       expect((await world.call(path, { key: full.key, headers: { 'If-None-Match': tag! } })).status, path).toBe(304);
     }
+  });
+});
+
+describe('feed windows follow the hour', () => {
+  it('the jobs cron slides them to the current hour, and the feed reads them unchanged', async () => {
+    world.setNow('2026-11-20T15:10:00.000Z');
+    await worker.scheduled(createScheduledController() as any, { ...world.env } as any, createExecutionContext());
+    const [state] = await queryRows<{ as_of: string }>(world.db, `SELECT to_char(as_of AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS as_of FROM feed_windows_state`);
+    expect(state.as_of).toBe('2026-11-20T16:00');
+    const reply = await feed('?sort_by=impressions_24h&limit=1');
+    // 24 h ending 16:00: SOCCER us has no hour after 16:00 yesterday left in it; ELECTION us/es leads with 300.
+    expect(keys(reply)).toEqual([short(ELECTION, 'us', 'es')]);
+    world.setNow(NOW);
   });
 });

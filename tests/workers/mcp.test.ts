@@ -75,11 +75,12 @@ describe('protocol', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'list_tracking_lists', 'get_tracking_list', 'get_tracking_list_metrics', 'get_tracking_list_rollup', 'get_mention_matches',
       'list_regions', 'get_region', 'list_languages', 'search_articles', 'get_article', 'get_category_analytics', 'get_usage',
+      'list_feed', 'list_live_feed', 'get_url_profiles',
     ]);
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       expect(tool.inputSchema.type, tool.name).toBe('object');
-      expect(tool.description, tool.name).toMatch(/Runs GET \/v1\//);
+      expect(tool.description, tool.name).toMatch(/Runs GET \/v[12]\//);
     }
     const search = tools.find((t) => t.name === 'search_articles');
     expect(search.title).toBe('List articles');

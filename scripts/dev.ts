@@ -121,6 +121,8 @@ Try:
   curl -H 'X-API-Key: ${full.key}' '${base}/v2/geo/languages?with_article_counts=true'
   curl -H 'X-API-Key: ${full.key}' '${base}/v1/articles?category=/Sports&limit=5'
   curl -H 'X-API-Key: ${full.key}' '${base}/v1/analytics/categories?period=7d&top_level=false'
+  curl -i -H 'X-API-Key: ${full.key}' '${base}/v2/feed?period=24h&category=/Sports&limit=5'
+  curl -H 'X-API-Key: ${full.key}' '${base}/v2/live?since_minutes=120&limit=5'
   curl -H 'X-API-Key: ${full.key}' -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' \\
     -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_regions","arguments":{}}}' ${base}/mcp
 `);

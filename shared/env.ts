@@ -24,7 +24,7 @@ const bindingsSchema = z.object({
    * (`wrangler secret put CURSOR_SECRET --env feed`, and `--env mcp`); wrangler.toml's top-level
    * [vars] holds a dev-only value for `npm start` and the tests.
    */
-  CURSOR_SECRET: z.string().min(16).optional(),
+  CURSOR_SECRET: z.union([z.literal('').transform(() => undefined), z.string().min(16)]).optional(),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });

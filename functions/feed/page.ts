@@ -61,7 +61,7 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   const end = windowEnd(realNow);
   let [{ asOf, keys }, total] = await Promise.all([
     pageKeys(db, filter, page),
-    pinnedTotal ?? countProfiles(db, filter),
+    pinnedTotal ?? countProfiles(db, filter, filter.seenAfter !== null && filter.seenAfter.getTime() < now.getTime() - 7 * DAY),
   ]);
   if (asOf !== end.getTime()) {
     // The hour moved since the cron last slid the windows: slide now (one transaction; concurrent

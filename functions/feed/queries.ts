@@ -69,9 +69,26 @@ const WHERE = `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text
       ) >= CASE WHEN $8::bool THEN cardinality($7::text[]) ELSE 1 END)
   AND ${inPlanCategories('$9', 'p.url_id')}`;
 
-/** How many profiles match. */
-export async function countProfiles(db: Db, f: FeedFilter): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE}`, FILTER_PARAMS(f));
+/**
+ * The profiles of the markets (and language) last seen at or before $3: the complement of a history
+ * floor. market_days.new_urls counts each profile once, on its first_seen day (kept exact at ingest),
+ * so its sum is the number of profiles per market without reading them.
+ */
+const COUNT_BY_COMPLEMENT = `SELECT (
+  (SELECT coalesce(sum(d.new_urls), 0) FROM market_days d WHERE ($1::text[] IS NULL OR d.country = ANY($1::text[])) AND ($2::text IS NULL OR d.language = $2::text))
+  - (SELECT count(*) FROM url_profiles p WHERE ($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
+       AND p.last_seen <= $3::timestamptz))::int AS n`;
+
+/**
+ * How many profiles match. `olderFloor`: the last_seen floor lies far back (a plan's history, not a
+ * period), so most profiles are above it; with no other filter the count is then the market's profile
+ * count minus the few below the floor, instead of a pass over every profile.
+ */
+export async function countProfiles(db: Db, f: FeedFilter, olderFloor = false): Promise<number> {
+  const marketsOnly = !f.categories && !f.entities && !f.planCategories && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
+  const [row] = olderFloor && marketsOnly
+    ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, [f.markets, f.language, f.seenAfter!.toISOString()])
+    : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE}`, FILTER_PARAMS(f));
   return row.n;
 }
 

@@ -71,7 +71,7 @@ export async function run(argv: string[]): Promise<void> {
     const parts = { count: [] as number[], keys: [] as number[], items: [] as number[] };
     for (let i = 0; i <= runs; i++) {
       t = performance.now();
-      await countProfiles(db, filter);
+      await countProfiles(db, filter, true);
       const count = performance.now() - t;
       t = performance.now();
       const { keys } = await pageKeys(db, filter, { sort, order: 'desc', limit: 50, offset: 0, after: null });

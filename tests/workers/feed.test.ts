@@ -182,6 +182,32 @@ describe('cursor paging', () => {
     const withOffset = await feed(`?limit=2&offset=2&cursor=${cursor}`);
     expect(withOffset.status, show(withOffset)).toBe(422);
   });
+
+  it('refuses expired cursors and cursors of another version; the same cursor still works within 24 h', async () => {
+    const cursor: string = (await feed('?limit=2')).body.next_cursor;
+    world.setNow('2026-11-21T12:00:00.000Z');
+    expect((await feed(`?limit=2&cursor=${cursor}`)).status, 'within 24 h').toBe(200);
+    world.setNow('2026-11-21T12:31:00.000Z');
+    const expired = await feed(`?limit=2&cursor=${cursor}`);
+    expect(expired.status, show(expired)).toBe(400);
+    expect(expired.body.detail).toContain('expired');
+    world.setNow(NOW);
+    const { signCursor } = await import('../../shared/cursor');
+    const [body] = cursor.split('.');
+    const payload = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')));
+    const resigned = await signCursor(world.env.CURSOR_SECRET, payload);
+    expect((await feed(`?limit=2&cursor=${resigned}`)).status, 'the same payload signed again is valid').toBe(200);
+    const future = await signCursor(world.env.CURSOR_SECRET, { ...payload, v: 2 });
+    const refused = await feed(`?limit=2&cursor=${future}`);
+    expect(refused.status, show(refused)).toBe(400);
+    expect(refused.body.detail).toContain('version 2 is not supported');
+  });
+
+  it('answers 503 cursor_unavailable when the deployment has no CURSOR_SECRET', async () => {
+    const reply = await world.call('/v2/feed?limit=1', { key: full.key, env: { CURSOR_SECRET: '' } });
+    expect(reply.status, show(reply)).toBe(503);
+    expect(reply.body.detail.code).toBe('cursor_unavailable');
+  });
 });
 
 describe('GET /v2/feed (errors and scope)', () => {

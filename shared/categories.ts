@@ -20,10 +20,3 @@ export function categoryPrefixes(path: string): string[] {
 
 /** SQL: the category `path` (an expression) matches the filter path `filter` (an expression). */
 export const categoryMatchSql = (path: string, filter: string) => `(${path} = ${filter} OR starts_with(${path}, ${filter} || '/'))`;
-
-/**
- * SQL set-returning expression: every prefix path of `path` (itself included), via the
- * `category_prefixes(text)` function of drizzle/0005_feed.sql; a URL tagged `/A/B` belongs to the
- * dimension keys `/A` and `/A/B`.
- */
-export const categoryPrefixesSql = (path: string) => `unnest(category_prefixes(${path}))`;

@@ -71,33 +71,42 @@ WHERE id = 1 AND as_of IS DISTINCT FROM $1::timestamptz`;
 // Every hour offset at which an observation enters or leaves a current or previous window.
 const EDGE_OFFSETS = [...new Set([0, ...WINDOW_NAMES.flatMap((n) => [WINDOW_HOURS[n], 2 * WINDOW_HOURS[n]])])];
 
-/** Slide step 2: the profiles whose windows can differ between prev_as_of and as_of. */
-const SLIDE_KEYS = `
-SELECT p.url_id, p.country, p.language FROM url_profiles p, s WHERE s.full_rebuild
+/**
+ * Slide step 2, incremental: the profiles whose windows can differ between prev_as_of and as_of
+ * (LATERAL, so each edge range is one index range scan). Correct for any pair of hours (with
+ * -infinity the ranges cover everything), only slower than FULL_KEYS for long jumps.
+ */
+const EDGE_KEYS = `
+SELECT o.url_id, o.country, o.language FROM s CROSS JOIN unnest(ARRAY[${EDGE_OFFSETS.join(', ')}]::int[]) AS e(h)
+  CROSS JOIN LATERAL (
+    SELECT o.url_id, o.country, o.language FROM observations o
+    WHERE o.hour >= least(s.as_of, s.prev_as_of) - e.h * interval '1 hour' AND o.hour < greatest(s.as_of, s.prev_as_of) - e.h * interval '1 hour') o
 UNION
-SELECT o.url_id, o.country, o.language FROM s, unnest(ARRAY[${EDGE_OFFSETS.join(', ')}]) AS e(h)
-  JOIN observations o ON true
-  WHERE NOT s.full_rebuild
-    AND o.hour >= least(s.as_of, s.prev_as_of) - e.h * interval '1 hour' AND o.hour < greatest(s.as_of, s.prev_as_of) - e.h * interval '1 hour'
-UNION
-SELECT p.url_id, p.country, p.language FROM s, unnest(ARRAY[${WINDOW_NAMES.map((n) => WINDOW_HOURS[n]).join(', ')}]) AS e(h)
-  JOIN url_profiles p ON true
-  WHERE NOT s.full_rebuild
-    AND p.first_seen >= least(s.as_of, s.prev_as_of) - e.h * interval '1 hour' AND p.first_seen < greatest(s.as_of, s.prev_as_of) - e.h * interval '1 hour'`;
+SELECT p.url_id, p.country, p.language FROM s CROSS JOIN unnest(ARRAY[${WINDOW_NAMES.map((n) => WINDOW_HOURS[n]).join(', ')}]::int[]) AS e(h)
+  CROSS JOIN LATERAL (
+    SELECT p.url_id, p.country, p.language FROM url_profiles p
+    WHERE p.first_seen >= least(s.as_of, s.prev_as_of) - e.h * interval '1 hour' AND p.first_seen < greatest(s.as_of, s.prev_as_of) - e.h * interval '1 hour') p`;
 
-const APPLY_SLIDE = `
-WITH s AS (
-  SELECT as_of, prev_as_of, CASE WHEN prev_as_of = '-infinity' OR as_of = '-infinity' THEN true
-    ELSE abs(extract(epoch FROM as_of - prev_as_of)) >= 1440 * 3600 END AS full_rebuild
-  FROM feed_windows_state WHERE id = 1 AND pending),
-${RECOMPUTE(SLIDE_KEYS)}`;
+/** Slide step 2, full: every profile (first build, or a jump of 60 days or more). */
+const FULL_KEYS = `SELECT p.url_id, p.country, p.language FROM url_profiles p`;
+
+const APPLY_SLIDE = (keys: string) => `
+WITH s AS (SELECT as_of, prev_as_of FROM feed_windows_state WHERE id = 1 AND pending),
+${RECOMPUTE(keys)}`;
 
 const FINISH_SLIDE = `UPDATE feed_windows_state SET pending = false WHERE id = 1 AND pending`;
 
-/** The statements of one slide, to run in one transaction. */
-export const SLIDE_STATEMENTS = (end: Date): [string, unknown[]][] => [
+/** Whether moving from `from` to `to` recomputes every profile (a first build or a jump of 60 days or more). */
+export const isFullSlide = (from: Date, to: Date) => !Number.isFinite(from.getTime()) || from.getTime() <= -8.64e15 || Math.abs(to.getTime() - from.getTime()) >= 1440 * HOUR_MS;
+
+/**
+ * The statements of one slide, to run in one transaction. `full` is decided from a read before the
+ * transaction; if another slide moved the state in between, the incremental statement still computes
+ * the right set from the state it claims (only the choice of the faster statement could be stale).
+ */
+export const SLIDE_STATEMENTS = (end: Date, full: boolean): [string, unknown[]][] => [
   [CLAIM_SLIDE, [end.toISOString()]],
-  [APPLY_SLIDE, []],
+  [APPLY_SLIDE(full ? FULL_KEYS : EDGE_KEYS), []],
   [FINISH_SLIDE, []],
 ];
 
@@ -114,9 +123,12 @@ export async function invalidateWindows(db: Queryable): Promise<void> {
 
 /** Moves the windows to end at `end`, over a node-postgres client (scripts, the jobs cron). */
 export async function slideWindowsWith(client: Queryable, end: Date): Promise<void> {
+  const { rows } = await client.query<{ as_of: number }>(`SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`);
+  const from = new Date(Number(rows[0]?.as_of ?? Number.NEGATIVE_INFINITY) * 1000);
+  if (from.getTime() === end.getTime()) return;
   await client.query('BEGIN');
   try {
-    for (const [text, params] of SLIDE_STATEMENTS(end)) await client.query(text, params);
+    for (const [text, params] of SLIDE_STATEMENTS(end, isFullSlide(from, end))) await client.query(text, params);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK');
@@ -125,13 +137,14 @@ export async function slideWindowsWith(client: Queryable, end: Date): Promise<vo
 }
 
 /** Moves the windows to end at `end` in one HTTP transaction (requests, the jobs cron). */
-export async function slideWindows(db: Db, end: Date): Promise<void> {
+export async function slideWindows(db: Db, end: Date, from?: Date): Promise<void> {
   const sql = db.$client;
-  await sql.transaction(SLIDE_STATEMENTS(end).map(([text, params]) => sql.query(text, params)));
+  const full = isFullSlide(from ?? (await windowsAsOf(db)), end);
+  await sql.transaction(SLIDE_STATEMENTS(end, full).map(([text, params]) => sql.query(text, params)));
 }
 
 /** The hour the windows currently end at. */
 export async function windowsAsOf(db: Db): Promise<Date> {
-  const rows = (await db.$client.query(`SELECT as_of FROM feed_windows_state WHERE id = 1`)) as { as_of: Date | string }[];
-  return new Date(rows[0]?.as_of ?? -8.64e15);
+  const rows = (await db.$client.query(`SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`)) as { as_of: number | string }[];
+  return new Date(Number(rows[0]?.as_of ?? Number.NEGATIVE_INFINITY) * 1000);
 }

@@ -66,7 +66,7 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   if (asOf !== end.getTime()) {
     // The hour moved since the cron last slid the windows: slide now (one transaction; concurrent
     // requests wait on the state row and find the work done), then read the page again.
-    await slideWindows(db, end);
+    await slideWindows(db, end, new Date(asOf));
     ({ keys } = await pageKeys(db, filter, page));
   }
   const more = keys.length > p.limit;

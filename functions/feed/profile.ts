@@ -35,7 +35,8 @@ export function register(app: App) {
     const { url_id } = c.req.valid('param');
     const { include_markdown } = c.req.valid('query');
     const end = windowEnd(clock.now());
-    if ((await windowsAsOf(db)).getTime() !== end.getTime()) await slideWindows(db, end);
+    const asOf = await windowsAsOf(db);
+    if (asOf.getTime() !== end.getTime()) await slideWindows(db, end, asOf);
     const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
     const rows = await loadUrlProfiles(db, url_id, feedMarkets(auth, 'all'), auth.categories, {
       end, dayStart: new Date(today - 29 * DAY), markdown: include_markdown,

@@ -56,7 +56,7 @@ export const jobs = {
     // Feed windows follow the clock's hour (a request that finds them behind slides them itself).
     const end = windowEnd(clock.now());
     await windowsAsOf(db)
-      .then((asOf) => (asOf.getTime() !== end.getTime() ? slideWindows(db, end) : undefined))
+      .then((asOf) => (asOf.getTime() !== end.getTime() ? slideWindows(db, end, asOf) : undefined))
       .catch((err: Error) => console.error('feed windows slide failed', err.message));
     // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
     const due: JobMessage[] = await dueForWarming(store, Date.now());

@@ -32,7 +32,9 @@ export function register(app: App) {
     const q = c.req.valid('query');
     const minute = feedNow(clock.now());
     const since = (now: Date) => new Date(now.getTime() - q.since_minutes * 60_000);
-    const filterAt = (now: Date) => ({ ...baseFilter(auth, q, now), firstSeenFrom: since(now) });
+    // first_seen >= since implies last_seen > since, which lies inside any plan's history (>= 30 days), so
+    // the history floor is dropped: the count is then an index-only range of the first_seen index.
+    const filterAt = (now: Date) => ({ ...baseFilter(auth, q, now), seenAfter: null, firstSeenFrom: since(now) });
     filterAt(minute);
     const binding = {
       route: 'live', country: q.country.toUpperCase(), lang: q.lang.toLowerCase(), category: q.category ?? null, entity: q.entity ?? null,

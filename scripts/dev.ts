@@ -127,6 +127,8 @@ Try:
   curl -H 'X-API-Key: ${full.key}' '${base}/v1/trends?state=hot&sort_by=article_count&limit=5'
   curl -H 'X-API-Key: ${full.key}' '${base}/v1/themes'
   curl -H 'X-API-Key: ${full.key}' '${base}/v1/entities/trending?region=${full.countries?.[0] ?? 'US'}&period=7d&limit=5'
+  curl -i -H 'X-API-Key: ${full.key}' '${base}/v2/feed?period=24h&category=/Sports&limit=5'
+  curl -H 'X-API-Key: ${full.key}' '${base}/v2/live?since_minutes=120&limit=5'
   curl -H 'X-API-Key: ${full.key}' -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' \\
     -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_regions","arguments":{}}}' ${base}/mcp
 `);

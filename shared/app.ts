@@ -10,6 +10,7 @@ import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
 import { inputHygiene } from './hygiene';
+import { etag } from './etag';
 import { createStore } from './redis';
 import { validationHook } from './validation';
 
@@ -60,7 +61,8 @@ export function createArea(options: AreaOptions): App {
   // Edge middleware (CORS, preflight) first; hostile URLs are refused next: before auth and any query.
   const chain: MiddlewareHandler<Env>[] = [...(options.edge ?? []), inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
-  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }));
+  // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
+  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag());
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;

@@ -21,6 +21,12 @@ const bindingsSchema = z.object({
   AGGREGATE_INLINE_COST: z.coerce.number().positive().optional(),
   /** Public routes (no key): requests per minute per client IP; a bulk check counts one per domain. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(300),
+  /**
+   * HMAC key of feed cursors (shared/cursor.ts). A Worker secret in production
+   * (`wrangler secret put CURSOR_SECRET --env feed`, and `--env mcp`); wrangler.toml's top-level
+   * [vars] holds a dev-only value for `npm start` and the tests.
+   */
+  CURSOR_SECRET: z.union([z.literal('').transform(() => undefined), z.string().min(16)]).optional(),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });

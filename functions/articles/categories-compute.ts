@@ -13,17 +13,19 @@ export interface PathFilter {
 }
 
 /**
- * Every distinct category path, read as a loose index scan over `article_categories(name)`: one
- * index probe per path instead of a pass over every tagged article. The taxonomy is small; the
- * filter runs after the scan because a collation need not keep a prefix's paths contiguous.
+ * Every category path with data: the category keys of url_dimensions, which hold each tagged path and
+ * its ancestors (shared/categories.ts: `/Sports` covers `/Sports/Soccer`), read as a loose index scan
+ * over the primary key: one index probe per path instead of a pass over every tagged article. The
+ * taxonomy is small; the filter runs after the scan because a collation need not keep a prefix's
+ * paths contiguous.
  */
 export async function categoryPaths(db: Db, filter: PathFilter): Promise<string[]> {
   const rows = await queryRows<{ name: string }>(
     db,
     `WITH RECURSIVE paths(name) AS (
-       (SELECT name FROM article_categories ORDER BY name LIMIT 1)
+       (SELECT key FROM url_dimensions WHERE kind = 'category' ORDER BY key LIMIT 1)
        UNION ALL
-       SELECT (SELECT ac.name FROM article_categories ac WHERE ac.name > p.name ORDER BY ac.name LIMIT 1)
+       SELECT (SELECT d.key FROM url_dimensions d WHERE d.kind = 'category' AND d.key > p.name ORDER BY d.key LIMIT 1)
        FROM paths p WHERE p.name IS NOT NULL)
      SELECT name FROM paths
      WHERE name IS NOT NULL AND ($1::text IS NULL OR starts_with(name, $1 || '/')) AND (NOT $2 OR strpos(substr(name, 2), '/') = 0)`,

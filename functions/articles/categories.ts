@@ -26,7 +26,8 @@ const route = createRoute({
   description:
     'One row per category path with impressions in the window and markets, most impressions first: impressions, distinct ' +
     'publications and publishers active in the window, impression-weighted position, and the change against the previous ' +
-    'window of the same length. A row measures the articles tagged with that exact path (as a category tracking list does); ' +
+    'window of the same length. A row measures the articles tagged with that path or any path below it, each once (`/Sports` ' +
+    'covers `/Sports/Soccer`; whole segments, case-sensitive), as a category tracking list does; ' +
     'narrow the rows with `top_level` or `parent`. Windows are UTC and half-open; default periods end now and cover N UTC days ' +
     '(today partial); an hour counts when it starts inside the window. Closed to category-limited plans (Start, Grow): 403 ' +
     '`endpoint_not_in_plan_scope`.',

@@ -1,8 +1,8 @@
 // Query values the articles area parses itself: `;`-separated lists and taxonomy paths.
+import { CATEGORY_PATH } from '../../shared/categories';
 import { invalid } from '../../shared/errors';
 
-/** A taxonomy path: `/Top` or `/Top/Sub[/Sub]`, case-sensitive (as ingest accepts them). */
-export const CATEGORY_PATH = /^(\/[^/;]+)+$/;
+export { CATEGORY_PATH };
 
 /** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped); undefined stays null. */
 export function splitList(raw: string | undefined): string[] | null {

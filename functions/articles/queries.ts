@@ -1,6 +1,7 @@
 // Article reads. Every query takes the markets the key may read (and the plan's top-level
 // categories, null = all), so an article is only ever described by its in-scope profiles.
 import type { Db } from '../../shared/db/client';
+import { categoryMatchSql } from '../../shared/categories';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 
@@ -77,7 +78,7 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
        SELECT s.*${published} FROM seen s
        WHERE ($5::text[] IS NULL OR (
                SELECT count(DISTINCT c.path) FROM unnest($5::text[]) AS c(path)
-               JOIN article_categories ac ON ac.url_id = s.url_id AND (ac.name = c.path OR starts_with(ac.name, c.path || '/'))
+               JOIN article_categories ac ON ac.url_id = s.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
              ) >= CASE WHEN $7 THEN cardinality($5::text[]) ELSE 1 END)
          AND ($6::text[] IS NULL OR (
                SELECT count(DISTINCT x.ref) FROM unnest($6::text[]) AS x(ref)

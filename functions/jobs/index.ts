@@ -4,6 +4,7 @@ import type { PoolClient } from '@neondatabase/serverless';
 import { createClock } from '../../shared/clock';
 import { createDb, createPool } from '../../shared/db/client';
 import { readConfig, type Bindings } from '../../shared/env';
+import { slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
 import { createStore } from '../../shared/redis';
 import { completeAggregate, dueForWarming, type AggregateJob } from '../../shared/aggregate';
 import { aggregateKind } from './aggregates';
@@ -53,7 +54,12 @@ export const jobs = {
   },
 
   async scheduled(_controller: ScheduledController, env: Bindings, _ctx: ExecutionContext): Promise<void> {
-    const { store, clock } = services(env);
+    const { db, store, clock } = services(env);
+    // Feed windows follow the clock's hour (a request that finds them behind slides them itself).
+    const end = windowEnd(clock.now());
+    await windowsAsOf(db)
+      .then((asOf) => (asOf.getTime() !== end.getTime() ? slideWindows(db, end, asOf) : undefined))
+      .catch((err: Error) => console.error('feed windows slide failed', err.message));
     // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
     // Only kinds this deployment still knows (a renamed kind's old entries age out within the hour).
     const due: JobMessage[] = (await dueForWarming(store, Date.now())).filter((job) => aggregateKind(job.kind));

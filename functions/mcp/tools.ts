@@ -38,6 +38,9 @@ const TOOL_SPECS: ToolSpec[] = [
   { name: 'list_entity_articles', path: '/v1/entities/{entity_name}/articles' },
   { name: 'check_publisher_profile', path: '/public/platform-profile' },
   { name: 'find_publisher_profiles', path: '/public/platform-profile/query' },
+  { name: 'list_feed', path: '/v2/feed' },
+  { name: 'list_live_feed', path: '/v2/live' },
+  { name: 'get_url_profiles', path: '/v2/feed/{url_id}' },
 ];
 
 type JsonSchema = Record<string, unknown>;

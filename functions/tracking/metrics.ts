@@ -17,7 +17,8 @@ const route = createRoute({
   description:
     'One row per item of the requested page (newest added first), zero-filled without activity, and a summary over the page. ' +
     'Windows are UTC and half-open; default periods end now (day grain: N UTC days with today partial; hour grain: N x 24 hours); ' +
-    'the previous window has the same shape right before. An uncached, expensive page answers 503 `computing` with ' +
+    'the previous window has the same shape right before. A category item covers its path and every path below it (`/Sports` ' +
+    'covers `/Sports/Soccer`; whole segments, case-sensitive). An uncached, expensive page answers 503 `computing` with ' +
     '`Retry-After: 15`: repeat the identical request.',
   security: keyed,
   request: {

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   trends: () => import('./trends'),
   entities: () => import('./entities'),
   public: () => import('./public'),
+  feed: () => import('./feed'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

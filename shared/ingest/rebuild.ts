@@ -18,7 +18,7 @@ const BASE = [
   `TRUNCATE url_dimensions, dim_hours, dim_days, url_spans`,
   `INSERT INTO url_dimensions (kind, key, url_id)
    SELECT 'entity', entity_id::text, url_id FROM article_entities
-   UNION SELECT 'category', name, url_id FROM article_categories
+   UNION SELECT 'category', unnest(category_prefixes(name)), url_id FROM article_categories
    UNION SELECT 'publisher', domain, id FROM articles
    UNION SELECT 'trend', trend_id::text, url_id FROM trend_articles
    UNION SELECT 'term', term_id::text, url_id FROM mention_matches`,

@@ -31,7 +31,8 @@ ON CONFLICT (kind, key, country, language, day) DO UPDATE
 const SYNC_DIMENSIONS = `
 WITH want AS (
   SELECT 'entity'::text AS kind, ae.entity_id::text AS key, ae.url_id FROM article_entities ae WHERE ae.url_id = ANY($1::uuid[])
-  UNION SELECT 'category', ac.name, ac.url_id FROM article_categories ac WHERE ac.url_id = ANY($1::uuid[])
+  -- A URL tagged /A/B counts under /A and /A/B (shared/categories.ts: one hierarchy rule everywhere).
+  UNION SELECT 'category', unnest(category_prefixes(ac.name)), ac.url_id FROM article_categories ac WHERE ac.url_id = ANY($1::uuid[])
   UNION SELECT 'publisher', a.domain, a.id FROM articles a WHERE a.id = ANY($1::uuid[])
   UNION SELECT 'trend', ta.trend_id::text, ta.url_id FROM trend_articles ta WHERE ta.url_id = ANY($1::uuid[])),
 have AS MATERIALIZED (

@@ -18,6 +18,7 @@
 // whole (growing) table per batch nor wander into the (country, ...) indexes. Both happened with
 // plain joins and made each batch O(table size).
 import { trackProfileFirsts } from './entity-rollups';
+import { invalidateWindows, refreshProfileWindows } from '../feed-windows';
 import { applyHourDeltas, recomputeSpans } from './rollups';
 import { derive, tally, type BatchContext } from './types';
 
@@ -147,6 +148,9 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     keys.map((p) => p.url_id), keys.map((p) => p.country), keys.map((p) => p.language),
     [...new Set(keys.map((p) => p.url_id))],
   ]);
+  // Feed windows follow the recomputed profiles (first_seen decides `previous = null`).
+  if (ctx.rollups) await refreshProfileWindows(ctx.db, keys);
+  else await invalidateWindows(ctx.db);
   const newProfiles = changed.rows.filter((p) => p.inserted).length;
   derive(ctx, 'url_profiles', { inserted: newProfiles, updated: changed.rows.length - newProfiles });
   await entityHours?.apply();

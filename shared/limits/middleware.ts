@@ -33,7 +33,7 @@ function headerValues(state: LimitState, nowMs: number): Record<string, string> 
   return { 'RateLimit-Policy': policyHeader(list), RateLimit: rateLimitHeader(list) };
 }
 
-/** Gives a spent request back: it did not reach data (an error, or refused by a limit). */
+/** Gives a spent request back: it did not reach data (an error, refused by a limit) or was a 304. */
 function refund(c: Context<Env>, quotaKey: string | null) {
   if (!quotaKey) return;
   c.executionCtx.waitUntil(c.var.store.redis.decr(quotaKey).catch(() => undefined));
@@ -85,7 +85,8 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     await next();
     // The handler may report a newer state (POST /mcp: its tool calls' limits).
     for (const [name, value] of Object.entries(headerValues(c.var.limits, now.getTime()))) c.header(name, value);
-    if (c.res.status >= 400) refund(c, state.quotaKey);
+    // Errors reached no data; a 304 (etag(): the caller's copy is current) is free revalidation.
+    if (c.res.status >= 400 || c.res.status === 304) refund(c, state.quotaKey);
     else post?.record(state);
   };
 }

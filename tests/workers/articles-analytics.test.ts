@@ -1,11 +1,12 @@
 // GET /v1/analytics/categories: exact rows over the hand-made world, every row of the oracle data set
-// against plain SQL over raw observations joined with article_categories, errors and plan scope.
+// against plain SQL over raw observations joined with article_categories (a path covers its
+// descendants: shared/categories.ts), errors and plan scope.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CategoryAnalyticsSchema } from '../../functions/articles/categories-schemas';
 import { queryRows } from '../../shared/db/raw';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { articleRecords, at, hour, NOW } from '../fixtures/articles';
-import { dataset } from '../fixtures/oracle';
+import { dataset, NAIVE_MEMBERS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
 
@@ -33,7 +34,7 @@ const row = (name: string, impressions: number, publications: number, avg_positi
   ({ name, impressions, previous_impressions: previous, publications, publishers: publications, avg_position, delta_pct });
 
 describe('GET /v1/analytics/categories (exact)', () => {
-  it('one row per tagged path with impressions, most first, ties by path', async () => {
+  it('one row per path with impressions (a path covers its descendants), most first, ties by path', async () => {
     const reply = await analytics(WINDOW);
     expect(reply.status, show(reply)).toBe(200);
     expect(CategoryAnalyticsSchema.safeParse(reply.body).success).toBe(true);
@@ -41,31 +42,33 @@ describe('GET /v1/analytics/categories (exact)', () => {
       country: 'all', markets: ['de', 'gb', 'us'], lang: 'all', from: at(48), to: '2026-11-20T12:30:00+00:00',
       prev_from: '2026-11-16T11:30:00+00:00', prev_to: at(48), history_days: 365, clamped: false,
     });
-    // Soccer: US 11 x 100 at 2 and GB 2 x 50 at 4; the French article is outside the markets.
+    // Soccer: US 11 x 100 at 2 and GB 2 x 50 at 4; the French article is outside the markets. /Sports is
+    // Soccer + Tennis (3200 / 1320 = 2.42); /News is Tennis (tagged /News) + Election (/News/Politics): 980 / 430.
     expect(reply.body.categories).toEqual([
+      row('/Sports', 1320, 2, 2.42),
       row('/Sports/Soccer', 1200, 1, 2.17),
+      row('/News', 430, 2, 2.28),
       row('/News/Politics', 310, 1, 1.23),
       row('/Tech', 140, 1, 3),
-      row('/News', 120, 1, 5),
       row('/Sports/Tennis', 120, 1, 5),
     ]);
-    expect(reply.body).toMatchObject({ total: 5, limit: 50, offset: 0 });
+    expect(reply.body).toMatchObject({ total: 6, limit: 50, offset: 0 });
   });
 
   it('delta_pct against the previous window of the same length', async () => {
     // [24h ago, 12h ago): soccer US 5 x 100 + GB 50; before it, [36h ago, 24h ago): US 6 x 100 + GB 50.
     const reply = await analytics(`?period=custom&date_from=${hour(24)}&date_to=${hour(12)}`);
-    expect(reply.body.categories).toEqual([row('/Sports/Soccer', 550, 1, 2.18, 650, -15.4)]);
+    expect(reply.body.categories).toEqual([row('/Sports', 550, 1, 2.18, 650, -15.4), row('/Sports/Soccer', 550, 1, 2.18, 650, -15.4)]);
   });
 
   it.each([
-    ['&top_level=true', ['/Tech', '/News']],
+    ['&top_level=true', ['/Sports', '/News', '/Tech']],
     ['&parent=/Sports', ['/Sports/Soccer', '/Sports/Tennis']],
     ['&parent=/News', ['/News/Politics']],
     ['&parent=/Spo', []],
-    ['&country=US', ['/Sports/Soccer', '/News/Politics', '/News', '/Sports/Tennis']],
-    ['&lang=de', ['/Tech', '/News/Politics']],
-    ['&limit=2&offset=1', ['/News/Politics', '/Tech']],
+    ['&country=US', ['/Sports', '/Sports/Soccer', '/News', '/News/Politics', '/Sports/Tennis']],
+    ['&lang=de', ['/Tech', '/News', '/News/Politics']],
+    ['&limit=2&offset=1', ['/Sports/Soccer', '/News']],
   ])('%s', async (query, names) => {
     const reply = await analytics(`${WINDOW}${query}`);
     expect(reply.status, show(reply)).toBe(200);
@@ -75,19 +78,20 @@ describe('GET /v1/analytics/categories (exact)', () => {
   it('a restricted key measures its markets only', async () => {
     const reply = await analytics(WINDOW, restricted.key);
     expect(reply.body.scope.markets).toEqual(['us']);
-    expect(reply.body.categories[0]).toEqual(row('/Sports/Soccer', 1100, 1, 2));
+    expect(reply.body.categories[0]).toEqual(row('/Sports', 1220, 2, 2.3));
     expect((await analytics('?country=DE', restricted.key)).status).toBe(403);
   });
 });
 
-/** Plain SQL over raw observations and article_categories: impressions, position sum, distinct articles and domains. */
+/** Plain SQL over raw observations and the naive category membership (path and ancestors): impressions, position sum, distinct articles and domains. */
 async function naive(markets: string[], language: string | null, from: Date, to: Date) {
   const rows = await queryRows<{ name: string; imp: number; ps: number; pubs: number; publishers: number }>(
     oracle.db,
     `SELECT ac.name, sum(o.impressions)::float8 AS imp, sum(o.impressions::float8 * o.position) AS ps,
             count(DISTINCT o.url_id) FILTER (WHERE o.impressions > 0)::int AS pubs,
             count(DISTINCT a.domain) FILTER (WHERE o.impressions > 0)::int AS publishers
-     FROM observations o JOIN article_categories ac ON ac.url_id = o.url_id JOIN articles a ON a.id = o.url_id
+     FROM observations o JOIN (SELECT m.key AS name, m.url_id FROM (${NAIVE_MEMBERS}) m WHERE m.kind = 'category') ac ON ac.url_id = o.url_id
+     JOIN articles a ON a.id = o.url_id
      WHERE o.country = ANY($1::text[]) AND ($2::text IS NULL OR o.language = $2) AND o.hour >= $3 AND o.hour < $4
      GROUP BY ac.name`,
     [markets, language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],

@@ -80,11 +80,12 @@ describe('protocol', () => {
       'list_theme_topics', 'list_topic_trends',
       'list_entities', 'get_trending_entities', 'get_entity', 'list_entity_articles',
       'check_publisher_profile', 'find_publisher_profiles',
+      'list_feed', 'list_live_feed', 'get_url_profiles',
     ]);
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       expect(tool.inputSchema.type, tool.name).toBe('object');
-      expect(tool.description, tool.name).toMatch(/Runs GET \/(v1|public)\//);
+      expect(tool.description, tool.name).toMatch(/Runs GET \/(v1|v2|public)\//);
     }
     const search = tools.find((t) => t.name === 'search_articles');
     expect(search.title).toBe('List articles');

@@ -20,7 +20,7 @@ beforeAll(async () => {
   world = await createWorld('oracle');
   for (const batch of dataset()) await seed(world, batch);
   const entityIds = await queryRows<{ id: string }>(world.db, 'SELECT id::text FROM entities ORDER BY normalized_name');
-  keys = { entity: entityIds.map((r) => r.id), category: CATEGORIES, publisher: DOMAINS, trend: TRENDS, term: [] };
+  keys = { entity: entityIds.map((r) => r.id), category: [...CATEGORIES, '/Sports'], publisher: DOMAINS, trend: TRENDS, term: [] };
 }, 120_000);
 
 const arbitraryQuery = fc.record({

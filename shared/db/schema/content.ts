@@ -142,6 +142,10 @@ export const urlProfiles = pgTable(
     index('url_profiles_market_first_seen_idx').on(t.country, t.language, t.firstSeen),
     index('url_profiles_country_first_seen_idx').on(t.country, t.firstSeen),
     index('url_profiles_last_seen_idx').on(t.lastSeen),
+    // Keyset indexes of the feed's sorts (drizzle/0005_feed.sql): sort key plus the unique tie-breaker.
+    index('url_profiles_first_seen_key_idx').on(t.firstSeen, t.urlId, t.country, t.language),
+    index('url_profiles_last_seen_key_idx').on(t.lastSeen, t.urlId, t.country, t.language),
+    index('url_profiles_avg_position_key_idx').on(t.avgPosition, t.urlId, t.country, t.language),
   ],
 );
 
@@ -159,6 +163,8 @@ export const observations = pgTable(
   (t) => [
     primaryKey({ columns: [t.urlId, t.country, t.language, t.hour] }),
     index('observations_market_hour_idx').on(t.country, t.hour),
+    /** Which profiles' windows slide when the hour moves (shared/feed-windows.ts). */
+    index('observations_hour_idx').on(t.hour),
   ],
 );
 

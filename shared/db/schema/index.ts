@@ -5,3 +5,4 @@ export * from './trends';
 export * from './tracking';
 export * from './rollups';
 export * from './entities';
+export * from './feed';

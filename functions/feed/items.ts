@@ -1,0 +1,105 @@
+// Reads everything a page of feed items shows, in one round trip: the profiles, their articles,
+// window totals (profile_windows), breakdowns and the article's categories, entities and trend.
+// Breakdowns are read per profile from its own observations over at most 30 days (primary-key
+// ranges of the page's profiles only), never for the whole matching set.
+import type { Db } from '../../shared/db/client';
+import { inPlanCategories } from '../../shared/db/plan-scope';
+import { queryRows } from '../../shared/db/raw';
+import type { ArticleImage, ArticleMeta, Enrichment } from '../../shared/db/schema';
+
+export interface ItemRow {
+  url_id: string;
+  url: string;
+  domain: string;
+  favicon: string;
+  country: string;
+  language: string;
+  title: string;
+  summary: string;
+  publisher: string;
+  first_seen: string;
+  last_seen: string;
+  avg_position: number;
+  windows: Record<string, number | null> | null;
+  hourly: number[];
+  daily: number[];
+  content_language: string;
+  content_language_fit: boolean;
+  date_published: string | null;
+  date_modified: string | null;
+  meta: ArticleMeta | null;
+  enrichment: Enrichment | null;
+  categories: { name: string; confidence: number }[];
+  rss_feeds: unknown[] | null;
+  trend: { trend_id: string; name: string; semantic_type: string | null; key_entities: string[]; key_topics: string[] } | null;
+  entities: { kg_id: string | null; name: string; type: string }[];
+  images: ArticleImage[];
+  markdown_content: string | null;
+  refreshed_at: string;
+}
+
+export interface ItemOptions {
+  /** End (exclusive) of the windows: the next whole hour after now. */
+  end: Date;
+  /** 00:00 UTC of the first of the 30 days of daily_30d. */
+  dayStart: Date;
+  markdown: boolean;
+}
+
+/** `bucket(hours, $n)`: the observations of profile `p` from `$n` to `end` ($4), summed per bucket. */
+const buckets = (count: number, seconds: number, startParam: string) => `ARRAY(
+  SELECT coalesce(x.s, 0)::int8 FROM generate_series(0, ${count - 1}) AS g(i)
+  LEFT JOIN (
+    SELECT floor(extract(epoch FROM o.hour - ${startParam}::timestamptz) / ${seconds})::int AS i, sum(o.impressions) AS s
+    FROM observations o
+    WHERE (o.url_id, o.country, o.language) = (p.url_id, p.country, p.language) AND o.hour >= ${startParam}::timestamptz AND o.hour < $4::timestamptz
+    GROUP BY 1) x ON x.i = g.i
+  ORDER BY g.i)`;
+
+const SELECT_ITEMS = `
+SELECT a.id AS url_id, a.url, a.domain, coalesce(nullif(a.favicon_url, ''), pub.favicon_url, '') AS favicon,
+  p.country, p.language, a.title, a.summary, a.publisher, p.first_seen, p.last_seen, p.avg_position,
+  (SELECT to_json(w) FROM profile_windows w WHERE (w.url_id, w.country, w.language) = (p.url_id, p.country, p.language)) AS windows,
+  ${buckets(24, 3600, '$5')} AS hourly,
+  ${buckets(30, 86400, '$6')} AS daily,
+  a.content_language, p.content_language_fit, a.date_published, a.date_modified, a.meta, a.enrichment,
+  (SELECT coalesce(json_agg(json_build_object('name', ac.name, 'confidence', ac.confidence) ORDER BY ac.confidence DESC, ac.name), '[]')
+     FROM article_categories ac WHERE ac.url_id = a.id) AS categories,
+  a.rss_feeds,
+  (SELECT json_build_object('trend_id', t.id, 'name', t.label, 'semantic_type', t.semantic_type, 'key_entities', t.key_entities, 'key_topics', t.key_topics)
+     FROM trend_articles ta JOIN trends t ON t.id = ta.trend_id WHERE ta.url_id = a.id
+     ORDER BY ta.assignment_score DESC, ta.trend_id LIMIT 1) AS trend,
+  (SELECT coalesce(json_agg(json_build_object('kg_id', e.kg_id, 'name', e.name, 'type', ae.type) ORDER BY ae.unified_score DESC, e.name), '[]')
+     FROM article_entities ae JOIN entities e ON e.id = ae.entity_id WHERE ae.url_id = a.id) AS entities,
+  a.images, CASE WHEN $7::bool THEN a.markdown_content END AS markdown_content, a.refreshed_at`;
+
+/** The items of `keys`, in the keys' order. */
+export async function loadItems(db: Db, keys: { url_id: string; country: string; language: string }[], o: ItemOptions): Promise<ItemRow[]> {
+  if (keys.length === 0) return [];
+  return queryRows<ItemRow>(
+    db,
+    `${SELECT_ITEMS}
+     FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS k(url_id, country, language, ord)
+     JOIN url_profiles p ON (p.url_id, p.country, p.language) = (k.url_id, k.country, k.language)
+     JOIN articles a ON a.id = k.url_id
+     LEFT JOIN publishers pub ON pub.domain = a.domain
+     ORDER BY k.ord`,
+    [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language), ...bounds(o)],
+  );
+}
+
+const bounds = (o: ItemOptions) => [o.end.toISOString(), new Date(o.end.getTime() - 24 * 3_600_000).toISOString(), o.dayStart.toISOString(), o.markdown];
+
+/** Every profile of one URL in `markets` (null = all), ordered by country and language. */
+export async function loadUrlProfiles(db: Db, urlId: string, markets: string[] | null, planCategories: string[] | null, o: ItemOptions): Promise<ItemRow[]> {
+  return queryRows<ItemRow>(
+    db,
+    `${SELECT_ITEMS}
+     FROM url_profiles p JOIN articles a ON a.id = p.url_id
+     LEFT JOIN publishers pub ON pub.domain = a.domain
+     WHERE p.url_id = $1::uuid AND ($2::text[] IS NULL OR p.country = ANY($2::text[]))
+       AND ${inPlanCategories('$3', 'a.id')}
+     ORDER BY p.country, p.language`,
+    [urlId, markets, planCategories, ...bounds(o)],
+  );
+}

@@ -1,0 +1,89 @@
+// One page of the feed or the live feed: cursor or offset, windows brought to the current hour,
+// count, keys, items; `next_cursor` and the `Link: rel="next"` URL for the page after it.
+import type { Context } from 'hono';
+import { digest, openCursor, signCursor } from '../../shared/cursor';
+import type { Env } from '../../shared/env';
+import { invalid } from '../../shared/errors';
+import { slideWindows, windowEnd } from '../../shared/feed-windows';
+import type { FeedItem } from '../../shared/schemas/feed-item';
+import { loadItems } from './items';
+import { countProfiles, pageKeys, type FeedFilter, type Keyset, type PageRequest } from './queries';
+import type { SortKey } from './schemas';
+import { toFeedItem } from './serialize';
+
+const DAY = 86_400_000;
+
+export interface PageParams {
+  /** Route name and every parameter that shapes the result set (not limit, offset, cursor, markdown). */
+  binding: Record<string, unknown>;
+  sort: SortKey;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  cursor?: string;
+  markdown: boolean;
+  /** Builds the filter for the iteration's "now" (pinned by the cursor on later pages). */
+  filter(now: Date): FeedFilter;
+}
+
+export interface FeedPage {
+  items: FeedItem[];
+  total: number;
+  limit: number;
+  offset: number;
+  next_cursor: string | null;
+  /** The iteration's "now". */
+  now: Date;
+}
+
+/** "Now" of a first page: whole minutes, so answers (and their cursors and ETags) repeat within a minute. */
+export const feedNow = (clock: Date) => new Date(Math.floor(clock.getTime() / 60_000) * 60_000);
+
+/** Who may use a cursor: the project (or the project-less key) and its markets. */
+const owner = (c: Context<Env>) => c.var.auth.projectId ?? `key:${c.var.auth.keyId}`;
+
+export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage> {
+  const { db, clock, config } = c.var;
+  const realNow = clock.now();
+  const binding = await digest(owner(c), JSON.stringify(c.var.auth.allowedCountries), JSON.stringify(c.var.auth.categories), JSON.stringify(p.binding));
+  let now = feedNow(realNow);
+  let after: Keyset | null = null;
+  let pinnedTotal: number | null = null;
+  if (p.cursor !== undefined) {
+    if (p.offset !== 0) throw invalid(['query', 'offset'], 'offset cannot be combined with cursor');
+    const payload = await openCursor(config.CURSOR_SECRET, p.cursor, binding, realNow);
+    now = new Date(payload.n);
+    after = payload.k as Keyset;
+    pinnedTotal = payload.t;
+  }
+  const filter = p.filter(now);
+  const page: PageRequest = { sort: p.sort, order: p.order, limit: p.limit, offset: p.offset, after };
+  const end = windowEnd(realNow);
+  let [{ asOf, keys }, total] = await Promise.all([
+    pageKeys(db, filter, page),
+    pinnedTotal ?? countProfiles(db, filter, filter.seenAfter !== null && filter.seenAfter.getTime() < now.getTime() - 7 * DAY),
+  ]);
+  if (asOf !== end.getTime()) {
+    // The hour moved since the cron last slid the windows: slide now (one transaction; concurrent
+    // requests wait on the state row and find the work done), then read the page again.
+    await slideWindows(db, end, new Date(asOf));
+    ({ keys } = await pageKeys(db, filter, page));
+  }
+  const more = keys.length > p.limit;
+  const shown = more ? keys.slice(0, p.limit) : keys;
+  const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
+  const rows = await loadItems(db, shown, { end, dayStart: new Date(today - 29 * DAY), markdown: p.markdown });
+  const last = shown[shown.length - 1];
+  const next_cursor = more && last
+    ? await signCursor(config.CURSOR_SECRET, { b: binding, k: [last.sk, last.url_id, last.country, last.language], n: now.toISOString(), t: total })
+    : null;
+  return { items: rows.map(toFeedItem), total, limit: p.limit, offset: p.cursor ? 0 : p.offset, next_cursor, now };
+}
+
+/** The request's URL with `cursor` set to the next page's (and no offset): the `Link: rel="next"` target. */
+export function nextLink(requestUrl: string, cursor: string): string {
+  const url = new URL(requestUrl);
+  url.searchParams.delete('offset');
+  url.searchParams.set('cursor', cursor);
+  return `<${url.pathname}${url.search}>; rel="next"`;
+}

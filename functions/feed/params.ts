@@ -1,0 +1,88 @@
+// Turns feed/live query values into a FeedFilter within the caller's scope: markets (403 outside the
+// key's), `;`-separated categories (422 malformed, 403 outside the plan) and entities, the period.
+import type { AuthContext } from '../../shared/auth/types';
+import { CATEGORY_PATH } from '../../shared/categories';
+import { badRequest, coded, invalid } from '../../shared/errors';
+import { assertCategoriesInPlan } from '../../shared/limits/gates';
+import { assertCountryAllowed } from '../../shared/scope';
+import type { FeedFilter } from './queries';
+import { SORT_KEYS, type SortKey } from './schemas';
+
+const HOUR = 3_600_000;
+const PERIOD_MS = { '1h': HOUR, '24h': 24 * HOUR, '7d': 168 * HOUR, '30d': 720 * HOUR } as const;
+
+/** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped); undefined stays null. */
+function splitList(raw: string | undefined, name: string): string[] | null {
+  if (raw === undefined) return null;
+  const parts = [...new Set(raw.split(';').map((p) => p.trim()).filter(Boolean))];
+  if (parts.length === 0) throw invalid(['query', name], `Expected one or more values separated by ';'`);
+  return parts;
+}
+
+/** Markets of the request: null = every market (unrestricted key and country=all). */
+export function feedMarkets(auth: AuthContext, country: string): string[] | null {
+  if (country.toLowerCase() !== 'all') return [assertCountryAllowed(auth, country)];
+  if (auth.allowedCountries !== null && auth.allowedCountries.length === 0) {
+    throw coded(403, 'market_not_entitled', 'This key is market-scoped but its project has no markets, so country=all resolves to nothing.');
+  }
+  return auth.allowedCountries ? [...auth.allowedCountries].sort() : null;
+}
+
+export interface CommonQuery {
+  country: string;
+  lang: string;
+  category?: string;
+  entity?: string;
+  match: 'any' | 'all';
+}
+
+/** The filter every feed read shares; `seenAfter` starts at the plan's history. */
+export function baseFilter(auth: AuthContext, q: CommonQuery, now: Date): FeedFilter {
+  const categories = splitList(q.category, 'category');
+  const bad = categories?.find((p) => !CATEGORY_PATH.test(p));
+  if (bad !== undefined) throw invalid(['query', 'category'], `Expected taxonomy paths like /Sports/Soccer separated by ';', got '${bad}'`, 'string_pattern_mismatch');
+  if (categories) assertCategoriesInPlan(auth, categories);
+  const lang = q.lang.toLowerCase();
+  return {
+    markets: feedMarkets(auth, q.country),
+    language: lang === 'all' ? null : lang,
+    categories,
+    entities: splitList(q.entity, 'entity'),
+    matchAll: q.match === 'all',
+    planCategories: auth.categories,
+    seenAfter: new Date(now.getTime() - auth.historyDays * 24 * HOUR),
+    seenBefore: null,
+    firstSeenFrom: null,
+  };
+}
+
+export interface PeriodQuery {
+  period?: keyof typeof PERIOD_MS | 'custom';
+  date_from?: string;
+  date_to?: string;
+}
+
+/** Applies period/date_from/date_to: a non-custom period ignores date_to; the history start is a floor. */
+export function applyPeriod(filter: FeedFilter, q: PeriodQuery, now: Date): FeedFilter {
+  let from: Date | null = q.date_from ? new Date(q.date_from) : null;
+  let to: Date | null = q.date_to ? new Date(q.date_to) : null;
+  if (q.period === 'custom' && (!from || !to)) {
+    throw invalid(['query', from ? 'date_to' : 'date_from'], 'period=custom needs both date_from and date_to', 'missing');
+  }
+  if (q.period && q.period !== 'custom') {
+    from = new Date(now.getTime() - PERIOD_MS[q.period]);
+    to = null;
+  }
+  if (from && to && to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
+  const floor = filter.seenAfter!;
+  return { ...filter, seenAfter: from && from > floor ? from : floor, seenBefore: to };
+}
+
+/** sort_by: unknown values are 400 (the spec's example of a present but unusable parameter). */
+export function resolveSort(sortBy: string | undefined, period: string | undefined): SortKey {
+  if (sortBy === undefined) return period ? 'derived' : 'impressions_24h';
+  if (!(SORT_KEYS as readonly string[]).includes(sortBy)) {
+    throw badRequest(`Unknown sort_by '${sortBy}'. Use one of: ${SORT_KEYS.join(', ')}.`);
+  }
+  return sortBy as SortKey;
+}

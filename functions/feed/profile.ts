@@ -1,0 +1,48 @@
+// GET /v2/feed/{url_id}: every market profile of one URL the key may see, as a bare array.
+import { createRoute, z } from '@hono/zod-openapi';
+import type { App } from '../../shared/app';
+import { notFound } from '../../shared/errors';
+import { slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
+import { errorResponses, keyed, uuidParam } from '../../shared/schemas/common';
+import { loadUrlProfiles } from './items';
+import { feedMarkets } from './params';
+import { ProfileQuery, ProfilesSchema } from './schemas';
+import { toFeedItem } from './serialize';
+
+const DAY = 86_400_000;
+
+const route = createRoute({
+  method: 'get',
+  path: '/v2/feed/{url_id}',
+  operationId: 'getFeedProfiles',
+  tags: ['Feed'],
+  summary: 'Every market profile of one URL',
+  description:
+    'One feed item per country and language the URL surfaced in, within the key\'s markets, ordered by country then language. ' +
+    '`include_markdown` defaults to true here. A URL that is unknown, outside the key\'s markets or outside the plan\'s categories is 404.',
+  security: keyed,
+  request: { params: z.object({ url_id: uuidParam('The URL id (`url_id`; `id` in v1 article payloads).') }), query: ProfileQuery },
+  responses: {
+    200: { description: 'The URL\'s visible market profiles.', content: { 'application/json': { schema: ProfilesSchema } } },
+    304: { description: '`If-None-Match` matched the current `ETag`: no body, no monthly quota spent.' },
+    ...errorResponses(401, 402, 403, 404, 422, 429, 503),
+  },
+});
+
+export function register(app: App) {
+  app.openapi(route, async (c) => {
+    const { db, auth, clock } = c.var;
+    const { url_id } = c.req.valid('param');
+    const { include_markdown } = c.req.valid('query');
+    const end = windowEnd(clock.now());
+    const asOf = await windowsAsOf(db);
+    if (asOf.getTime() !== end.getTime()) await slideWindows(db, end, asOf);
+    const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
+    const rows = await loadUrlProfiles(db, url_id, feedMarkets(auth, 'all'), auth.categories, {
+      end, dayStart: new Date(today - 29 * DAY), markdown: include_markdown,
+    });
+    // Invisible answers exactly like unknown (DESIGN.md: visibility is uniform).
+    if (rows.length === 0) throw notFound(`URL ${url_id} not found`);
+    return c.json(rows.map(toFeedItem), 200);
+  });
+}

@@ -1,0 +1,133 @@
+// Feed reads. Every query takes the caller's scope (markets, plan categories), so a profile outside
+// it can never be listed, counted or described. Each sort is carried by one index whose columns are
+// the sort key plus the unique tie-breaker (url_id, country, language), so a page (first, offset or
+// keyset) is one ordered index range and a keyset page costs the same at any depth (docs/DATA.md).
+import type { Db } from '../../shared/db/client';
+import { inPlanCategories } from '../../shared/db/plan-scope';
+import { queryRows } from '../../shared/db/raw';
+import { categoryMatchSql } from '../../shared/categories';
+import type { SortKey } from './schemas';
+
+export interface FeedFilter {
+  /** Upper-case markets the request reads; null = every market (unrestricted key, country=all). */
+  markets: string[] | null;
+  /** Lower-case feed language; null = all. */
+  language: string | null;
+  categories: string[] | null;
+  entities: string[] | null;
+  matchAll: boolean;
+  /** The plan's chosen top levels; null = every category. */
+  planCategories: string[] | null;
+  /** last_seen > seenAfter (date_from, or the plan's history start). */
+  seenAfter: Date | null;
+  /** first_seen < seenBefore (date_to). */
+  seenBefore: Date | null;
+  /** first_seen >= firstSeenFrom (/v2/live's since). */
+  firstSeenFrom: Date | null;
+}
+
+/** The last row of a page: its sort value (as Postgres text) and tie-breakers. */
+export type Keyset = [string, string, string, string];
+
+export interface PageRequest {
+  sort: SortKey;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  after: Keyset | null;
+}
+
+/** Which table and column carry each sort (the profile_windows indexes or url_profiles'). */
+const SORTS: Record<SortKey, { table: 'w' | 'p'; column: string; type: string }> = {
+  derived: { table: 'w', column: 'derived', type: 'int8' },
+  impressions_1h: { table: 'w', column: 'imp_1h', type: 'int8' },
+  impressions_24h: { table: 'w', column: 'imp_24h', type: 'int8' },
+  impressions_7d: { table: 'w', column: 'imp_7d', type: 'int8' },
+  impressions_30d: { table: 'w', column: 'imp_30d', type: 'int8' },
+  first_seen: { table: 'p', column: 'first_seen', type: 'timestamptz' },
+  last_seen: { table: 'p', column: 'last_seen', type: 'timestamptz' },
+  avg_position: { table: 'p', column: 'avg_position', type: 'real' },
+};
+
+const FILTER_PARAMS = (f: FeedFilter) => [
+  f.markets, f.language, f.seenAfter?.toISOString() ?? null, f.seenBefore?.toISOString() ?? null, f.firstSeenFrom?.toISOString() ?? null,
+  f.categories, f.entities, f.matchAll, f.planCategories,
+];
+
+/** Conditions on `p` (url_profiles) over parameters $1-$9 (FILTER_PARAMS). */
+const WHERE = `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
+  AND ($3::timestamptz IS NULL OR p.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR p.first_seen < $4::timestamptz)
+  AND ($5::timestamptz IS NULL OR p.first_seen >= $5::timestamptz)
+  AND ($6::text[] IS NULL OR (
+        SELECT count(DISTINCT c.path) FROM unnest($6::text[]) AS c(path)
+        JOIN article_categories ac ON ac.url_id = p.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
+      ) >= CASE WHEN $8::bool THEN cardinality($6::text[]) ELSE 1 END)
+  AND ($7::text[] IS NULL OR (
+        SELECT count(DISTINCT x.ref) FROM unnest($7::text[]) AS x(ref)
+        JOIN entities e ON e.kg_id = x.ref OR e.normalized_name = lower(trim(x.ref))
+        JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = p.url_id
+      ) >= CASE WHEN $8::bool THEN cardinality($7::text[]) ELSE 1 END)
+  AND ${inPlanCategories('$9', 'p.url_id')}`;
+
+/**
+ * The profiles of the markets (and language) last seen at or before $3: the complement of a history
+ * floor. market_days.new_urls counts each profile once, on its first_seen day (kept exact at ingest),
+ * so its sum is the number of profiles per market without reading them.
+ */
+const COUNT_BY_COMPLEMENT = `SELECT (
+  (SELECT coalesce(sum(d.new_urls), 0) FROM market_days d WHERE ($1::text[] IS NULL OR d.country = ANY($1::text[])) AND ($2::text IS NULL OR d.language = $2::text))
+  - (SELECT count(*) FROM url_profiles p WHERE ($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
+       AND p.last_seen <= $3::timestamptz))::int AS n`;
+
+/**
+ * How many profiles match. `olderFloor`: the last_seen floor lies far back (a plan's history, not a
+ * period), so most profiles are above it; with no other filter the count is then the market's profile
+ * count minus the few below the floor, instead of a pass over every profile.
+ */
+export async function countProfiles(db: Db, f: FeedFilter, olderFloor = false): Promise<number> {
+  const marketsOnly = !f.categories && !f.entities && !f.planCategories && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
+  const [row] = olderFloor && marketsOnly
+    ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, [f.markets, f.language, f.seenAfter!.toISOString()])
+    : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE}`, FILTER_PARAMS(f));
+  return row.n;
+}
+
+export interface PageKey {
+  url_id: string;
+  country: string;
+  language: string;
+  sk: string;
+}
+
+/**
+ * One page of profile keys in sort order, `limit + 1` rows so the caller knows whether more follow.
+ * Also returns the hour the windows table ends at, which the caller checks against its own.
+ */
+export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promise<{ asOf: number; keys: PageKey[] }> {
+  const s = SORTS[page.sort];
+  const dir = page.order === 'asc' ? 'ASC' : 'DESC';
+  const t = s.table;
+  const cols = [`${t}.${s.column}`, `${t}.url_id`, `${t}.country`, `${t}.language`];
+  const from = t === 'w'
+    ? `profile_windows w JOIN url_profiles p ON (p.url_id, p.country, p.language) = (w.url_id, w.country, w.language)`
+    : `url_profiles p`;
+  const params: unknown[] = FILTER_PARAMS(f);
+  let keyset = '';
+  if (page.after) {
+    params.push(...page.after);
+    keyset = `AND (${cols.join(', ')}) ${page.order === 'asc' ? '>' : '<'} ($10::${s.type}, $11::uuid, $12::text, $13::text)`;
+  }
+  params.push(page.limit + 1, page.after ? 0 : page.offset);
+  const n = params.length;
+  const rows = await queryRows<{ as_of: number; keys: PageKey[] }>(
+    db,
+    `SELECT (SELECT extract(epoch FROM as_of)::float8 FROM feed_windows_state WHERE id = 1) AS as_of, coalesce((SELECT json_agg(r) FROM (
+       SELECT ${cols[1]}::text AS url_id, ${cols[2]} AS country, ${cols[3]} AS language, ${cols[0]}::text AS sk
+       FROM ${from}
+       WHERE ${WHERE} ${keyset}
+       ORDER BY ${cols.map((c) => `${c} ${dir}`).join(', ')}
+       LIMIT $${n - 1} OFFSET $${n}) r), '[]') AS keys`,
+    params,
+  );
+  return { asOf: Number(rows[0].as_of) * 1000, keys: rows[0].keys };
+}

@@ -1,0 +1,40 @@
+// The category hierarchy rule (shared/categories.ts) is one rule: the TypeScript helpers, the SQL
+// fragment and the database's category_prefixes() agree on random paths, including near-misses
+// (`/Sports` vs `/Sportswear`, case) that a plain prefix test would get wrong.
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { categoryMatches, categoryMatchSql, categoryPrefixes } from '../../shared/categories';
+import { queryRows } from '../../shared/db/raw';
+import { createWorld, type World } from '../helpers/world';
+
+let world: World;
+beforeAll(async () => {
+  world = await createWorld('categories');
+});
+
+const segment = fc.constantFrom('Sports', 'Sportswear', 'sports', 'Soccer', 'News', 'A', 'A b', 'Ünï');
+const path = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`);
+
+describe('category hierarchy', () => {
+  it('examples', () => {
+    expect(categoryMatches('/Sports/Soccer', '/Sports')).toBe(true);
+    expect(categoryMatches('/Sports', '/Sports')).toBe(true);
+    expect(categoryMatches('/Sportswear', '/Sports')).toBe(false);
+    expect(categoryMatches('/sports/Soccer', '/Sports')).toBe(false);
+    expect(categoryMatches('/Sports', '/Sports/Soccer')).toBe(false);
+    expect(categoryPrefixes('/A/B/C')).toEqual(['/A', '/A/B', '/A/B/C']);
+  });
+
+  it('SQL agrees with TypeScript on random paths', async () => {
+    await fc.assert(
+      fc.asyncProperty(path, path, async (a, b) => {
+        const [row] = await queryRows<{ matches: boolean; prefixes: string[] }>(
+          world.db, `SELECT ${categoryMatchSql('$1::text', '$2::text')} AS matches, category_prefixes($1::text) AS prefixes`, [a, b]);
+        expect(row.matches, `${a} under ${b}`).toBe(categoryMatches(a, b));
+        expect(row.prefixes).toEqual(categoryPrefixes(a));
+        expect(categoryPrefixes(a).every((p) => categoryMatches(a, p))).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

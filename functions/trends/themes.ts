@@ -19,7 +19,7 @@ const route = createRoute({
   security: keyed,
   responses: {
     200: { description: 'Themes.', content: { 'application/json': { schema: ThemesSchema } } },
-    ...errorResponses(401, 402, 403, 429, 503),
+    ...errorResponses(401, 402, 403, 422, 429, 503),
   },
 });
 

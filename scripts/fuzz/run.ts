@@ -51,7 +51,8 @@ async function harvestPools(base: URL, ops: Operation[], key: string): Promise<P
   const gets = ops.filter((op) => op.method === 'GET');
   for (const op of gets.filter((o) => !o.path.includes('{'))) {
     const res = await send(base, 'GET', op.path, { 'x-api-key': key });
-    if (res.status === 200) harvest(pools, JSON.parse(res.text));
+    // Only JSON answers carry ids (the public widget's script and demo page do not).
+    if (res.status === 200 && res.headers.get('content-type')?.includes('json')) harvest(pools, JSON.parse(res.text));
   }
   return pools;
 }

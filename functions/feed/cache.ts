@@ -1,8 +1,9 @@
-// Short-lived response cache of feed answers (issue 9): keyed by the caller's effective scope (markets,
-// plan categories, history) and every parameter, for CACHE_TTL_SECONDS. Answers with markdown are
-// never cached (large, and the spec says markdown disables caching). Redis trouble only skips the cache.
+// Short-lived response cache of feed answers (issue 9), through the shared single-flight aggregates:
+// keyed by the caller's effective scope (markets, plan categories, history) and every parameter, for
+// CACHE_TTL_SECONDS, so concurrent identical misses compute once. Answers with markdown are never
+// cached (large, and the spec says markdown disables caching).
 import type { Context } from 'hono';
-import { digest } from '../../shared/cursor';
+import { serveAggregate, type AggregateKind } from '../../shared/aggregate';
 import type { Env } from '../../shared/env';
 
 export const CACHE_TTL_SECONDS = 30;
@@ -12,24 +13,34 @@ export interface CachedAnswer {
   link: string | null;
 }
 
-/** The cache key of this request: scope plus parameters plus the minute of "now" the answer is for. */
-export async function cacheKey(c: Context<Env>, route: string, params: Record<string, unknown>, minute: Date): Promise<string> {
-  const { auth, store } = c.var;
-  const scope = [auth.allowedCountries, auth.categories, auth.historyDays];
-  return store.key('feed', route, await digest(JSON.stringify(scope), JSON.stringify(params), minute.toISOString()));
+interface FeedCacheRequest {
+  scope: unknown[];
+  params: { route: string; cursor: string | null };
+  /** The minute of "now" the answer is for: answers are identical within a minute. */
+  minute: string;
 }
 
-export async function readCache(c: Context<Env>, key: string): Promise<CachedAnswer | null> {
-  try {
-    return (await c.var.store.redis.get<CachedAnswer>(key)) ?? null;
-  } catch (err) {
-    console.warn('feed cache read failed', (err as Error).message);
-    return null;
-  }
-}
+/** Computed inline only (never queued or warmed), so the request path's closure is always at hand. */
+const FEED_ANSWER: AggregateKind<FeedCacheRequest, () => Promise<CachedAnswer>> = {
+  name: 'feed.answer',
+  ttlSeconds: CACHE_TTL_SECONDS,
+  warm: false,
+  async compute(_services, _request, build) {
+    if (!build) throw new Error('feed answers are computed on the request path');
+    return build();
+  },
+};
 
-export function writeCache(c: Context<Env>, key: string, answer: CachedAnswer): void {
-  c.executionCtx.waitUntil(
-    c.var.store.redis.set(key, answer, { ex: CACHE_TTL_SECONDS }).then(() => undefined, (err: Error) => console.warn('feed cache write failed', err.message)),
-  );
+/** The answer from the cache, or built once by `build` for every concurrent identical request. */
+export async function feedAnswer(
+  c: Context<Env>, params: { route: string; cursor: string | null }, minute: Date, markdown: boolean, build: () => Promise<CachedAnswer>,
+): Promise<CachedAnswer> {
+  if (markdown) return build();
+  const { auth } = c.var;
+  // A cursor is bound to its project, so a cursor page is cached for that project (or key) only.
+  const owner = params.cursor ? auth.projectId ?? auth.keyId : null;
+  const request: FeedCacheRequest = {
+    scope: [auth.allowedCountries, auth.categories, auth.historyDays, owner], params, minute: minute.toISOString(),
+  };
+  return (await serveAggregate(c, FEED_ANSWER, request, { hint: build })) as CachedAnswer;
 }

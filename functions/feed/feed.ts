@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { cacheKey, readCache, writeCache } from './cache';
+import { feedAnswer } from './cache';
 import { feedNow, feedPage, nextLink } from './page';
 import { applyPeriod, baseFilter, resolveSort } from './params';
 import { FeedPageSchema, FeedQuery } from './schemas';
@@ -41,17 +41,14 @@ export function register(app: App) {
       route: 'feed', country: q.country.toUpperCase(), lang: q.lang.toLowerCase(), category: q.category ?? null, entity: q.entity ?? null,
       match: q.match, period: q.period ?? null, date_from: q.date_from ?? null, date_to: q.date_to ?? null, sort, order: q.sort_order,
     };
-    const key = q.include_markdown ? null : await cacheKey(c, 'feed', {
-      ...binding, limit: q.limit, offset: q.offset, cursor: q.cursor ?? null, owner: q.cursor ? auth.projectId ?? auth.keyId : null,
-    }, minute);
-    const hit = key ? await readCache(c, key) : null;
-    if (hit) return c.json(hit.body as never, 200, hit.link ? { Link: hit.link } : {});
-    const page = await feedPage(c, {
-      binding, sort, order: q.sort_order, limit: q.limit, offset: q.offset, cursor: q.cursor, markdown: q.include_markdown, filter: filterAt,
+    const params = { ...binding, limit: q.limit, offset: q.offset, cursor: q.cursor ?? null };
+    const answer = await feedAnswer(c, params, minute, q.include_markdown, async () => {
+      const page = await feedPage(c, {
+        binding, sort, order: q.sort_order, limit: q.limit, offset: q.offset, cursor: q.cursor, markdown: q.include_markdown, filter: filterAt,
+      });
+      const body = { items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
+      return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
     });
-    const body = { items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
-    const link = page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null;
-    if (key) writeCache(c, key, { body, link });
-    return c.json(body, 200, link ? { Link: link } : {});
+    return c.json(answer.body as never, 200, answer.link ? { Link: answer.link } : {});
   });
 }

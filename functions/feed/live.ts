@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { iso } from '../../shared/format';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { cacheKey, readCache, writeCache } from './cache';
+import { feedAnswer } from './cache';
 import { feedNow, feedPage, nextLink } from './page';
 import { baseFilter } from './params';
 import { LivePageSchema, LiveQuery } from './schemas';
@@ -40,17 +40,14 @@ export function register(app: App) {
       route: 'live', country: q.country.toUpperCase(), lang: q.lang.toLowerCase(), category: q.category ?? null, entity: q.entity ?? null,
       match: q.match, since_minutes: q.since_minutes,
     };
-    const key = q.include_markdown ? null : await cacheKey(c, 'live', {
-      ...binding, limit: q.limit, offset: q.offset, cursor: q.cursor ?? null, owner: q.cursor ? auth.projectId ?? auth.keyId : null,
-    }, minute);
-    const hit = key ? await readCache(c, key) : null;
-    if (hit) return c.json(hit.body as never, 200, hit.link ? { Link: hit.link } : {});
-    const page = await feedPage(c, {
-      binding, sort: 'first_seen', order: 'desc', limit: q.limit, offset: q.offset, cursor: q.cursor, markdown: q.include_markdown, filter: filterAt,
+    const params = { ...binding, limit: q.limit, offset: q.offset, cursor: q.cursor ?? null };
+    const answer = await feedAnswer(c, params, minute, q.include_markdown, async () => {
+      const page = await feedPage(c, {
+        binding, sort: 'first_seen', order: 'desc', limit: q.limit, offset: q.offset, cursor: q.cursor, markdown: q.include_markdown, filter: filterAt,
+      });
+      const body = { since: iso(since(page.now)), items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
+      return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
     });
-    const body = { since: iso(since(page.now)), items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
-    const link = page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null;
-    if (key) writeCache(c, key, { body, link });
-    return c.json(body, 200, link ? { Link: link } : {});
+    return c.json(answer.body as never, 200, answer.link ? { Link: answer.link } : {});
   });
 }

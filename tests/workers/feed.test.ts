@@ -139,6 +139,18 @@ describe('GET /v2/feed (happy)', () => {
     const reply = await feed('?include_markdown=true&limit=1');
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body.items[0]).toHaveProperty('markdown_content');
+    expect(reply.headers.get('x-aggregate-cache'), 'markdown answers are never cached').toBeNull();
+  });
+
+  it('concurrent identical misses compute once; the rest share or hit the cached answer', async () => {
+    const replies = await Promise.all(Array.from({ length: 12 }, () => feed('?limit=3&sort_by=last_seen&lang=en')));
+    for (const reply of replies) expect(reply.status, show(reply)).toBe(200);
+    const outcomes = replies.map((r) => r.headers.get('x-aggregate-cache'));
+    expect(outcomes.filter((o) => o === 'miss')).toHaveLength(1);
+    expect(outcomes.every((o) => o === 'miss' || o === 'shared' || o === 'hit'), outcomes.join()).toBe(true);
+    expect(new Set(replies.map((r) => r.text)).size).toBe(1);
+    const again = await feed('?limit=3&sort_by=last_seen&lang=en');
+    expect(again.headers.get('x-aggregate-cache')).toBe('hit');
   });
 });
 

@@ -1,12 +1,14 @@
 // GET /v1/entities/trending: top entities of a region by mentions in a window ending now.
 import { createRoute } from '@hono/zod-openapi';
+import { serveAggregate, type AggregateKind } from '../../shared/aggregate';
 import type { App } from '../../shared/app';
+import type { Db } from '../../shared/db/client';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { assertCountryAllowed } from '../../shared/scope';
 import { windowEndingAt } from '../../shared/windows';
 import { TrendingListSchema, TrendingQuery } from './schemas';
-import { rankTrending, topArticles } from './trending-queries';
+import { rankTrending, topArticles, type TrendingRequest } from './trending-queries';
 
 const route = createRoute({
   method: 'get',
@@ -28,37 +30,56 @@ const route = createRoute({
   },
 });
 
+/** The ranking with each entity's top article: what every key allowed the region gets. */
+async function trendingEntities(db: Db, request: TrendingRequest) {
+  const ranked = await rankTrending(db, request);
+  const tops = await topArticles(db, ranked.map((r) => r.id), request);
+  return ranked.flatMap((r) => {
+    const top = tops.get(r.id);
+    // Every ranked entity has a mention in the window, hence a top article; a row without one
+    // would mean the roll-up and the profiles disagree, and is left out rather than invented.
+    if (!top) return [];
+    return [{
+      name: r.name,
+      kg_id: r.kg_id,
+      kg_name: r.kg_name,
+      entity_types: r.entity_types,
+      mentions_in_period: r.mentions,
+      articles_in_period: r.articles,
+      top_article: { url_id: top.url_id, title: top.title, domain: top.domain },
+    }];
+  });
+}
+
+type CachedTrendingRequest = Omit<TrendingRequest, 'from' | 'to'> & { from: string; to: string };
+
+/**
+ * Cached for a minute and computed once for concurrent identical misses (shared single flight). The
+ * window's hours are part of the request, so the answer moves on with the clock; ingest within the
+ * minute shows after it.
+ */
+const trendingAggregate: AggregateKind<CachedTrendingRequest> = {
+  name: 'entities.trending',
+  ttlSeconds: 60,
+  warm: false,
+  compute: ({ db }, r) => trendingEntities(db, { ...r, from: new Date(r.from), to: new Date(r.to) }),
+};
+
 export function register(app: App) {
   app.openapi(route, async (c) => {
-    const { db, auth, clock } = c.var;
+    const { auth, clock } = c.var;
     const q = c.req.valid('query');
     const region = assertCountryAllowed(auth, q.region);
     const window = windowEndingAt(clock.now(), q.period);
-    const request = {
+    const request: CachedTrendingRequest = {
       country: region,
       language: q.lang ?? null,
-      from: ceilHour(window.from),
-      to: ceilHour(window.to),
+      from: ceilHour(window.from).toISOString(),
+      to: ceilHour(window.to).toISOString(),
       entityType: q.entity_type ?? null,
       limit: q.limit,
     };
-    const ranked = await rankTrending(db, request);
-    const tops = await topArticles(db, ranked.map((r) => r.id), request);
-    const trending = ranked.flatMap((r) => {
-      const top = tops.get(r.id);
-      // Every ranked entity has a mention in the window, hence a top article; a row without one
-      // would mean the roll-up and the profiles disagree, and is left out rather than invented.
-      if (!top) return [];
-      return [{
-        name: r.name,
-        kg_id: r.kg_id,
-        kg_name: r.kg_name,
-        entity_types: r.entity_types,
-        mentions_in_period: r.mentions,
-        articles_in_period: r.articles,
-        top_article: { url_id: top.url_id, title: top.title, domain: top.domain },
-      }];
-    });
-    return c.json({ region, period: q.period, trending_entities: trending }, 200);
+    const trending = await serveAggregate(c, trendingAggregate, request);
+    return c.json({ region, period: q.period, trending_entities: trending as Awaited<ReturnType<typeof trendingEntities>> }, 200);
   });
 }

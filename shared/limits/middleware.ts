@@ -71,8 +71,10 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     if (!state.minute.success) {
       refund(c, state.quotaKey);
       const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
+      // The sliding window can deny just after its fixed window turns while its weighted count still
+      // leaves a fraction of a request: a refused request reports none remaining.
       throw coded(429, 'rate_limited', `Rate limit of ${state.minute.limit} requests per minute exceeded; retry in ${retry} s.`, {}, {
-        'Retry-After': retry, ...headerValues(state, now.getTime()),
+        'Retry-After': retry, ...headerValues({ ...state, minute: { ...state.minute, remaining: 0 } }, now.getTime()),
       });
     }
     if (state.month && !state.month.success) {

@@ -53,7 +53,7 @@ export async function run(argv: string[]): Promise<void> {
   const bindings = {
     DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
     UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_feed:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com', NOW: now.toISOString(), CURSOR_SECRET: 'bench-cursor-secret-0123456789',
+    APP_URL: 'https://app.example.com', NOW: now.toISOString(),
   };
   const db = createDb(bindings);
   const store = createStore({ ...bindings });

@@ -52,6 +52,8 @@ export interface StackOptions {
    * are in production, so a load generator in this process does not compete with it for the event loop.
    */
   gatewayProcess?: boolean;
+  /** Extra Worker bindings (e.g. a lifted per-IP limit for a load test from one client). */
+  bindings?: Record<string, string>;
 }
 
 export interface Stack {
@@ -160,7 +162,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     worker = await startWorker({
       DATABASE_URL: databaseUrl, NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, NEON_WS_PROXY: gateway.neonWsProxy,
       UPSTASH_REDIS_REST_URL: gateway.upstashUrl, UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-      REDIS_PREFIX: database, APP_URL: 'https://app.example.com', NOW: FUZZ_NOW,
+      REDIS_PREFIX: database, APP_URL: 'https://app.example.com', NOW: FUZZ_NOW, ...options.bindings,
     });
   } catch (err) {
     await gateway.close();

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // The Miniflare that @cloudflare/vitest-plugin (the test pool) runs on; classic options API.
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { unstable_readConfig } from 'wrangler';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** As in wrangler.toml. */
@@ -27,11 +28,18 @@ export interface RunningWorker {
   dispose(): Promise<void>;
 }
 
+/** wrangler.toml's top-level [vars] (APP_URL, the dev-only CURSOR_SECRET): what `wrangler dev` would bind. */
+function devVars(): Record<string, string> {
+  const { vars } = unstable_readConfig({ config: 'wrangler.toml' });
+  return Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, String(value)]));
+}
+
 /**
- * Bundles and starts the all-in-one Worker with `bindings` (DATABASE_URL, NEON_HTTP_ENDPOINT,
- * UPSTASH_REDIS_REST_URL, ...: a local gateway's, see scripts/gateway).
+ * Bundles and starts the all-in-one Worker with wrangler.toml's dev vars and `bindings`
+ * (DATABASE_URL, NEON_HTTP_ENDPOINT, UPSTASH_REDIS_REST_URL, ...: a local gateway's, see scripts/gateway).
  */
-export async function startWorker(bindings: Record<string, string>): Promise<RunningWorker> {
+export async function startWorker(overrides: Record<string, string>): Promise<RunningWorker> {
+  const bindings = { ...devVars(), ...overrides };
   const dir = mkdtempSync(join(tmpdir(), 'worker-'));
   let mf: Miniflare | undefined;
   try {

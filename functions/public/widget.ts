@@ -28,6 +28,8 @@ const scriptRoute = createRoute({
   responses: {
     200: { description: 'The script.', content: { 'text/javascript': { schema: z.string() } } },
     304: { description: 'Not modified.' },
+    // The edge's input hygiene answers hostile query strings on every route, this one included.
+    ...errorResponses(422),
   },
 });
 

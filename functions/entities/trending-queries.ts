@@ -74,27 +74,31 @@ export interface TopArticleRow {
   domain: string;
 }
 
-/** A mention in the window: a profile of the article in the region (and language) first seen in it. */
-const IN_WINDOW = (url: string) => `p.url_id = ${url} AND p.country = $2 AND ($3::text IS NULL OR p.language = $3::text)
-  AND p.first_seen >= $4 AND p.first_seen < $5`;
-
-// Each ranked entity's articles by score (article_entities_entity_score_idx) until one has a
-// mention in the window. On the bench set this beat scanning the window's profiles for every period
-// (1h: 21 vs 23 ms, 7d: 2 vs 100+ ms; docs/BENCHMARKS.md).
-const BY_SCORE = `
+// Each ranked entity's best occurrence per bucket of the window (entity_day_tops for whole days,
+// entity_hour_tops for the edge hours, both kept at ingest): one index-only range read per table and
+// entity, and the best of those few rows is the best mention of the window (ties as in the tables:
+// unified_score, embedding_similarity descending, then url_id).
+const TOPS = `
   SELECT t.entity_id, x.url_id FROM unnest($1::uuid[]) AS t(entity_id)
   CROSS JOIN LATERAL (
-    SELECT ae.url_id FROM article_entities ae
-    WHERE ae.entity_id = t.entity_id AND EXISTS (SELECT 1 FROM url_profiles p WHERE ${IN_WINDOW('ae.url_id')})
-    ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT 1) x`;
+    SELECT url_id, unified_score, embedding_similarity FROM entity_day_tops
+    WHERE entity_id = t.entity_id AND country = $2 AND language = coalesce($3::text, '*') AND day >= $4::date AND day < $5::date
+    UNION ALL
+    SELECT url_id, unified_score, embedding_similarity FROM entity_hour_tops
+    WHERE entity_id = t.entity_id AND country = $2 AND language = coalesce($3::text, '*') AND hour >= $6 AND hour < $7
+    UNION ALL
+    SELECT url_id, unified_score, embedding_similarity FROM entity_hour_tops
+    WHERE entity_id = t.entity_id AND country = $2 AND language = coalesce($3::text, '*') AND hour >= $8 AND hour < $9
+    ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1) x`;
 
-/** Of each entity's mentions in the window, the article where it scores highest (ties: url_id). */
+/** Of each entity's mentions in the window, the article where it scores highest (ties: similarity, url_id). */
 export async function topArticles(db: Db, entityIds: string[], r: TrendingRequest): Promise<Map<string, TopArticleRow>> {
   if (entityIds.length === 0) return new Map();
+  const w = splitWindow(r.from, r.to);
   const rows = await queryRows<TopArticleRow>(
     db,
-    `SELECT t.entity_id, a.id AS url_id, a.title, a.domain FROM (${BY_SCORE}) t JOIN articles a ON a.id = t.url_id`,
-    [entityIds, r.country, r.language, r.from.toISOString(), r.to.toISOString()],
+    `SELECT t.entity_id, a.id AS url_id, a.title, a.domain FROM (${TOPS}) t JOIN articles a ON a.id = t.url_id`,
+    [entityIds, r.country, r.language, ...w.days, ...w.before, ...w.after],
   );
   return new Map(rows.map((row) => [row.entity_id, row]));
 }

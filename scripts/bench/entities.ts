@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import type { Db } from '../../shared/db/client';
 import { countArticles, entityArticles, getEntity, listEntities, type Countries, type ListFilter } from '../../functions/entities/queries';
-import { rankTrending, topArticles, type TrendingRequest } from '../../functions/entities/trending-queries';
+import { rankTrending, type TrendingRequest } from '../../functions/entities/trending-queries';
 import { BENCH_NOW } from './generate';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
@@ -104,8 +104,7 @@ const apiList = async (db: Db, countries: Countries, f: ListFilter) => {
 
 const apiTrending = async (db: Db, r: TrendingRequest) => {
   const ranked = await rankTrending(db, r);
-  const tops = await topArticles(db, ranked.map((x) => x.id), r);
-  return ranked.map((x) => [x.name, x.mentions, x.articles, tops.get(x.id)?.url_id]);
+  return ranked.map((x) => [x.name, x.mentions, x.articles, x.top_url_id]);
 };
 
 const apiDetail = async (db: Db, countries: Countries, name: string) => {

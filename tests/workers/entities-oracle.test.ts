@@ -195,9 +195,10 @@ describe('entities equal the raw reference', () => {
     expect(bucket, 'a bucket with two mentions').toBeTruthy();
     const hour = new Date(bucket.hour);
     const now = new Date(hour.getTime() + 30 * 60_000);
-    const ask = async () => {
+    // Answers are cached per limit for a minute: each ask uses a limit of its own.
+    const ask = async (limit: number) => {
       world.setNow(now.toISOString());
-      const reply = await world.call('/v1/entities/trending?region=US&period=1h&limit=100', { key: keys.all });
+      const reply = await world.call(`/v1/entities/trending?region=US&period=1h&limit=${limit}`, { key: keys.all });
       expect(reply.status, show(reply)).toBe(200);
       return reply.body.trending_entities.map((t: any) => ({
         name: t.name, mentions: t.mentions_in_period, articles: t.articles_in_period, top: t.top_article.url_id,
@@ -206,7 +207,8 @@ describe('entities equal the raw reference', () => {
     const want = await naiveTrending('US', null, null, hour, new Date(hour.getTime() + 3_600_000));
     const right = want.find((w: any) => w.name === bucket.name);
     expect(right, 'the entity ranks in its hour').toBeTruthy();
-    expect(await ask(), 'the untouched tables answer right').toEqual(want);
+    expect(want.length).toBeLessThan(99);
+    expect(await ask(100), 'the untouched tables answer right').toEqual(want);
     const wrong = bucket.urls.find((u: string) => u !== right.top);
     const client = await world.pool().connect();
     try {
@@ -215,7 +217,7 @@ describe('entities equal the raw reference', () => {
         [wrong, bucket.entity_id, hour.toISOString()],
       );
       expect(rowCount).toBe(1);
-      const got = await ask();
+      const got = await ask(99);
       expect(got).not.toEqual(want);
       expect(got.map((g: any) => g.top)).toContain(wrong);
       await rebuildRollups(client, () => {}, { entitiesOnly: true });

@@ -44,20 +44,37 @@ export function splitWindow(from: Date, to: Date) {
   return { before: [iso(f), iso(dayFrom)], days: [iso(dayFrom).slice(0, 10), iso(dayTo).slice(0, 10)], after: [iso(dayTo), iso(t)] };
 }
 
+interface Range {
+  /** The counts table; its tops table is entity_day_tops / entity_hour_tops. */
+  grain: 'day' | 'hour';
+  from: string;
+  to: string;
+}
+
+/** The window's non-empty ranges: empty ones would only add planning and index probes. */
+function windowRanges(r: TrendingRequest): Range[] {
+  const w = splitWindow(r.from, r.to);
+  const ranges: Range[] = [
+    { grain: 'hour', from: w.before[0], to: w.before[1] },
+    { grain: 'day', from: w.days[0], to: w.days[1] },
+    { grain: 'hour', from: w.after[0], to: w.after[1] },
+  ];
+  return ranges.filter((x) => x.from < x.to);
+}
+
+// $1 country, $2 language (null: the '*' rows), $3 entity type, $4 limit; then each range's bounds.
+const IN_RANGE = (x: Range, i: number) => {
+  const cast = x.grain === 'day' ? 'date' : 'timestamptz';
+  return `country = $1 AND language = coalesce($2::text, '*') AND ${x.grain} >= $${5 + 2 * i}::${cast} AND ${x.grain} < $${6 + 2 * i}::${cast}`;
+};
+
 // Each ranked entity's best occurrence per bucket of the window (entity_day_tops for whole days,
 // entity_hour_tops for the edge hours, both kept at ingest): an index-only range read per table and
 // entity, and the best of those few rows is the best mention of the window (ties as in the tables:
 // unified_score, embedding_similarity descending, then url_id).
-const TOP_OF = (entity: string) => `
-    SELECT url_id, unified_score, embedding_similarity FROM entity_day_tops
-    WHERE entity_id = ${entity} AND country = $1 AND language = coalesce($2::text, '*') AND day >= $3::date AND day < $4::date
-    UNION ALL
-    SELECT url_id, unified_score, embedding_similarity FROM entity_hour_tops
-    WHERE entity_id = ${entity} AND country = $1 AND language = coalesce($2::text, '*') AND hour >= $5 AND hour < $6
-    UNION ALL
-    SELECT url_id, unified_score, embedding_similarity FROM entity_hour_tops
-    WHERE entity_id = ${entity} AND country = $1 AND language = coalesce($2::text, '*') AND hour >= $7 AND hour < $8
-    ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1`;
+const TOP_OF = (entity: string, ranges: Range[]) => ranges
+  .map((x, i) => `SELECT url_id, unified_score, embedding_similarity FROM entity_${x.grain}_tops WHERE entity_id = ${entity} AND ${IN_RANGE(x, i)}`)
+  .join(' UNION ALL ') + ' ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1';
 
 /**
  * One statement: the window's counts summed per entity from the covering keys of entity_days /
@@ -65,28 +82,21 @@ const TOP_OF = (entity: string) => `
  * which break the ties), then the top article of each of the page's entities.
  */
 export function rankTrending(db: Db, r: TrendingRequest) {
-  const w = splitWindow(r.from, r.to);
+  const ranges = windowRanges(r);
+  const counts = ranges.map((x, i) => `SELECT entity_id, mentions, articles FROM entity_${x.grain}s WHERE ${IN_RANGE(x, i)}`);
   return queryRows<TrendingRow>(
     db,
-    `WITH u AS (
-       SELECT entity_id, mentions, articles FROM entity_days
-       WHERE country = $1 AND language = coalesce($2::text, '*') AND day >= $3::date AND day < $4::date
-       UNION ALL
-       SELECT entity_id, mentions, articles FROM entity_hours
-       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $5 AND hour < $6
-       UNION ALL
-       SELECT entity_id, mentions, articles FROM entity_hours
-       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $7 AND hour < $8),
+    `WITH u AS (${counts.join(' UNION ALL ')}),
      s AS (SELECT entity_id, sum(mentions)::int AS mentions, sum(articles)::int AS articles FROM u
-       WHERE $9::text IS NULL OR entity_id IN (SELECT id FROM entities WHERE $9::text = ANY(entity_types))
+       WHERE $3::text IS NULL OR entity_id IN (SELECT id FROM entities WHERE $3::text = ANY(entity_types))
        GROUP BY entity_id),
-     t AS (SELECT * FROM s ORDER BY mentions DESC, articles DESC FETCH FIRST $10 ROWS WITH TIES),
+     t AS (SELECT * FROM s ORDER BY mentions DESC, articles DESC FETCH FIRST $4 ROWS WITH TIES),
      p AS (SELECT e.id, e.name, e.normalized_name, e.kg_id, e.kg_name, e.entity_types, t.mentions, t.articles
        FROM t JOIN entities e ON e.id = t.entity_id
-       ORDER BY t.mentions DESC, t.articles DESC, e.normalized_name LIMIT $10)
+       ORDER BY t.mentions DESC, t.articles DESC, e.normalized_name LIMIT $4)
      SELECT p.id, p.name, p.kg_id, p.kg_name, p.entity_types, p.mentions, p.articles, a.id AS top_url_id, a.title AS top_title, a.domain AS top_domain
-     FROM p LEFT JOIN LATERAL (${TOP_OF('p.id')}) x ON true LEFT JOIN articles a ON a.id = x.url_id
+     FROM p LEFT JOIN LATERAL (${TOP_OF('p.id', ranges)}) x ON true LEFT JOIN articles a ON a.id = x.url_id
      ORDER BY p.mentions DESC, p.articles DESC, p.normalized_name`,
-    [r.country, r.language, ...w.days, ...w.before, ...w.after, r.entityType, r.limit],
+    [r.country, r.language, r.entityType, r.limit, ...ranges.flatMap((x) => [x.from, x.to])],
   );
 }

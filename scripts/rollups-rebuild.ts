@@ -1,6 +1,7 @@
 // `npm run rollups:rebuild [-- --activity-only]`: rebuilds the roll-ups of DATABASE_URL (or the
 // embedded database); `--activity-only` rebuilds only the activity hulls from url_dimensions and url_spans;
-// `--entities-only` only the entity read models (entity_best, entity_hours).
+// `--entities-only` only the entity read models (entity_best, entity_hours, entity_*_tops);
+// `--entity-tops-only` only the trending tops (entity_hour_tops, entity_day_tops).
 import { rebuildRollups } from '../shared/ingest/rebuild';
 import { connect } from './lib/connect';
 
@@ -10,6 +11,7 @@ try {
   await rebuildRollups(client, (line) => console.log(line), {
     activityOnly: process.argv.includes('--activity-only'),
     entitiesOnly: process.argv.includes('--entities-only'),
+    entityTopsOnly: process.argv.includes('--entity-tops-only'),
   });
 } finally {
   client.release();

@@ -1,5 +1,5 @@
-// Trending read path: sums of the entity_days / entity_hours roll-ups (kept at ingest) over the window,
-// then the top article of each of the few ranked entities.
+// Trending read path, one statement: sums of the entity_days / entity_hours roll-ups (kept at ingest)
+// over the window, then the top article of each of the few ranked entities from the trending tops.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 
@@ -22,6 +22,10 @@ export interface TrendingRow {
   entity_types: string[];
   mentions: number;
   articles: number;
+  /** The top article (null only if the roll-ups disagreed, see trending.ts). */
+  top_url_id: string | null;
+  top_title: string | null;
+  top_domain: string | null;
 }
 
 const DAY = 86_400_000;
@@ -40,61 +44,59 @@ export function splitWindow(from: Date, to: Date) {
   return { before: [iso(f), iso(dayFrom)], days: [iso(dayFrom).slice(0, 10), iso(dayTo).slice(0, 10)], after: [iso(dayTo), iso(t)] };
 }
 
-export function rankTrending(db: Db, r: TrendingRequest) {
+interface Range {
+  /** The counts table; its tops table is entity_day_tops / entity_hour_tops. */
+  grain: 'day' | 'hour';
+  from: string;
+  to: string;
+}
+
+/** The window's non-empty ranges: empty ones would only add planning and index probes. */
+function windowRanges(r: TrendingRequest): Range[] {
   const w = splitWindow(r.from, r.to);
+  const ranges: Range[] = [
+    { grain: 'hour', from: w.before[0], to: w.before[1] },
+    { grain: 'day', from: w.days[0], to: w.days[1] },
+    { grain: 'hour', from: w.after[0], to: w.after[1] },
+  ];
+  return ranges.filter((x) => x.from < x.to);
+}
+
+// $1 country, $2 language (null: the '*' rows), $3 entity type, $4 limit; then each range's bounds.
+const IN_RANGE = (x: Range, i: number) => {
+  const cast = x.grain === 'day' ? 'date' : 'timestamptz';
+  return `country = $1 AND language = coalesce($2::text, '*') AND ${x.grain} >= $${5 + 2 * i}::${cast} AND ${x.grain} < $${6 + 2 * i}::${cast}`;
+};
+
+// Each ranked entity's best occurrence per bucket of the window (entity_day_tops for whole days,
+// entity_hour_tops for the edge hours, both kept at ingest): an index-only range read per table and
+// entity, and the best of those few rows is the best mention of the window (ties as in the tables:
+// unified_score, embedding_similarity descending, then url_id).
+const TOP_OF = (entity: string, ranges: Range[]) => ranges
+  .map((x, i) => `SELECT url_id, unified_score, embedding_similarity FROM entity_${x.grain}_tops WHERE entity_id = ${entity} AND ${IN_RANGE(x, i)}`)
+  .join(' UNION ALL ') + ' ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1';
+
+/**
+ * One statement: the window's counts summed per entity from the covering keys of entity_days /
+ * entity_hours (index-only range reads), the page and its ties on the counts (only those need names,
+ * which break the ties), then the top article of each of the page's entities.
+ */
+export function rankTrending(db: Db, r: TrendingRequest) {
+  const ranges = windowRanges(r);
+  const counts = ranges.map((x, i) => `SELECT entity_id, mentions, articles FROM entity_${x.grain}s WHERE ${IN_RANGE(x, i)}`);
   return queryRows<TrendingRow>(
     db,
-    `WITH u AS (
-       SELECT entity_id, mentions, articles FROM entity_days
-       WHERE country = $1 AND language = coalesce($2::text, '*') AND day >= $3::date AND day < $4::date
-       UNION ALL
-       SELECT entity_id, mentions, articles FROM entity_hours
-       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $5 AND hour < $6
-       UNION ALL
-       SELECT entity_id, mentions, articles FROM entity_hours
-       WHERE country = $1 AND language = coalesce($2::text, '*') AND hour >= $7 AND hour < $8),
-     s AS MATERIALIZED (SELECT entity_id, sum(mentions)::int AS mentions, sum(articles)::int AS articles FROM u GROUP BY entity_id),
-     f AS MATERIALIZED (
-       SELECT * FROM s WHERE $9::text IS NULL OR entity_id IN (SELECT id FROM entities WHERE $9::text = ANY(entity_types))),
-     -- The limit-th count: only entities at or above it (the page and its ties) need their names.
-     b AS (SELECT mentions, articles FROM f ORDER BY mentions DESC, articles DESC OFFSET $10 - 1 LIMIT 1)
-     SELECT e.id, e.name, e.kg_id, e.kg_name, e.entity_types, f.mentions, f.articles
-     FROM f JOIN entities e ON e.id = f.entity_id
-     WHERE NOT EXISTS (SELECT 1 FROM b) OR (f.mentions, f.articles) >= (SELECT b.mentions, b.articles FROM b)
-     ORDER BY f.mentions DESC, f.articles DESC, e.normalized_name
-     LIMIT $10`,
-    [r.country, r.language, ...w.days, ...w.before, ...w.after, r.entityType, r.limit],
+    `WITH u AS (${counts.join(' UNION ALL ')}),
+     s AS (SELECT entity_id, sum(mentions)::int AS mentions, sum(articles)::int AS articles FROM u
+       WHERE $3::text IS NULL OR entity_id IN (SELECT id FROM entities WHERE $3::text = ANY(entity_types))
+       GROUP BY entity_id),
+     t AS (SELECT * FROM s ORDER BY mentions DESC, articles DESC FETCH FIRST $4 ROWS WITH TIES),
+     p AS (SELECT e.id, e.name, e.normalized_name, e.kg_id, e.kg_name, e.entity_types, t.mentions, t.articles
+       FROM t JOIN entities e ON e.id = t.entity_id
+       ORDER BY t.mentions DESC, t.articles DESC, e.normalized_name LIMIT $4)
+     SELECT p.id, p.name, p.kg_id, p.kg_name, p.entity_types, p.mentions, p.articles, a.id AS top_url_id, a.title AS top_title, a.domain AS top_domain
+     FROM p LEFT JOIN LATERAL (${TOP_OF('p.id', ranges)}) x ON true LEFT JOIN articles a ON a.id = x.url_id
+     ORDER BY p.mentions DESC, p.articles DESC, p.normalized_name`,
+    [r.country, r.language, r.entityType, r.limit, ...ranges.flatMap((x) => [x.from, x.to])],
   );
-}
-
-export interface TopArticleRow {
-  entity_id: string;
-  url_id: string;
-  title: string;
-  domain: string;
-}
-
-/** A mention in the window: a profile of the article in the region (and language) first seen in it. */
-const IN_WINDOW = (url: string) => `p.url_id = ${url} AND p.country = $2 AND ($3::text IS NULL OR p.language = $3::text)
-  AND p.first_seen >= $4 AND p.first_seen < $5`;
-
-// Each ranked entity's articles by score (article_entities_entity_score_idx) until one has a
-// mention in the window. On the bench set this beat scanning the window's profiles for every period
-// (1h: 21 vs 23 ms, 7d: 2 vs 100+ ms; docs/BENCHMARKS.md).
-const BY_SCORE = `
-  SELECT t.entity_id, x.url_id FROM unnest($1::uuid[]) AS t(entity_id)
-  CROSS JOIN LATERAL (
-    SELECT ae.url_id FROM article_entities ae
-    WHERE ae.entity_id = t.entity_id AND EXISTS (SELECT 1 FROM url_profiles p WHERE ${IN_WINDOW('ae.url_id')})
-    ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT 1) x`;
-
-/** Of each entity's mentions in the window, the article where it scores highest (ties: url_id). */
-export async function topArticles(db: Db, entityIds: string[], r: TrendingRequest): Promise<Map<string, TopArticleRow>> {
-  if (entityIds.length === 0) return new Map();
-  const rows = await queryRows<TopArticleRow>(
-    db,
-    `SELECT t.entity_id, a.id AS url_id, a.title, a.domain FROM (${BY_SCORE}) t JOIN articles a ON a.id = t.url_id`,
-    [entityIds, r.country, r.language, r.from.toISOString(), r.to.toISOString()],
-  );
-  return new Map(rows.map((row) => [row.entity_id, row]));
 }

@@ -8,7 +8,7 @@ import { errorResponses, keyed } from '../../shared/schemas/common';
 import { assertCountryAllowed } from '../../shared/scope';
 import { windowEndingAt } from '../../shared/windows';
 import { TrendingListSchema, TrendingQuery } from './schemas';
-import { rankTrending, topArticles, type TrendingRequest } from './trending-queries';
+import { rankTrending, type TrendingRequest } from './trending-queries';
 
 const route = createRoute({
   method: 'get',
@@ -33,12 +33,10 @@ const route = createRoute({
 /** The ranking with each entity's top article: what every key allowed the region gets. */
 async function trendingEntities(db: Db, request: TrendingRequest) {
   const ranked = await rankTrending(db, request);
-  const tops = await topArticles(db, ranked.map((r) => r.id), request);
   return ranked.flatMap((r) => {
-    const top = tops.get(r.id);
     // Every ranked entity has a mention in the window, hence a top article; a row without one
-    // would mean the roll-up and the profiles disagree, and is left out rather than invented.
-    if (!top) return [];
+    // would mean the roll-ups disagree, and is left out rather than invented.
+    if (r.top_url_id === null) return [];
     return [{
       name: r.name,
       kg_id: r.kg_id,
@@ -46,7 +44,7 @@ async function trendingEntities(db: Db, request: TrendingRequest) {
       entity_types: r.entity_types,
       mentions_in_period: r.mentions,
       articles_in_period: r.articles,
-      top_article: { url_id: top.url_id, title: top.title, domain: top.domain },
+      top_article: { url_id: r.top_url_id, title: r.top_title ?? '', domain: r.top_domain ?? '' },
     }];
   });
 }

@@ -1,14 +1,15 @@
 // `npm run bench -- entities [--scale bench] [--lines N] [--runs 15] [--scope all|US|US,GB,DE]`
 // The entity read paths exactly as the routes run them (functions/entities/*queries.ts, same SQL and
 // parameters) against the same answer from a raw aggregate over article_entities and url_profiles,
-// both on one direct connection to the bench set (`bench_rollups`), so the times are database time
+// both on one direct connection to the bench set (`bench_rollups`; a database loaded before
+// 0010_trending_tops gets the tops tables backfilled by rollups-load.ts `upgrade`), so the times are database time
 // plus a local round trip. The first pair of each case is compared for equality; then `--runs`
 // pairs alternate sides. Targets (issue 11): trending >= 20x the raw aggregate and p50 <= 30 ms;
 // `search` >= 10x an ILIKE scan.
 import type pg from 'pg';
 import type { Db } from '../../shared/db/client';
 import { countArticles, entityArticles, getEntity, listEntities, type Countries, type ListFilter } from '../../functions/entities/queries';
-import { rankTrending, topArticles, type TrendingRequest } from '../../functions/entities/trending-queries';
+import { rankTrending, type TrendingRequest } from '../../functions/entities/trending-queries';
 import { BENCH_NOW } from './generate';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
@@ -104,8 +105,7 @@ const apiList = async (db: Db, countries: Countries, f: ListFilter) => {
 
 const apiTrending = async (db: Db, r: TrendingRequest) => {
   const ranked = await rankTrending(db, r);
-  const tops = await topArticles(db, ranked.map((x) => x.id), r);
-  return ranked.map((x) => [x.name, x.mentions, x.articles, tops.get(x.id)?.url_id]);
+  return ranked.map((x) => [x.name, x.mentions, x.articles, x.top_url_id]);
 };
 
 const apiDetail = async (db: Db, countries: Countries, name: string) => {
@@ -137,7 +137,8 @@ export async function run(argv: string[]): Promise<void> {
   const { rows: [sizes] } = await setup.query<Record<string, string>>(`SELECT (SELECT count(*) FROM entities) AS entities,
     (SELECT count(*) FROM article_entities) AS article_entities, (SELECT count(*) FROM articles) AS articles,
     (SELECT count(*) FROM url_profiles) AS profiles, (SELECT count(*) FROM entity_best) AS entity_best,
-    (SELECT count(*) FROM entity_hours) AS entity_hours`);
+    (SELECT count(*) FROM entity_hours) AS entity_hours, (SELECT count(*) FROM entity_hour_tops) AS entity_hour_tops,
+    (SELECT count(*) FROM entity_day_tops) AS entity_day_tops`);
   log(`data: ${JSON.stringify(sizes)}`);
   const { rows: picks } = await setup.query<{ normalized_name: string; n: number }>(
     `SELECT e.normalized_name, x.n FROM (SELECT entity_id, count(*)::int AS n FROM article_entities GROUP BY entity_id) x

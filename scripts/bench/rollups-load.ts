@@ -52,6 +52,16 @@ async function upgrade(client: pg.Client): Promise<void> {
     // Index-only range scans need the visibility map that VACUUM sets (autovacuum does it in service).
     await client.query('VACUUM (ANALYZE) entity_best, entity_hours, entity_days');
   }
+  // 0010_trending_tops on a database whose other entity read models are already built.
+  const { rows: [tops] } = await client.query<{ missing: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM entity_hour_tops) AND EXISTS (SELECT 1 FROM entity_hours) AS missing`);
+  if (tops.missing) {
+    log('building the trending tops (entity_hour_tops, entity_day_tops) of the loaded data');
+    await client.query(`SET work_mem = '512MB'`);
+    await rebuildRollups(client, (line) => log(`  ${line}`), { entityTopsOnly: true });
+    await client.query('RESET work_mem');
+    await client.query('VACUUM (ANALYZE) entity_hour_tops, entity_day_tops');
+  }
   if (!missing.hulls && !missing.totals) return;
   await client.query(`SET work_mem = '512MB'`);
   if (missing.hulls) {

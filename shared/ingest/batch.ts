@@ -45,7 +45,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
-    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(),
+    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), entityTops: new Set(),
   };
   await db.query('BEGIN');
   try {
@@ -68,7 +68,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       const changes = await syncDimensions(db, [...touched]);
       const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
       await refreshActivity(db, [...ctx.spanUrls, ...joined], changes.filter((c) => c.sign < 0));
-      await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls]);
+      await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls], ctx.entityTops);
     }
     await db.query('COMMIT');
   } catch (e) {

@@ -10,6 +10,7 @@
 //   recomputed whole; every other touched occurrence is merged in ("better" replaces).
 import { ENTITY_ALL } from '../db/schema/entities';
 import type { Queryable } from '../db/queryable';
+import { addLinkTopKeys, addTopKeys, REBUILD_TOPS, refreshTops, type TopKeys } from './entity-tops';
 
 /** The profiles of `urls` as entity_hours contributions: hour of first sight, first in the market. */
 const PROFILE_FIRSTS = (urls?: string) => `
@@ -43,7 +44,9 @@ days AS (
     SET mentions = entity_days.mentions + excluded.mentions, articles = entity_days.articles + excluded.articles
   RETURNING country, language, day::text AS at, entity_id, mentions, articles)
 SELECT 'hours' AS tbl, country, language, at, entity_id FROM hours WHERE mentions = 0 AND articles = 0
-UNION ALL SELECT 'days', country, language, at, entity_id FROM days WHERE mentions = 0 AND articles = 0`;
+UNION ALL SELECT 'days', country, language, at, entity_id FROM days WHERE mentions = 0 AND articles = 0
+-- Every bucket a contribution touches, even at a net zero count: its top mention may have changed.
+UNION ALL SELECT DISTINCT 'tops', country, NULL, extract(epoch FROM hour)::bigint::text, entity_id FROM c`;
 
 // Buckets that fell back to zero are removed, so that the incremental tables equal a rebuild.
 const DROP_ZERO = (into: 'hours' | 'days') => `DELETE FROM entity_${into} t
@@ -52,15 +55,16 @@ const DROP_ZERO = (into: 'hours' | 'days') => `DELETE FROM entity_${into} t
     AND t.mentions = 0 AND t.articles = 0`;
 
 interface ZeroRow {
-  tbl: 'hours' | 'days';
+  tbl: 'hours' | 'days' | 'tops';
   country: string;
   language: string;
   at: string;
   entity_id: string;
 }
 
-async function fold(db: Queryable, sql: string, params: unknown[]): Promise<void> {
+async function fold(db: Queryable, sql: string, params: unknown[], tops: TopKeys): Promise<void> {
   const { rows } = await db.query<ZeroRow>(FOLD(sql), params);
+  addTopKeys(tops, rows.filter((r) => r.tbl === 'tops'));
   for (const into of ['hours', 'days'] as const) {
     const zero = rows.filter((r) => r.tbl === into);
     if (zero.length) {
@@ -83,7 +87,7 @@ const profileKey = (p: ProfileFirst) => `${p.url_id}|${p.country}|${p.language}|
  * Call before the URLs' profiles are recomputed; `apply()` afterwards adds (new - old) profile
  * contributions to entity_hours for the URLs' current (pre-sync) entities.
  */
-export async function trackProfileFirsts(db: Queryable, urls: string[]): Promise<{ apply(): Promise<void> }> {
+export async function trackProfileFirsts(db: Queryable, urls: string[], tops: TopKeys): Promise<{ apply(): Promise<void> }> {
   const read = async () => (await db.query<ProfileFirst>(PROFILE_FIRSTS('$1::uuid[]'), [urls])).rows;
   const before = await read();
   return {
@@ -112,6 +116,7 @@ export async function trackProfileFirsts(db: Queryable, urls: string[]): Promise
           changed.map((d) => new Date(d.p.hour).toISOString()), changed.map((d) => d.p.first_in_country), changed.map((d) => d.sign),
           urlSet,
         ],
+        tops,
       );
     },
   };
@@ -125,7 +130,7 @@ export interface EntityLinkChange {
 }
 
 /** Adds (sign x) the current profiles of URLs that joined (left) an entity. */
-async function applyLinkChanges(db: Queryable, changes: EntityLinkChange[]): Promise<void> {
+async function applyLinkChanges(db: Queryable, changes: EntityLinkChange[], tops: TopKeys): Promise<void> {
   if (changes.length === 0) return;
   await fold(
     db,
@@ -133,6 +138,7 @@ async function applyLinkChanges(db: Queryable, changes: EntityLinkChange[]): Pro
      FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS c(entity_id, url_id, sign)
      JOIN (${PROFILE_FIRSTS('$4::uuid[]')}) p ON p.url_id = c.url_id`,
     [changes.map((c) => c.key), changes.map((c) => c.url_id), changes.map((c) => c.sign), [...new Set(changes.map((c) => c.url_id))]],
+    tops,
   );
 }
 
@@ -170,9 +176,13 @@ WHERE ${BETTER}`;
  * to date for the batch's articles (`rewritten`: their links may have changed) and the URLs whose
  * observations changed (`observed`: they may have reached new markets).
  */
-export async function refreshEntities(db: Queryable, changes: EntityLinkChange[], rewritten: string[], observed: string[]): Promise<void> {
+export async function refreshEntities(
+  db: Queryable, changes: EntityLinkChange[], rewritten: string[], observed: string[], tops: TopKeys,
+): Promise<void> {
   const links = changes.filter((c) => c.kind === 'entity');
-  await applyLinkChanges(db, links);
+  await applyLinkChanges(db, links, tops);
+  await addLinkTopKeys(db, tops, rewritten);
+  await refreshTops(db, tops);
   const lost = links.filter((c) => c.sign < 0).map((c) => c.key);
   const { rows } = rewritten.length
     ? await db.query<{ entity_id: string }>(`SELECT DISTINCT entity_id FROM entity_best WHERE url_id = ANY($1::uuid[])`, [rewritten])
@@ -183,7 +193,7 @@ export async function refreshEntities(db: Queryable, changes: EntityLinkChange[]
   if (touched.length) await db.query(MERGE_BEST, [touched]);
 }
 
-/** Set-based rebuild of both tables from article_entities and url_profiles. */
+/** Set-based rebuild of the entity read models from article_entities and url_profiles. */
 export const REBUILD_ENTITIES = [
   `TRUNCATE entity_best, entity_hours, entity_days`,
   `INSERT INTO entity_best ${BEST_OF('article_entities', true)}`,
@@ -198,4 +208,5 @@ export const REBUILD_ENTITIES = [
    SELECT country, language, (hour AT TIME ZONE 'UTC')::date, entity_id, sum(mentions)::int, sum(articles)::int FROM entity_hours
    GROUP BY 1, 2, 3, 4`,
   `ANALYZE entity_best, entity_hours, entity_days`,
+  ...REBUILD_TOPS,
 ];

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/queryable';
 import { ALL_MARKETS } from '../rollups/activity';
 import { REBUILD_ACTIVITY } from './activity';
 import { REBUILD_ENTITIES } from './entity-rollups';
+import { REBUILD_TOPS } from './entity-tops';
 
 /** The all-markets rows (country = language = '*') of dim_hours, from its per-market rows. */
 export const TOTAL_HOURS = `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
@@ -72,9 +73,12 @@ export interface RebuildOptions {
   activityOnly?: boolean;
   /** Only the entity read models (entity_best, entity_hours), from article_entities and url_profiles. */
   entitiesOnly?: boolean;
+  /** Only the trending tops (entity_hour_tops, entity_day_tops): the backfill of 0010_trending_tops. */
+  entityTopsOnly?: boolean;
 }
 
 export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
+  if (opts.entityTopsOnly) return run(db, REBUILD_TOPS, log);
   if (opts.entitiesOnly) return run(db, REBUILD_ENTITIES, log);
   await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS]), ...REBUILD_ACTIVITY, ANALYZE, ...(opts.activityOnly ? [] : REBUILD_ENTITIES)], log);
 }

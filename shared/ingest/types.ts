@@ -86,6 +86,8 @@ export interface BatchContext {
   newTrendArticles: { trend_id: string; url_id: string }[];
   /** URLs whose activity spans changed (their activity groups are refreshed at the end). */
   spanUrls: Set<string>;
+  /** Trending-top buckets (entity|country|hour) touched by the batch, recomputed at its end (entity-tops.ts). */
+  entityTops: Set<string>;
 }
 
 export function emptyGroups(): Groups {

@@ -143,7 +143,7 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     for (const k of keys) ctx.spanUrls.add(k.url_id);
   }
   const profileUrls = [...new Set(keys.map((p) => p.url_id))];
-  const entityHours = ctx.rollups ? await trackProfileFirsts(ctx.db, profileUrls) : null;
+  const entityHours = ctx.rollups ? await trackProfileFirsts(ctx.db, profileUrls, ctx.entityTops) : null;
   const changed = await ctx.db.query<ChangedProfile>(RECOMPUTE_PROFILES, [
     keys.map((p) => p.url_id), keys.map((p) => p.country), keys.map((p) => p.language),
     [...new Set(keys.map((p) => p.url_id))],

@@ -1,7 +1,8 @@
 // The entities oracle: trending counts and top articles, list best occurrences and detail counts
 // served by the API equal plain SQL over raw observations and article_entities (never the
 // roll-ups), for random regions, periods, clocks, languages, types and key scopes, after late
-// data, duplicates, corrections, rewritten entity links and score changes in later batches.
+// data, duplicates, corrections, rewritten entity links and score changes in later batches, and
+// late observations that move first sightings into earlier hours after the scores changed.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
@@ -31,10 +32,29 @@ function rescored(batches: object[][]): object[][] {
   return [spread, [...lowered, ...types]];
 }
 
+/**
+ * Last batches, after the rescoring: late observations two hours before some articles' first
+ * sighting (their profiles move to an earlier bucket, out of the old one), a new profile (DE de) for
+ * others, then a rescore that makes a formerly low occurrence the best and drops a link.
+ */
+function lateAndRaised(batches: object[][]): object[][] {
+  const articles = batches[0].filter((r: any) => r.type === 'article') as any[];
+  const late = articles.filter((_, i) => i % 4 === 1).flatMap((a) => {
+    const hour = new Date(Date.parse(a.first_seen_at) - 2 * 3_600_000).toISOString();
+    return [{ type: 'observation', url_id: a.id, country: 'US', language: 'en', hour, impressions: 5, position: 3 },
+      { type: 'observation', url_id: a.id, country: 'DE', language: 'de', hour, impressions: 4, position: 2 }];
+  });
+  const raised = articles.filter((_, i) => i % 5 === 3).map((a, i) => ({
+    ...a,
+    entities: a.entities.slice(i % 2).map((m: any, j: number) => ({ ...m, unified_score: 0.95 - j * 0.1, embedding_similarity: (i % 3) / 3 })),
+  }));
+  return [late, raised];
+}
+
 beforeAll(async () => {
   world = await createWorld('entities_oracle');
   const batches = dataset();
-  for (const batch of [...batches, ...rescored(batches)]) await seed(world, batch);
+  for (const batch of [...batches, ...rescored(batches), ...lateAndRaised(batches)]) await seed(world, batch);
   await world.tenant({ countries: ['US', 'GB', 'DE'] });
   keys.all = await world.internalKey();
   keys.us = await world.internalKey(['US']);
@@ -142,10 +162,16 @@ describe('entities equal the raw reference', () => {
       best: await queryRows(world.db, 'SELECT entity_id::text, country, url_id::text, unified_score, embedding_similarity, source FROM entity_best ORDER BY 1, 2'),
       hours: await queryRows(world.db, 'SELECT country, language, hour::text, entity_id::text, mentions, articles FROM entity_hours ORDER BY 1, 2, 3, 4'),
       days: await queryRows(world.db, 'SELECT country, language, day::text, entity_id::text, mentions, articles FROM entity_days ORDER BY 1, 2, 3, 4'),
+      hourTops: await queryRows(world.db, `SELECT entity_id::text, country, language, hour::text, url_id::text, unified_score, embedding_similarity
+        FROM entity_hour_tops ORDER BY 1, 2, 3, 4`),
+      dayTops: await queryRows(world.db, `SELECT entity_id::text, country, language, day::text, url_id::text, unified_score, embedding_similarity
+        FROM entity_day_tops ORDER BY 1, 2, 3, 4`),
     });
     const incremental = await snapshot();
     expect(incremental.hours.length).toBeGreaterThan(0);
     expect(incremental.days.length).toBeGreaterThan(0);
+    expect(incremental.hourTops.length).toBeGreaterThan(0);
+    expect(incremental.dayTops.length).toBeGreaterThan(0);
     const client = await world.pool().connect();
     try {
       await rebuildRollups(client, () => {}, { entitiesOnly: true });
@@ -154,4 +180,50 @@ describe('entities equal the raw reference', () => {
     }
     expect(await snapshot()).toEqual(incremental);
   }, 120_000);
+
+  // Last: it tampers with entity_hour_tops, then restores the tables with a rebuild.
+  it('can fail: a wrong top in one hour bucket shows as a mismatch with the reference', async () => {
+    // A US hour where an entity has at least two mentioned articles: the worst one is a wrong top.
+    const [bucket] = await queryRows<any>(
+      world.db,
+      `WITH p AS (${RAW_PROFILES})
+       SELECT ae.entity_id::text, e.name, date_trunc('hour', p.first_seen) AS hour,
+         array_agg(DISTINCT ae.url_id::text) AS urls
+       FROM p JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities e ON e.id = ae.entity_id WHERE p.country = 'US'
+       GROUP BY 1, 2, 3 HAVING count(DISTINCT ae.url_id) >= 2 ORDER BY 3, 1 LIMIT 1`,
+    );
+    expect(bucket, 'a bucket with two mentions').toBeTruthy();
+    const hour = new Date(bucket.hour);
+    const now = new Date(hour.getTime() + 30 * 60_000);
+    // Answers are cached per limit for a minute: each ask uses a limit of its own.
+    const ask = async (limit: number) => {
+      world.setNow(now.toISOString());
+      const reply = await world.call(`/v1/entities/trending?region=US&period=1h&limit=${limit}`, { key: keys.all });
+      expect(reply.status, show(reply)).toBe(200);
+      return reply.body.trending_entities.map((t: any) => ({
+        name: t.name, mentions: t.mentions_in_period, articles: t.articles_in_period, top: t.top_article.url_id,
+      }));
+    };
+    const want = await naiveTrending('US', null, null, hour, new Date(hour.getTime() + 3_600_000));
+    const right = want.find((w: any) => w.name === bucket.name);
+    expect(right, 'the entity ranks in its hour').toBeTruthy();
+    expect(want.length).toBeLessThan(99);
+    expect(await ask(100), 'the untouched tables answer right').toEqual(want);
+    const wrong = bucket.urls.find((u: string) => u !== right.top);
+    const client = await world.pool().connect();
+    try {
+      const { rowCount } = await client.query(
+        `UPDATE entity_hour_tops SET url_id = $1 WHERE entity_id = $2 AND country = 'US' AND language = '*' AND hour = $3`,
+        [wrong, bucket.entity_id, hour.toISOString()],
+      );
+      expect(rowCount).toBe(1);
+      const got = await ask(99);
+      expect(got).not.toEqual(want);
+      expect(got.map((g: any) => g.top)).toContain(wrong);
+      await rebuildRollups(client, () => {}, { entitiesOnly: true });
+    } finally {
+      client.release();
+      world.setNow(undefined);
+    }
+  }, 60_000);
 });

@@ -57,3 +57,37 @@ export const entityDays = pgTable(
   },
   (t) => [primaryKey({ columns: [t.country, t.language, t.day, t.entityId] })],
 );
+
+/**
+ * Trending tops (drizzle/0010_trending_tops.sql): per entity, market, language (or '*') and UTC hour,
+ * the best occurrence (unified_score, embedding_similarity descending, then url_id) among the
+ * entity's mentions first seen in that hour. A window's top_article is the best of its buckets.
+ */
+export const entityHourTops = pgTable(
+  'entity_hour_tops',
+  {
+    entityId: uuid('entity_id').notNull(),
+    country: text('country').notNull(),
+    language: text('language').notNull(),
+    hour: timestamp('hour', { withTimezone: true, mode: 'date' }).notNull(),
+    urlId: uuid('url_id').notNull(),
+    unifiedScore: doublePrecision('unified_score').notNull(),
+    embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.hour] })],
+);
+
+/** entity_hour_tops per UTC day (the best of the day's hours): whole days of a window read here. */
+export const entityDayTops = pgTable(
+  'entity_day_tops',
+  {
+    entityId: uuid('entity_id').notNull(),
+    country: text('country').notNull(),
+    language: text('language').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    urlId: uuid('url_id').notNull(),
+    unifiedScore: doublePrecision('unified_score').notNull(),
+    embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.day] })],
+);

@@ -43,15 +43,17 @@ export interface PageRequest {
  * The profile_windows column carrying each sort (one index each, on the sort value plus the
  * tie-breaker; the same in profile_windows_history for cursor pages).
  */
-const SORTS: Record<SortKey, { column: string; type: string }> = {
-  derived: { column: 'derived', type: 'int8' },
-  impressions_1h: { column: 'imp_1h', type: 'int8' },
-  impressions_24h: { column: 'imp_24h', type: 'int8' },
-  impressions_7d: { column: 'imp_7d', type: 'int8' },
-  impressions_30d: { column: 'imp_30d', type: 'int8' },
-  first_seen: { column: 'first_seen', type: 'timestamptz' },
-  last_seen: { column: 'last_seen', type: 'timestamptz' },
-  avg_position: { column: 'avg_position', type: 'real' },
+const INT8 = { type: 'int8', min: '-9223372036854775808', max: '9223372036854775807' };
+const TSTZ = { type: 'timestamptz', min: '-infinity', max: 'infinity' };
+const SORTS: Record<SortKey, { column: string; type: string; min: string; max: string }> = {
+  derived: { column: 'derived', ...INT8 },
+  impressions_1h: { column: 'imp_1h', ...INT8 },
+  impressions_24h: { column: 'imp_24h', ...INT8 },
+  impressions_7d: { column: 'imp_7d', ...INT8 },
+  impressions_30d: { column: 'imp_30d', ...INT8 },
+  first_seen: { column: 'first_seen', ...TSTZ },
+  last_seen: { column: 'last_seen', ...TSTZ },
+  avg_position: { column: 'avg_position', type: 'real', min: '-Infinity', max: 'Infinity' },
 };
 
 const FILTER_PARAMS = (f: FeedFilter) => [
@@ -117,7 +119,9 @@ export interface PageKey {
  * First and offset pages read current values. A cursor page reads the values as of its snapshot S
  * (docs/DATA.md "Feed snapshots"): current rows unchanged since S, UNION ALL the history versions valid
  * at S, each part one range of its (sort, url_id, country, language) index after the keyset, merged
- * in order (Merge Append) and cut at the limit. Profiles first written after S are in neither part.
+ * in order and cut at the limit. Profiles first written after S are in neither part. The history part
+ * is bounded by the current part's last row (no history row beyond it can be in the page), so it
+ * reads only the versions inside the page's own key range, never the rest of the table.
  */
 export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promise<{ asOf: number; version: number; keys: PageKey[] }> {
   const s = SORTS[page.sort];
@@ -130,14 +134,20 @@ export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promis
   let rows: string;
   if (page.after && page.snapshot !== null) {
     params.push(...page.after, page.snapshot, page.limit + 1);
-    const keyset = (t: string) => `(${cols(t).join(', ')}) ${page.order === 'asc' ? '>' : '<'} ($10::${s.type}, $11::uuid, $12::text, $13::text)`;
-    rows = `SELECT u.* FROM (
-         (${select('w')} FROM profile_windows w ${join('w')}
-          WHERE ${WHERE_ON('w')} AND ${keyset('w')} AND w.valid_from <= $14::int8 ORDER BY ${order('w')} LIMIT $15)
-         UNION ALL
-         (${select('h')} FROM profile_windows_history h ${join('h')}
-          WHERE ${WHERE_ON('h')} AND ${keyset('h')} AND h.valid_from <= $14::int8 AND h.valid_to > $14::int8 ORDER BY ${order('h')} LIMIT $15)
-       ) u ORDER BY ${order('u').replace(`u.${s.column}`, 'u.sk')} LIMIT $15`;
+    const asc = page.order === 'asc';
+    const keyset = (t: string) => `(${cols(t).join(', ')}) ${asc ? '>' : '<'} ($10::${s.type}, $11::uuid, $12::text, $13::text)`;
+    const byKey = (t: string) => `${t}.sk ${dir}, ${t}.url_id ${dir}, ${t}.country ${dir}, ${t}.language ${dir}`;
+    // The current part's last row bounds the history part (the type's extreme when the current part
+    // ends before the limit): an index range from the keyset to the bound, as cheap as the page.
+    rows = `WITH cur AS MATERIALIZED (
+         ${select('w')} FROM profile_windows w ${join('w')}
+         WHERE ${WHERE_ON('w')} AND ${keyset('w')} AND w.valid_from <= $14::int8 ORDER BY ${order('w')} LIMIT $15),
+       bound AS (SELECT coalesce((SELECT c.sk FROM cur c ORDER BY ${byKey('c')} OFFSET $15 - 1 LIMIT 1), '${asc ? s.max : s.min}'::${s.type}) AS sk),
+       hist AS (
+         ${select('h')} FROM profile_windows_history h ${join('h')}
+         WHERE ${WHERE_ON('h')} AND ${keyset('h')} AND h.${s.column} ${asc ? '<=' : '>='} (SELECT sk FROM bound)
+           AND h.valid_from <= $14::int8 AND h.valid_to > $14::int8 ORDER BY ${order('h')} LIMIT $15)
+       SELECT u.* FROM (SELECT * FROM cur UNION ALL SELECT * FROM hist) u ORDER BY ${byKey('u')} LIMIT $15`;
   } else {
     params.push(page.limit + 1, page.offset);
     rows = `${select('w')} FROM profile_windows w ${join('w')} WHERE ${WHERE_ON('w')} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;

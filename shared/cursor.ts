@@ -4,7 +4,8 @@
 // altered, issued for another query or key, of another version, or expired answers 400.
 import { ApiError, coded } from './errors';
 
-export const CURSOR_VERSION = 1;
+// 2: adds the feed snapshot version `s` (cursor pages read the sort values as of it).
+export const CURSOR_VERSION = 2;
 /** How long a cursor stays usable after the first page of its iteration. */
 export const CURSOR_TTL_MS = 24 * 3_600_000;
 
@@ -18,6 +19,8 @@ export interface CursorPayload {
   n: string;
   /** Matches counted on the first page (kept for the whole iteration). */
   t: number;
+  /** The feed version the first page read (docs/DATA.md "Feed snapshots"). */
+  s: number;
 }
 
 const encoder = new TextEncoder();
@@ -80,7 +83,7 @@ export async function openCursor(secret: string | undefined, token: string, bind
   if (payload.v !== CURSOR_VERSION) throw invalidCursor(`version ${String(payload.v)} is not supported (current: ${CURSOR_VERSION})`);
   if (payload.b !== binding) throw invalidCursor('it was issued for another query, route or API key');
   const issued = Date.parse(payload.n);
-  if (!Number.isFinite(issued) || !Array.isArray(payload.k) || typeof payload.t !== 'number') throw invalidCursor('it is malformed');
+  if (!Number.isFinite(issued) || !Array.isArray(payload.k) || typeof payload.t !== 'number' || !Number.isSafeInteger(payload.s)) throw invalidCursor('it is malformed');
   if (now.getTime() - issued > CURSOR_TTL_MS) throw invalidCursor('it has expired (cursors last 24 hours)');
   return payload;
 }

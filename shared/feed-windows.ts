@@ -6,6 +6,8 @@
 // - the slide: when the hour moves from E0 to E1, only profiles whose windows can change, i.e. with an
 //   observation in an hour that crosses a window edge, or whose first hour crosses a previous-window
 //   edge (that decides `previous = null`). A jump of 60 days or more recomputes every profile.
+// Both write under a new feed version, keeping the replaced sort values in profile_windows_history so
+// cursor pages read a consistent snapshot (docs/DATA.md "Feed snapshots").
 import type { Db } from './db/client';
 import type { Queryable } from './db/queryable';
 
@@ -35,28 +37,60 @@ const prev = (name: WindowName) => {
     coalesce(sum(o.impressions) FILTER (WHERE o.hour >= s.as_of - interval '${2 * h} hours' AND o.hour < s.as_of - interval '${h} hours'), 0) END`;
 };
 
+// Every sort value of a profile (docs/DATA.md "Feed snapshots"): a change of one of them makes a new
+// version of the row (valid_from = the writing transaction's feed version) and moves the replaced
+// version to profile_windows_history, so cursor pages can read the values as of their iteration's start.
+export const SNAPSHOT_COLUMNS = [...WINDOW_NAMES.map((n) => `imp_${n}`), 'derived', 'first_seen', 'last_seen', 'avg_position'];
+
 /**
  * Recomputes the profiles in the CTE `k(url_id, country, language)` from their observations in the
- * 60 days before as_of. `state` is the CTE holding `as_of` (locked by the caller as needed).
+ * 60 days before as_of. `state` is the CTE holding `as_of` (locked by the caller as needed). The
+ * caller has bumped feed_versions in an earlier statement of the same transaction (BUMP_VERSION), so
+ * this statement's snapshot sees every earlier writer's rows and `v` is its own version.
  */
 const RECOMPUTE = (keys: string) => `
 agg AS (
   SELECT p.url_id, p.country, p.language,
     ${WINDOW_NAMES.map((n) => `${cur(n)} AS imp_${n}`).join(',\n    ')},
-    ${WINDOW_NAMES.map((n) => `${prev(n)} AS prev_${n}`).join(',\n    ')}
+    ${WINDOW_NAMES.map((n) => `${prev(n)} AS prev_${n}`).join(',\n    ')},
+    p.first_seen, p.last_seen, p.avg_position
   FROM (${keys}) k
   JOIN url_profiles p ON (p.url_id, p.country, p.language) = (k.url_id, k.country, k.language)
   CROSS JOIN s
   LEFT JOIN observations o ON (o.url_id, o.country, o.language) = (p.url_id, p.country, p.language)
     AND o.hour >= s.as_of - interval '1440 hours' AND o.hour < s.as_of
-  GROUP BY p.url_id, p.country, p.language, p.first_seen, s.as_of)
-INSERT INTO profile_windows (url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, derived)
-SELECT url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, ${DERIVED_SQL((n) => `imp_${n}`)}
-FROM agg
+  GROUP BY p.url_id, p.country, p.language, p.first_seen, p.last_seen, p.avg_position, s.as_of),
+v AS (SELECT version FROM feed_versions WHERE id = 1),
+nw AS (SELECT agg.*, ${DERIVED_SQL((n) => `imp_${n}`)} AS derived FROM agg),
+history AS (
+  INSERT INTO profile_windows_history (url_id, country, language, ${SNAPSHOT_COLUMNS.join(', ')}, valid_from, valid_to)
+  SELECT w.url_id, w.country, w.language, ${SNAPSHOT_COLUMNS.map((c) => `w.${c}`).join(', ')}, w.valid_from, v.version
+  FROM nw JOIN profile_windows w ON (w.url_id, w.country, w.language) = (nw.url_id, nw.country, nw.language) CROSS JOIN v
+  -- A version written earlier in this same transaction was never visible to a reader: no history.
+  WHERE w.valid_from < v.version
+    AND (${SNAPSHOT_COLUMNS.map((c) => `w.${c}`).join(', ')}) IS DISTINCT FROM (${SNAPSHOT_COLUMNS.map((c) => `nw.${c}`).join(', ')}))
+INSERT INTO profile_windows (url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, derived, first_seen, last_seen, avg_position, valid_from)
+SELECT url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, derived, first_seen, last_seen, avg_position, v.version
+FROM nw CROSS JOIN v
 ON CONFLICT (url_id, country, language) DO UPDATE SET
-  ${WINDOW_NAMES.map((n) => `imp_${n} = excluded.imp_${n}, prev_${n} = excluded.prev_${n}`).join(', ')}, derived = excluded.derived
-WHERE (${WINDOW_NAMES.map((n) => `profile_windows.imp_${n}, profile_windows.prev_${n}`).join(', ')})
-  IS DISTINCT FROM (${WINDOW_NAMES.map((n) => `excluded.imp_${n}, excluded.prev_${n}`).join(', ')})`;
+  ${WINDOW_NAMES.map((n) => `imp_${n} = excluded.imp_${n}, prev_${n} = excluded.prev_${n}`).join(', ')}, derived = excluded.derived,
+  first_seen = excluded.first_seen, last_seen = excluded.last_seen, avg_position = excluded.avg_position,
+  -- Only a change of a sort value is a new version (prev_* are not read by cursor pages' ordering).
+  valid_from = CASE WHEN (${SNAPSHOT_COLUMNS.map((c) => `profile_windows.${c}`).join(', ')}) IS DISTINCT FROM (${SNAPSHOT_COLUMNS.map((c) => `excluded.${c}`).join(', ')})
+    THEN excluded.valid_from ELSE profile_windows.valid_from END
+WHERE (${WINDOW_NAMES.map((n) => `profile_windows.imp_${n}, profile_windows.prev_${n}`).join(', ')}, profile_windows.first_seen, profile_windows.last_seen, profile_windows.avg_position)
+  IS DISTINCT FROM (${WINDOW_NAMES.map((n) => `excluded.imp_${n}, excluded.prev_${n}`).join(', ')}, excluded.first_seen, excluded.last_seen, excluded.avg_position)`;
+
+/**
+ * A new feed version for this transaction. Its row lock is held until commit, so versions are
+ * handed out in commit order: a reader that sees version S sees every write of versions <= S and none
+ * of the later ones (docs/DATA.md "Feed snapshots"). Taken after the state row (the slide's lock order).
+ */
+const BUMP_VERSION = `UPDATE feed_versions SET version = version + 1 WHERE id = 1`;
+const SHARE_STATE = `SELECT 1 FROM feed_windows_state WHERE id = 1 FOR SHARE`;
+
+/** Versions replaced more than the cursor lifetime (24 h) plus an hour ago are read by no cursor. */
+export const PRUNE_HISTORY = `DELETE FROM profile_windows_history WHERE replaced_at < now() - interval '25 hours'`;
 
 /** Ingest: the batch's touched profiles at the current as_of; the share lock orders it with a slide. */
 const REFRESH_PROFILES = `
@@ -106,6 +140,7 @@ export const isFullSlide = (from: Date, to: Date) => !Number.isFinite(from.getTi
  */
 export const SLIDE_STATEMENTS = (end: Date, full: boolean): [string, unknown[]][] => [
   [CLAIM_SLIDE, [end.toISOString()]],
+  [BUMP_VERSION, []],
   [APPLY_SLIDE(full ? FULL_KEYS : EDGE_KEYS), []],
   [FINISH_SLIDE, []],
 ];
@@ -113,6 +148,8 @@ export const SLIDE_STATEMENTS = (end: Date, full: boolean): [string, unknown[]][
 /** Ingest: recomputes the windows of the profiles a batch changed (inside the batch's transaction). */
 export async function refreshProfileWindows(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<void> {
   if (keys.length === 0) return;
+  await db.query(SHARE_STATE);
+  await db.query(BUMP_VERSION);
   await db.query(REFRESH_PROFILES, [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language)]);
 }
 
@@ -147,4 +184,9 @@ export async function slideWindows(db: Db, end: Date, from?: Date): Promise<void
 export async function windowsAsOf(db: Db): Promise<Date> {
   const rows = (await db.$client.query(`SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`)) as { as_of: number | string }[];
   return new Date(Number(rows[0]?.as_of ?? Number.NEGATIVE_INFINITY) * 1000);
+}
+
+/** Drops history versions no cursor can read any more (the jobs cron). */
+export async function pruneWindowHistory(db: Db): Promise<void> {
+  await db.$client.query(PRUNE_HISTORY);
 }

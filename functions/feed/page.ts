@@ -49,17 +49,19 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   let now = feedNow(realNow);
   let after: Keyset | null = null;
   let pinnedTotal: number | null = null;
+  let snapshot: number | null = null;
   if (p.cursor !== undefined) {
     if (p.offset !== 0) throw invalid(['query', 'offset'], 'offset cannot be combined with cursor');
     const payload = await openCursor(config.CURSOR_SECRET, p.cursor, binding, realNow);
     now = new Date(payload.n);
     after = payload.k as Keyset;
     pinnedTotal = payload.t;
+    snapshot = payload.s;
   }
   const filter = p.filter(now);
-  const page: PageRequest = { sort: p.sort, order: p.order, limit: p.limit, offset: p.offset, after };
+  const page: PageRequest = { sort: p.sort, order: p.order, limit: p.limit, offset: p.offset, after, snapshot };
   const end = windowEnd(realNow);
-  let [{ asOf, keys }, total] = await Promise.all([
+  let [{ asOf, version, keys }, total] = await Promise.all([
     pageKeys(db, filter, page),
     pinnedTotal ?? countProfiles(db, filter, filter.seenAfter !== null && filter.seenAfter.getTime() < now.getTime() - 7 * DAY),
   ]);
@@ -67,7 +69,7 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
     // The hour moved since the cron last slid the windows: slide now (one transaction; concurrent
     // requests wait on the state row and find the work done), then read the page again.
     await slideWindows(db, end, new Date(asOf));
-    ({ keys } = await pageKeys(db, filter, page));
+    ({ version, keys } = await pageKeys(db, filter, page));
   }
   const more = keys.length > p.limit;
   const shown = more ? keys.slice(0, p.limit) : keys;
@@ -75,7 +77,11 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   const rows = await loadItems(db, shown, { end, dayStart: new Date(today - 29 * DAY), markdown: p.markdown });
   const last = shown[shown.length - 1];
   const next_cursor = more && last
-    ? await signCursor(config.CURSOR_SECRET, { b: binding, k: [last.sk, last.url_id, last.country, last.language], n: now.toISOString(), t: total })
+    ? await signCursor(config.CURSOR_SECRET, {
+      b: binding, k: [last.sk, last.url_id, last.country, last.language], n: now.toISOString(), t: total,
+      // The first page read the values of `version`; every later page reads them as of it.
+      s: snapshot ?? version,
+    })
     : null;
   return { items: rows.map(toFeedItem), total, limit: p.limit, offset: p.cursor ? 0 : p.offset, next_cursor, now };
 }

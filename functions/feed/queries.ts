@@ -35,18 +35,25 @@ export interface PageRequest {
   limit: number;
   offset: number;
   after: Keyset | null;
+  /** The feed version the iteration began at (cursor pages read the sort values as of it). */
+  snapshot: number | null;
 }
 
-/** Which table and column carry each sort (the profile_windows indexes or url_profiles'). */
-const SORTS: Record<SortKey, { table: 'w' | 'p'; column: string; type: string }> = {
-  derived: { table: 'w', column: 'derived', type: 'int8' },
-  impressions_1h: { table: 'w', column: 'imp_1h', type: 'int8' },
-  impressions_24h: { table: 'w', column: 'imp_24h', type: 'int8' },
-  impressions_7d: { table: 'w', column: 'imp_7d', type: 'int8' },
-  impressions_30d: { table: 'w', column: 'imp_30d', type: 'int8' },
-  first_seen: { table: 'p', column: 'first_seen', type: 'timestamptz' },
-  last_seen: { table: 'p', column: 'last_seen', type: 'timestamptz' },
-  avg_position: { table: 'p', column: 'avg_position', type: 'real' },
+/**
+ * The profile_windows column carrying each sort (one index each, on the sort value plus the
+ * tie-breaker; the same in profile_windows_history for cursor pages).
+ */
+const INT8 = { type: 'int8', min: '-9223372036854775808', max: '9223372036854775807' };
+const TSTZ = { type: 'timestamptz', min: '-infinity', max: 'infinity' };
+const SORTS: Record<SortKey, { column: string; type: string; min: string; max: string }> = {
+  derived: { column: 'derived', ...INT8 },
+  impressions_1h: { column: 'imp_1h', ...INT8 },
+  impressions_24h: { column: 'imp_24h', ...INT8 },
+  impressions_7d: { column: 'imp_7d', ...INT8 },
+  impressions_30d: { column: 'imp_30d', ...INT8 },
+  first_seen: { column: 'first_seen', ...TSTZ },
+  last_seen: { column: 'last_seen', ...TSTZ },
+  avg_position: { column: 'avg_position', type: 'real', min: '-Infinity', max: 'Infinity' },
 };
 
 const FILTER_PARAMS = (f: FeedFilter) => [
@@ -54,10 +61,13 @@ const FILTER_PARAMS = (f: FeedFilter) => [
   f.categories, f.entities, f.matchAll, f.planCategories,
 ];
 
-/** Conditions on `p` (url_profiles) over parameters $1-$9 (FILTER_PARAMS). */
-const WHERE = `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
-  AND ($3::timestamptz IS NULL OR p.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR p.first_seen < $4::timestamptz)
-  AND ($5::timestamptz IS NULL OR p.first_seen >= $5::timestamptz)
+/**
+ * Conditions over parameters $1-$9 (FILTER_PARAMS): the time filters on `t`'s first_seen/last_seen (the
+ * row version a page reads: url_profiles, profile_windows or a history version), the rest on `p`.
+ */
+const WHERE_ON = (t: string) => `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
+  AND ($3::timestamptz IS NULL OR ${t}.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR ${t}.first_seen < $4::timestamptz)
+  AND ($5::timestamptz IS NULL OR ${t}.first_seen >= $5::timestamptz)
   AND ($6::text[] IS NULL OR (
         SELECT count(DISTINCT c.path) FROM unnest($6::text[]) AS c(path)
         JOIN article_categories ac ON ac.url_id = p.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
@@ -68,6 +78,7 @@ const WHERE = `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text
         JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = p.url_id
       ) >= CASE WHEN $8::bool THEN cardinality($7::text[]) ELSE 1 END)
   AND ${inPlanCategories('$9', 'p.url_id')}`;
+const WHERE = WHERE_ON('p');
 
 /**
  * The profiles of the markets (and language) last seen at or before $3: the complement of a history
@@ -101,33 +112,52 @@ export interface PageKey {
 
 /**
  * One page of profile keys in sort order, `limit + 1` rows so the caller knows whether more follow.
- * Also returns the hour the windows table ends at, which the caller checks against its own.
+ * Also returns the hour the windows table ends at, which the caller checks against its own, and the
+ * feed version this read saw (read in the same statement, so the same snapshot), which a first page
+ * pins in its cursor.
+ *
+ * First and offset pages read current values. A cursor page reads the values as of its snapshot S
+ * (docs/DATA.md "Feed snapshots"): current rows unchanged since S, UNION ALL the history versions valid
+ * at S, each part one range of its (sort, url_id, country, language) index after the keyset, merged
+ * in order and cut at the limit. Profiles first written after S are in neither part. The history part
+ * is bounded by the current part's last row (no history row beyond it can be in the page), so it
+ * reads only the versions inside the page's own key range, never the rest of the table.
  */
-export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promise<{ asOf: number; keys: PageKey[] }> {
+export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promise<{ asOf: number; version: number; keys: PageKey[] }> {
   const s = SORTS[page.sort];
   const dir = page.order === 'asc' ? 'ASC' : 'DESC';
-  const t = s.table;
-  const cols = [`${t}.${s.column}`, `${t}.url_id`, `${t}.country`, `${t}.language`];
-  const from = t === 'w'
-    ? `profile_windows w JOIN url_profiles p ON (p.url_id, p.country, p.language) = (w.url_id, w.country, w.language)`
-    : `url_profiles p`;
   const params: unknown[] = FILTER_PARAMS(f);
-  let keyset = '';
-  if (page.after) {
-    params.push(...page.after);
-    keyset = `AND (${cols.join(', ')}) ${page.order === 'asc' ? '>' : '<'} ($10::${s.type}, $11::uuid, $12::text, $13::text)`;
+  const cols = (t: string) => [`${t}.${s.column}`, `${t}.url_id`, `${t}.country`, `${t}.language`];
+  const order = (t: string) => cols(t).map((c) => `${c} ${dir}`).join(', ');
+  const join = (t: string) => `JOIN url_profiles p ON (p.url_id, p.country, p.language) = (${t}.url_id, ${t}.country, ${t}.language)`;
+  const select = (t: string) => `SELECT ${t}.${s.column} AS sk, ${t}.url_id, ${t}.country, ${t}.language`;
+  let rows: string;
+  if (page.after && page.snapshot !== null) {
+    params.push(...page.after, page.snapshot, page.limit + 1);
+    const asc = page.order === 'asc';
+    const keyset = (t: string) => `(${cols(t).join(', ')}) ${asc ? '>' : '<'} ($10::${s.type}, $11::uuid, $12::text, $13::text)`;
+    const byKey = (t: string) => `${t}.sk ${dir}, ${t}.url_id ${dir}, ${t}.country ${dir}, ${t}.language ${dir}`;
+    // The current part's last row bounds the history part (the type's extreme when the current part
+    // ends before the limit): an index range from the keyset to the bound, as cheap as the page.
+    rows = `WITH cur AS MATERIALIZED (
+         ${select('w')} FROM profile_windows w ${join('w')}
+         WHERE ${WHERE_ON('w')} AND ${keyset('w')} AND w.valid_from <= $14::int8 ORDER BY ${order('w')} LIMIT $15),
+       bound AS (SELECT coalesce((SELECT c.sk FROM cur c ORDER BY ${byKey('c')} OFFSET $15 - 1 LIMIT 1), '${asc ? s.max : s.min}'::${s.type}) AS sk),
+       hist AS (
+         ${select('h')} FROM profile_windows_history h ${join('h')}
+         WHERE ${WHERE_ON('h')} AND ${keyset('h')} AND h.${s.column} ${asc ? '<=' : '>='} (SELECT sk FROM bound)
+           AND h.valid_from <= $14::int8 AND h.valid_to > $14::int8 ORDER BY ${order('h')} LIMIT $15)
+       SELECT u.* FROM (SELECT * FROM cur UNION ALL SELECT * FROM hist) u ORDER BY ${byKey('u')} LIMIT $15`;
+  } else {
+    params.push(page.limit + 1, page.offset);
+    rows = `${select('w')} FROM profile_windows w ${join('w')} WHERE ${WHERE_ON('w')} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;
   }
-  params.push(page.limit + 1, page.after ? 0 : page.offset);
-  const n = params.length;
-  const rows = await queryRows<{ as_of: number; keys: PageKey[] }>(
+  const result = await queryRows<{ as_of: number; version: string; keys: PageKey[] }>(
     db,
-    `SELECT (SELECT extract(epoch FROM as_of)::float8 FROM feed_windows_state WHERE id = 1) AS as_of, coalesce((SELECT json_agg(r) FROM (
-       SELECT ${cols[1]}::text AS url_id, ${cols[2]} AS country, ${cols[3]} AS language, ${cols[0]}::text AS sk
-       FROM ${from}
-       WHERE ${WHERE} ${keyset}
-       ORDER BY ${cols.map((c) => `${c} ${dir}`).join(', ')}
-       LIMIT $${n - 1} OFFSET $${n}) r), '[]') AS keys`,
+    `SELECT (SELECT extract(epoch FROM as_of)::float8 FROM feed_windows_state WHERE id = 1) AS as_of,
+       (SELECT version FROM feed_versions WHERE id = 1)::text AS version,
+       coalesce((SELECT json_agg(json_build_object('url_id', r.url_id::text, 'country', r.country, 'language', r.language, 'sk', r.sk::text)) FROM (${rows}) r), '[]') AS keys`,
     params,
   );
-  return { asOf: Number(rows[0].as_of) * 1000, keys: rows[0].keys };
+  return { asOf: Number(result[0].as_of) * 1000, version: Number(result[0].version), keys: result[0].keys };
 }

@@ -16,7 +16,9 @@ export function lifespan(seconds: number): string {
 
 /** Change against the previous window in percent, one decimal; null when there is nothing to compare with. */
 export function deltaPct(current: number, previous: number | null): number | null {
-  return previous === null || previous === 0 ? null : round(((current - previous) / previous) * 100, 1);
+  // Tenths from whole numbers: (c - p) * 1000 is exact, so a half (211.25) rounds up like the spec's
+  // arithmetic, not down through the float 2112.4999... of ((c - p) / p) * 100 * 10.
+  return previous === null || previous === 0 ? null : Math.round(((current - previous) * 1000) / previous) / 10;
 }
 
 function windowCount(windows: ItemRow['windows'], name: string) {

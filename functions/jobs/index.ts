@@ -4,7 +4,7 @@ import type { PoolClient } from '@neondatabase/serverless';
 import { createClock } from '../../shared/clock';
 import { createDb, createPool } from '../../shared/db/client';
 import { readConfig, type Bindings } from '../../shared/env';
-import { slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
+import { pruneWindowHistory, slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
 import { createStore } from '../../shared/redis';
 import { completeAggregate, dueForWarming, type AggregateJob } from '../../shared/aggregate';
 import { aggregateKind } from './aggregates';
@@ -60,6 +60,8 @@ export const jobs = {
     await windowsAsOf(db)
       .then((asOf) => (asOf.getTime() !== end.getTime() ? slideWindows(db, end, asOf) : undefined))
       .catch((err: Error) => console.error('feed windows slide failed', err.message));
+    // Cursor snapshots older than a cursor's lifetime (docs/DATA.md "Feed snapshots").
+    await pruneWindowHistory(db).catch((err: Error) => console.error('feed history prune failed', err.message));
     // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
     // Only kinds this deployment still knows (a renamed kind's old entries age out within the hour).
     const due: JobMessage[] = (await dueForWarming(store, Date.now())).filter((job) => aggregateKind(job.kind));

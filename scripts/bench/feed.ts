@@ -74,7 +74,7 @@ export async function run(argv: string[]): Promise<void> {
       await countProfiles(db, filter, true);
       const count = performance.now() - t;
       t = performance.now();
-      const { keys } = await pageKeys(db, filter, { sort, order: 'desc', limit: 50, offset: 0, after: null });
+      const { keys } = await pageKeys(db, filter, { sort, order: 'desc', limit: 50, offset: 0, after: null, snapshot: null });
       const page = performance.now() - t;
       t = performance.now();
       await loadItems(db, keys.slice(0, 50), { end, dayStart: new Date(today - 29 * DAY), markdown: false });

@@ -141,38 +141,122 @@ describe('feed items equal the raw-observation reference', () => {
   }, 180_000);
 });
 
-describe('cursor iteration over a changing data set', () => {
-  it('yields every profile that existed when iteration began exactly once (first_seen order, while new profiles and new hours arrive)', async () => {
-    world.setNow(new Date(BASE + HOURS * H).toISOString());
-    const before = await queryRows<{ k: string }>(world.db, `SELECT url_id::text || '/' || lower(country) || '/' || language AS k FROM url_profiles`);
-    const existing = new Set(before.map((r) => r.k));
-    const seen: string[] = [];
-    let url = '/v2/feed?sort_by=first_seen&limit=7';
-    for (let page = 0; page < 100; page++) {
-      const reply = await world.call(url, { key: tenant.key });
-      expect(reply.status, show(reply)).toBe(200);
-      seen.push(...reply.body.items.map((i: any) => `${i.url_id}/${i.country}/${i.language}`));
-      if (!reply.body.next_cursor) break;
-      url = `/v2/feed?sort_by=first_seen&limit=7&cursor=${reply.body.next_cursor}`;
-      // Between pages: a new profile first seen now, and new hours of existing profiles (their
-      // impressions and last_seen change; first_seen does not).
-      const id = `0a0a0a0a-0000-4000-9000-${String(page).padStart(12, '0')}`;
+// Cursor iteration while data changes (docs/FEED.md "Paging", docs/DATA.md "Feed snapshots"): between
+// pages, new hours, late hours (before a profile's first hour, so first_seen moves), corrections of
+// existing hours (up or down to 0), new profiles and the hour moving (a slide) change sort values, so
+// profiles cross the cursor's position in both directions. Every sort, both orders: the iteration yields
+// exactly the profiles that existed when it began, once each, in the order of their values at that time.
+type Op =
+  | { kind: 'hour' | 'late' | 'correct'; pick: number; imp: number; pos: number }
+  | { kind: 'new'; pos: number; imp: number }
+  | { kind: 'tick'; minutes: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('hour' as const, 'late' as const, 'correct' as const), pick: fc.nat(10_000), imp: fc.nat(5_000), pos: fc.integer({ min: 1, max: 30 }) }),
+  fc.record({ kind: fc.constant('new' as const), imp: fc.integer({ min: 1, max: 5_000 }), pos: fc.integer({ min: 1, max: 30 }) }),
+  fc.record({ kind: fc.constant('tick' as const), minutes: fc.integer({ min: 1, max: 150 }) }),
+);
+
+let newProfiles = 0;
+
+/** Applies one change through the product's ingest path (and the clock, for a tick). */
+async function apply(op: Op, keys: string[], now: number): Promise<number> {
+  const current = Math.floor(now / H) * H;
+  const obs = (k: string, hour: number, imp: number, pos: number) => {
+    const [url_id, country, language] = k.split('/');
+    return { type: 'observation', url_id, country: country.toUpperCase(), language, hour: new Date(hour).toISOString(), impressions: imp, position: pos };
+  };
+  switch (op.kind) {
+    case 'tick':
+      world.setNow(new Date(now + op.minutes * 60_000).toISOString());
+      return now + op.minutes * 60_000;
+    case 'hour':
+      await seed(world, [obs(keys[op.pick % keys.length], current, op.imp, op.pos)]);
+      return now;
+    case 'late':
+      // An hour from the data set's first days: before most profiles' first hour.
+      await seed(world, [obs(keys[op.pick % keys.length], BASE + (op.pick % 48) * H, Math.max(1, op.imp), op.pos)]);
+      return now;
+    case 'correct': {
+      const [o] = await queryRows<{ k: string; hour: string }>(world.db,
+        `SELECT url_id::text || '/' || lower(country) || '/' || language AS k, hour::text FROM observations
+         ORDER BY url_id, country, language, hour OFFSET $1 % (SELECT count(*) FROM observations) LIMIT 1`, [op.pick]);
+      await seed(world, [obs(o.k, Date.parse(o.hour), op.imp, op.pos)]);
+      return now;
+    }
+    case 'new': {
+      const id = `0a0a0a0a-0000-4000-9000-${String(newProfiles++).padStart(12, '0')}`;
       await seed(world, [
-        { type: 'article', id, url: `https://new.example.com/${page}`, domain: 'new.example.com', publisher: 'New', favicon_url: '', title: `New ${page}`,
+        { type: 'article', id, url: `https://new.example.com/${id}`, domain: 'new.example.com', publisher: 'New', favicon_url: '', title: `New ${id}`,
           summary: '', body: '', content_language: 'en', date_published: null, date_modified: null, rss_feeds: null,
           meta: { meta_title: '', meta_description: '', headline: '', section: '' },
           enrichment: { actors: [], topic: [], format_group: 'article', format_type: 'news', entities: {} },
-          images: [], markdown_content: null, first_seen_at: new Date(BASE + (HOURS - 1) * H).toISOString(), refreshed_at: new Date(BASE).toISOString(),
+          images: [], markdown_content: null, first_seen_at: new Date(current).toISOString(), refreshed_at: new Date(current).toISOString(),
           categories: [], entities: [] },
-        { type: 'observation', url_id: id, country: 'US', language: 'en', hour: new Date(BASE + (HOURS - 1) * H).toISOString(), impressions: 50, position: 2 },
-        ...[...existing].slice(page * 3, page * 3 + 3).map((k) => {
-          const [url_id, country, language] = k.split('/');
-          return { type: 'observation', url_id, country: country.toUpperCase(), language, hour: new Date(BASE + (HOURS - 1) * H).toISOString(), impressions: 999, position: 1 };
-        }),
+        obs(`${id}/us/en`, current, op.imp, op.pos),
       ]);
+      return now;
     }
-    const old = seen.filter((k) => existing.has(k));
-    expect(old.length, 'no repeats').toBe(new Set(old).size);
-    expect(new Set(old)).toEqual(existing);
-  }, 120_000);
+  }
+}
+
+/** A profile's sort value at `end` (the windows' end), from raw observations. */
+function valueAt(p: NaiveProfile, sortBy: (typeof SORTS)[number], end: number): number {
+  const imp = (w: keyof typeof WINDOWS) => sumHours(p, end - WINDOWS[w] * H, end);
+  switch (sortBy) {
+    case 'first_seen': return p.first;
+    case 'last_seen': return p.last;
+    case 'avg_position': return p.avg;
+    case 'derived': return 5040 * imp('1h') + 210 * imp('24h') + 30 * imp('7d') + 7 * imp('30d');
+    default: return imp(sortBy.split('_')[1] as keyof typeof WINDOWS);
+  }
+}
+
+describe('cursor iteration over a changing data set', () => {
+  let clock = BASE + HOURS * H + 30 * 60_000;
+  for (const sortBy of SORTS) {
+    for (const order of ['desc', 'asc'] as const) {
+      it(`sort_by=${sortBy} sort_order=${order}: every profile that existed at the start exactly once, in the order of its values then`, async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.array(fc.array(opArb, { minLength: 1, maxLength: 4 }), { minLength: 5, maxLength: 30 }), async (gaps) => {
+            world.setNow(new Date(clock).toISOString());
+            const start = await naiveProfiles();
+            const end = Math.ceil(clock / H) * H;
+            const keys = [...start.keys()].sort();
+            const seen: string[] = [];
+            const query = `/v2/feed?sort_by=${sortBy}&sort_order=${order}&limit=9`;
+            let url = query;
+            let ticks = 0;
+            for (let page = 0; page < 200; page++) {
+              const reply = await world.call(url, { key: tenant.key });
+              expect(reply.status, show(reply)).toBe(200);
+              seen.push(...reply.body.items.map((i: any) => `${i.url_id}/${i.country}/${i.language}`));
+              if (!reply.body.next_cursor) break;
+              url = `${query}&cursor=${reply.body.next_cursor}`;
+              for (const op of gaps[page] ?? []) {
+                if (op.kind === 'tick' && ticks++ >= 4) continue; // at most ~10 h per iteration (cursors last 24 h)
+                clock = await apply(op, keys, clock);
+              }
+            }
+            const old = seen.filter((k) => start.has(k));
+            expect(old.length, 'no repeats').toBe(new Set(old).size);
+            expect(new Set(old), 'no profile skipped').toEqual(new Set(keys));
+            const sign = order === 'asc' ? 1 : -1;
+            const tie = (k: string) => { const [u, c, l] = k.split('/'); return `${u}|${c.toUpperCase()}|${l}`; };
+            // avg_position is stored as real: values closer than its precision may order either way.
+            const eps = sortBy === 'avg_position' ? 1e-4 : 1e-9;
+            for (let n = 1; n < old.length; n++) {
+              const d = valueAt(start.get(old[n])!, sortBy, end) - valueAt(start.get(old[n - 1])!, sortBy, end);
+              if (Math.abs(d) > eps) expect(Math.sign(d), `${old[n - 1]} then ${old[n]} at ${n}`).toBe(sign);
+              else if (d === 0) expect(tie(old[n]) > tie(old[n - 1]) ? 1 : -1, `tie at ${n}`).toBe(sign);
+            }
+            expect(seen.filter((k) => !start.has(k)), 'profiles first written after the start are not listed').toEqual([]);
+            clock += 60 * 60_000; // the next run starts an hour later (a slide before its first page)
+          }),
+          // The data set changes for good during a run, so a failure is reported as found (no shrinking).
+          { numRuns: 1, endOnFailure: true },
+        );
+      }, 120_000);
+    }
+  }
 });

@@ -209,10 +209,10 @@ describe('cursor paging', () => {
     const payload = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')));
     const resigned = await signCursor(world.env.CURSOR_SECRET, payload);
     expect((await feed(`?limit=2&cursor=${resigned}`)).status, 'the same payload signed again is valid').toBe(200);
-    const future = await signCursor(world.env.CURSOR_SECRET, { ...payload, v: 2 });
+    const future = await signCursor(world.env.CURSOR_SECRET, { ...payload, v: 3 });
     const refused = await feed(`?limit=2&cursor=${future}`);
     expect(refused.status, show(refused)).toBe(400);
-    expect(refused.body.detail).toContain('version 2 is not supported');
+    expect(refused.body.detail).toContain('version 3 is not supported');
   });
 
   it('answers 503 cursor_unavailable when the deployment has no CURSOR_SECRET', async () => {

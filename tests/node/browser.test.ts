@@ -3,45 +3,23 @@
 // "no profile" state and the error state; /docs must render its operations list with every request
 // to another origin cut off. Screenshots go to tests/artifacts/ (ignored by git). Where chromium is
 // missing (scripts/ci/chromium.sh could not install it) the suite skips with the reason printed.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type StartedApi } from './support/npm-start';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const available = existsSync(CHROMIUM);
 if (!available) console.warn(`[browser test] skipped: ${CHROMIUM} is not installed (scripts/ci/chromium.sh installs it as root with apt-get)`);
 
-let child: ChildProcess | undefined;
+let api: StartedApi | undefined;
 let context: BrowserContext | undefined;
 let base = '';
-let output = '';
 const dirs: string[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, deadline: number): Promise<void> {
-  while (Date.now() < deadline) {
-    if (child?.exitCode !== null) throw new Error(`npm start exited:\n${output.slice(-3_000)}`);
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  throw new Error(`not ready:\n${output.slice(-3_000)}`);
-}
 
 describe.skipIf(!available)('browser: widget demo and offline /docs (headless chromium)', () => {
   /** Requests the pages tried to send anywhere but this server (all aborted). */
@@ -52,15 +30,8 @@ describe.skipIf(!available)('browser: widget demo and offline /docs (headless ch
     const profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
     dirs.push(dataDir, profile);
     await mkdir(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LIVE: 'off' };
-    delete env.DATABASE_URL;
-    delete env.REDIS_URL;
-    child = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (b) => (output += b));
-    child.stderr!.on('data', (b) => (output += b));
-    base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/openapi.json`, Date.now() + 150_000);
+    api = await startEmbedded(dataDir, { LIVE: 'off' }, 150_000);
+    base = api.base;
 
     // A fresh profile directory per run: no cache, cookies or service workers from an earlier run.
     context = await chromium.launchPersistentContext(profile, {
@@ -81,7 +52,7 @@ describe.skipIf(!available)('browser: widget demo and offline /docs (headless ch
 
   afterAll(async () => {
     await context?.close();
-    if (child?.pid) process.kill(-child.pid, 'SIGTERM');
+    api?.stop();
     await new Promise((r) => setTimeout(r, 1_000));
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });

@@ -5,10 +5,10 @@
 // requests succeed again, with nothing restarted.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/npm-start';
 
 let dir = '';
 let pgPort = 0;
@@ -20,14 +20,6 @@ let output = '';
 let key = '';
 let metricsPath = '';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const pgData = () => join(dir, 'pg');
 /** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user. */

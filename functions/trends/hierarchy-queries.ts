@@ -2,17 +2,12 @@
 // see: n_trends = visible trends under the node, n_articles = distinct visible articles of them.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
+import type { Labels } from './labels';
 import { articleVisible, trendVisible, type TrendScope } from './visibility';
 
-export interface NodeRow {
+export interface NodeRow extends Labels {
   id: string;
   level: number;
-  label: string;
-  summary: string;
-  label_en: string;
-  label_ru: string;
-  label_local: string | null;
-  label_local_lang: string | null;
   n_trends: number;
   n_articles: number;
   parent_id: string | null;

@@ -2,17 +2,12 @@
 // genealogy edges. Every query takes the caller's TrendScope, so none can forget the region gate.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
+import type { Labels } from './labels';
 import type { DayCount } from '../../shared/trends/features';
 import { trendVisible, type TrendScope } from './visibility';
 
-export interface TrendRow {
+export interface TrendRow extends Labels {
   id: string;
-  label: string;
-  summary: string;
-  label_en: string;
-  label_ru: string;
-  label_local: string | null;
-  label_local_lang: string | null;
   state: string;
   structural_type: string;
   semantic_type: string | null;

@@ -2,6 +2,7 @@
 import { cabinetUrl, iso } from '../../shared/format';
 import { computeFeatures, dailyCounts, utcDay } from '../../shared/trends/features';
 import type { TrendArticleRow } from './articles-query';
+import { labelsOf } from './labels';
 import type { EdgeRow, TrendDetailRow, TrendRow } from './queries';
 
 /** The spec's sparkline length. */
@@ -11,12 +12,7 @@ export function toTrend(row: TrendRow, appUrl: string) {
   return {
     id: row.id,
     cabinet_url: cabinetUrl(appUrl, 'trend', row.id),
-    label: row.label,
-    summary: row.summary,
-    label_en: row.label_en,
-    label_ru: row.label_ru,
-    label_local: row.label_local,
-    label_local_lang: row.label_local_lang,
+    ...labelsOf(row),
     state: row.state,
     structural_type: row.structural_type,
     semantic_type: row.semantic_type,

@@ -8,9 +8,9 @@ import worker from '../../functions/index';
 import { TrendRollupSchema } from '../../functions/trends/rollup-schemas';
 import type { AggregateJob } from '../../shared/aggregate';
 import { queryRows } from '../../shared/db/raw';
-import { article, BUDGET, ELECTION, FINALS, NOW, trendRecords, UNKNOWN } from '../fixtures/trends';
-import { seed } from '../helpers/seed';
-import { createWorld, show, type Tenant, type World } from '../helpers/world';
+import { article, BUDGET, ELECTION, FINALS, UNKNOWN } from '../fixtures/trends';
+import { trendsWorld } from '../helpers/trends-world';
+import { show, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let internal: string;
@@ -18,12 +18,7 @@ let usOnly: Tenant;
 let sportsPlan: Tenant;
 
 beforeAll(async () => {
-  world = await createWorld('trends_rollup');
-  world.setNow(NOW);
-  await seed(world, trendRecords());
-  internal = await world.internalKey();
-  usOnly = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] }, { countries: ['US'] });
-  sportsPlan = await world.tenant({ plan: 'grow', countries: ['US', 'GB', 'DE'], categories: ['/Sports'] });
+  ({ world, internal, usOnly, sportsPlan } = await trendsWorld('trends_rollup'));
 }, 60_000);
 
 const rollup = (id: string, query = '', key = internal) => world.call(`/v1/trends/${id}/rollup${query}`, { key });

@@ -4,9 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ChildrenSchema, ParentsSchema, TrendArticlesSchema, TrendDetailSchema, TrendListSchema,
 } from '../../functions/trends/schemas';
-import { article, BUDGET, ELECTION, FINALS, NOW, THEME_EMPTY, THEME_NEWS, TOPIC_POLITICS, TOPIC_SPORT, TOUR, trendRecords, UNKNOWN } from '../fixtures/trends';
-import { seed } from '../helpers/seed';
-import { createWorld, show, type Tenant, type World } from '../helpers/world';
+import { article, BUDGET, ELECTION, FINALS, NOW, THEME_EMPTY, THEME_NEWS, TOPIC_POLITICS, TOPIC_SPORT, TOUR, UNKNOWN } from '../fixtures/trends';
+import { trendsWorld } from '../helpers/trends-world';
+import { show, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let internal: string;
@@ -15,13 +15,7 @@ let usOnly: Tenant;
 let sportsPlan: Tenant;
 
 beforeAll(async () => {
-  world = await createWorld('trends');
-  world.setNow(NOW);
-  await seed(world, trendRecords());
-  internal = await world.internalKey();
-  full = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
-  usOnly = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] }, { countries: ['US'] });
-  sportsPlan = await world.tenant({ plan: 'grow', countries: ['US', 'GB', 'DE'], categories: ['/Sports'] });
+  ({ world, internal, full, usOnly, sportsPlan } = await trendsWorld('trends'));
 }, 60_000);
 
 const get = (path: string, key = internal) => world.call(path, { key });

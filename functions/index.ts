@@ -1,7 +1,7 @@
 // The all-in-one Worker that local development runs: every route, plus queue and cron.
 import type { Bindings } from '../shared/env';
 import { combinedApp } from './app';
-import { jobs, type JobMessage } from './jobs/index';
+import { jobs, type JobMessage } from './jobs/jobs';
 
 const app = combinedApp();
 

@@ -1,13 +1,13 @@
 // `npm run build`: bundles every function offline (wrangler deploy --dry-run), prints raw and gzip
-// sizes, and checks that each bundle holds only its own area's routes.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+// sizes against each gzip budget, the largest packages inside each bundle, and checks that each
+// bundle holds only its own area's routes. Exits 1 when a bundle is over budget or holds foreign routes.
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { WIDGET_SOURCE } from '../functions/public/widget-source';
+import { BUDGET_KIB, bundle, kib, overBudget, topPackages, WORKERS, type WorkerName } from './lib/bundles';
 
 /** A path literal that only the named area registers. */
-const MARKERS: Record<string, string[]> = {
+const MARKERS: Record<WorkerName, string[]> = {
   tracking: ["'/v1/tracking"],
   feed: ["'/v2/feed", "'/v2/live"],
   public: ["'/public"],
@@ -22,39 +22,35 @@ const MARKERS: Record<string, string[]> = {
 const HOLDS_EVERY_AREA = new Set(['mcp']);
 
 const OUT = join('dist', 'functions');
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-let failures = 0;
+const failures: string[] = [];
 const rows: string[][] = [];
 
-rmSync(OUT, { recursive: true, force: true });
-for (const area of Object.keys(MARKERS)) {
-  const outdir = join(OUT, area);
-  execFileSync('wrangler', ['deploy', '--dry-run', '--env', area, '--outdir', outdir], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-  });
-  const code = readFileSync(join(outdir, 'index.js'), 'utf8').replaceAll('"', "'");
-  const foreign = Object.entries(MARKERS)
-    .filter(([other]) => other !== area && !HOLDS_EVERY_AREA.has(area))
-    .flatMap(([other, markers]) => markers.filter((m) => code.includes(m)).map((m) => `${other}:${m}`));
-  const own = MARKERS[area].filter((m) => code.includes(m)).length;
-  const ok = foreign.length === 0 && own === MARKERS[area].length;
-  if (!ok) failures++;
-  const scope = HOLDS_EVERY_AREA.has(area) ? 'its own and every area\'s routes' : 'only its own routes';
-  const verdict = foreign.length ? `FOREIGN ${foreign.join(' ')}` : ok ? scope : 'MISSING its own routes';
-  rows.push([area, kb(Buffer.byteLength(code)), kb(gzipSync(code).length), verdict]);
+for (const name of WORKERS) {
+  const built = bundle(name, join(OUT, name));
+  const code = built.code.replaceAll('"', "'");
+  const foreign = WORKERS
+    .filter((other) => other !== name && !HOLDS_EVERY_AREA.has(name))
+    .flatMap((other) => MARKERS[other].filter((m) => code.includes(m)).map((m) => `${other}:${m}`));
+  const own = MARKERS[name].filter((m) => code.includes(m)).length;
+  const routesOk = foreign.length === 0 && own === MARKERS[name].length;
+  const scope = HOLDS_EVERY_AREA.has(name) ? 'its own and every area\'s routes' : 'only its own routes';
+  const verdict = foreign.length ? `FOREIGN ${foreign.join(' ')}` : routesOk ? scope : 'MISSING its own routes';
+  if (!routesOk) failures.push(`${name}: ${verdict}`);
+  const over = overBudget({ ...built, name });
+  if (over) failures.push(`${name}: ${kib(built.gzip)} gzip is over its budget of ${BUDGET_KIB[name]} KiB`);
+  rows.push([name, kib(built.raw), kib(built.gzip), `${BUDGET_KIB[name]} KiB${over ? ' OVER' : ''}`, verdict, topPackages(built)]);
 }
 
 // The embeddable widget (served by the public Worker as /public/widget.js): its own row, as sent.
-rows.push(['public: /public/widget.js', kb(Buffer.byteLength(WIDGET_SOURCE)), kb(gzipSync(WIDGET_SOURCE).length), 'the <discover-profile> script']);
+rows.push(['public: /public/widget.js', kib(Buffer.byteLength(WIDGET_SOURCE)), kib(gzipSync(WIDGET_SOURCE).length), '', 'the <discover-profile> script', '']);
 
-const header = ['function', 'raw', 'gzip', 'routes'];
+const header = ['function', 'raw', 'gzip', 'budget', 'routes', 'largest packages (KiB minified)'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
 console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const row of rows) console.log(line(row));
-if (failures) {
-  console.error(`\n${failures} bundle(s) hold routes of other areas`);
+if (failures.length) {
+  console.error(`\n${failures.join('\n')}`);
   process.exit(1);
 }

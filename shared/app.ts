@@ -16,6 +16,11 @@ import { validationHook } from './validation';
 
 export type App = OpenAPIHono<Env>;
 
+/** A route module: registers its route(s) on an area app. */
+export interface RouteModule {
+  register(app: App): void;
+}
+
 export function createApp(): App {
   const app = new OpenAPIHono<Env>({ defaultHook: validationHook });
   app.onError(onError);

@@ -1,11 +1,9 @@
-// Articles area: /v1/articles (list, detail) and /v1/analytics/* (category analytics).
-import { createArea } from '../../shared/app';
-import { register as registerArticle } from './article';
-import { register as registerCategories } from './categories';
-import { register as registerList } from './list';
+// Every articles route, registered at once: the all-in-one app (functions/app.ts).
+import { buildArticles } from './area';
+import * as list from './list';
+import * as article from './article';
+import * as categories from './categories';
 
 export function articlesArea() {
-  const area = createArea({ basePaths: ['/v1/articles', '/v1/analytics'], auth: true });
-  for (const register of [registerList, registerArticle, registerCategories]) register(area);
-  return area;
+  return buildArticles([list, article, categories]);
 }

@@ -1,13 +1,11 @@
-// Entities area: /v1/entities*. `trending` is registered before `{entity_name}` so that it is not
-// taken for an entity called "trending".
-import { createArea } from '../../shared/app';
-import { register as registerArticles } from './articles';
-import { register as registerDetail } from './detail';
-import { register as registerList } from './list';
-import { register as registerTrending } from './trending';
+// Every entities route, registered at once: the all-in-one app (functions/app.ts). `trending` is
+// registered before `{entity_name}` so that it is not taken for an entity called "trending".
+import { buildEntities } from './area';
+import * as list from './list';
+import * as trending from './trending';
+import * as detail from './detail';
+import * as articles from './articles';
 
 export function entitiesArea() {
-  const area = createArea({ basePaths: ['/v1/entities'], auth: true });
-  for (const register of [registerList, registerTrending, registerDetail, registerArticles]) register(area);
-  return area;
+  return buildEntities([list, trending, detail, articles]);
 }

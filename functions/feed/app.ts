@@ -1,11 +1,9 @@
-// Feed area: /v2/feed, /v2/feed/{url_id}, /v2/live.
-import { createArea } from '../../shared/app';
-import { register as registerFeed } from './feed';
-import { register as registerLive } from './live';
-import { register as registerProfile } from './profile';
+// Every feed route, registered at once: the all-in-one app (functions/app.ts).
+import { buildFeed } from './area';
+import * as feed from './feed';
+import * as profile from './profile';
+import * as live from './live';
 
 export function feedArea() {
-  const area = createArea({ basePaths: ['/v2/feed', '/v2/live'], auth: true });
-  for (const register of [registerFeed, registerProfile, registerLive]) register(area);
-  return area;
+  return buildFeed([feed, profile, live]);
 }

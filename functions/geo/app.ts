@@ -1,16 +1,10 @@
-// Geo area: served identically under /v1/geo and /v2/geo.
-import { createApp, createArea } from '../../shared/app';
-import { register as registerLanguages } from './languages';
-import { register as registerCities } from './region-cities';
-import { register as registerRegion } from './region';
-import { register as registerRegions } from './regions';
+// Every geo route, registered at once: the all-in-one app (functions/app.ts).
+import { buildGeo } from './area';
+import * as regions from './regions';
+import * as region from './region';
+import * as regionCities from './region-cities';
+import * as languages from './languages';
 
 export function geoArea() {
-  const area = createArea({ basePaths: ['/v1/geo', '/v2/geo'], auth: true });
-  for (const version of ['v1', 'v2'] as const) {
-    const routes = createApp();
-    for (const register of [registerRegions, registerRegion, registerCities, registerLanguages]) register(routes, version);
-    area.route(`/${version}/geo`, routes);
-  }
-  return area;
+  return buildGeo([regions, region, regionCities, languages]);
 }

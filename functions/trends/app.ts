@@ -1,19 +1,15 @@
-// Trends area: /v1/trends*, /v1/themes*, /v1/topics*.
-import { createArea } from '../../shared/app';
-import { register as registerArticles } from './articles';
-import { register as registerChildren } from './children';
-import { register as registerDetail } from './detail';
-import { register as registerList } from './list';
-import { register as registerParents } from './parents';
-import { register as registerRollup } from './rollup';
-import { register as registerThemeTopics } from './theme-topics';
-import { register as registerThemes } from './themes';
-import { register as registerTopicTrends } from './topic-trends';
+// Every trends route, registered at once: the all-in-one app (functions/app.ts).
+import { buildTrends } from './area';
+import * as list from './list';
+import * as detail from './detail';
+import * as articles from './articles';
+import * as parents from './parents';
+import * as children from './children';
+import * as themes from './themes';
+import * as themeTopics from './theme-topics';
+import * as topicTrends from './topic-trends';
+import * as rollup from './rollup';
 
 export function trendsArea() {
-  const area = createArea({ basePaths: ['/v1/trends', '/v1/themes', '/v1/topics'], auth: true });
-  for (const register of [
-    registerList, registerDetail, registerArticles, registerParents, registerChildren, registerThemes, registerThemeTopics, registerTopicTrends, registerRollup,
-  ]) register(area);
-  return area;
+  return buildTrends([list, detail, articles, parents, children, themes, themeTopics, topicTrends, rollup]);
 }

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   entities: () => import('./entities'),
   public: () => import('./public'),
   feed: () => import('./feed'),
+  startup: () => import('./startup'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

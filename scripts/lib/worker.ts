@@ -13,9 +13,12 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /** As in wrangler.toml. */
 const COMPATIBILITY = { compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'] };
 
-/** Bundles the top-level Worker of wrangler.toml into `outdir` (a dry-run deploy); returns the script. */
-export function bundleWorker(outdir: string): string {
-  execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--env', '', '--outdir', outdir], {
+/**
+ * Bundles a Worker of wrangler.toml into `outdir` (a dry-run deploy; `env` '' is the top-level
+ * all-in-one Worker, else an area); returns the script.
+ */
+export function bundleWorker(outdir: string, env = ''): string {
+  execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--env', env, '--outdir', outdir], {
     stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: ROOT,
   });
   return join(outdir, 'index.js');
@@ -35,30 +38,31 @@ function devVars(): Record<string, string> {
 }
 
 /**
- * Bundles and starts the all-in-one Worker with wrangler.toml's dev vars and `bindings`
- * (DATABASE_URL, NEON_HTTP_ENDPOINT, UPSTASH_REDIS_REST_URL, ...: a local gateway's, see scripts/gateway).
+ * Bundles and starts the all-in-one Worker (or the `env` area's) with wrangler.toml's dev vars and
+ * `bindings` (DATABASE_URL, NEON_HTTP_ENDPOINT, UPSTASH_REDIS_REST_URL, ...: a local gateway's, see
+ * scripts/gateway).
  */
-export async function startWorker(overrides: Record<string, string>): Promise<RunningWorker> {
-  const bindings = { ...devVars(), ...overrides };
+export async function startWorker(overrides: Record<string, string>, env = ''): Promise<RunningWorker> {
   const dir = mkdtempSync(join(tmpdir(), 'worker-'));
-  let mf: Miniflare | undefined;
   try {
-    const scriptPath = bundleWorker(dir);
-    mf = new Miniflare(convertV4MiniflareOptions({
-      workers: [{ name: 'api', modules: true, scriptPath, modulesRoot: dir, ...COMPATIBILITY, bindings }],
-    }));
-    const url = await mf.ready;
-    const running = mf;
-    return {
-      url, mf: running,
-      async dispose() {
-        await running.dispose();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    const running = await runScript(bundleWorker(dir, env), dir, overrides);
+    return { ...running, async dispose() { await running.dispose(); rmSync(dir, { recursive: true, force: true }); } };
   } catch (err) {
-    await mf?.dispose();
     rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Starts an already bundled Worker script (modules under `dir`) with the dev vars and `overrides`. */
+export async function runScript(scriptPath: string, dir: string, overrides: Record<string, string> = {}): Promise<RunningWorker> {
+  const bindings = { ...devVars(), ...overrides };
+  const mf = new Miniflare(convertV4MiniflareOptions({
+    workers: [{ name: 'api', modules: true, scriptPath, modulesRoot: dir, ...COMPATIBILITY, bindings }],
+  }));
+  try {
+    return { url: await mf.ready, mf, dispose: () => mf.dispose() };
+  } catch (err) {
+    await mf.dispose();
     throw err;
   }
 }

@@ -1,0 +1,72 @@
+// The jobs Worker's work: the queue consumer (aggregates, mention scans) and the cron triggers
+// (cache warmer, scans due); no public routes. The jobs Worker (index.ts) loads it on first use.
+import type { PoolClient } from '@neondatabase/serverless';
+import { createClock } from '../../shared/clock';
+import { createDb, createPool } from '../../shared/db/client';
+import { readConfig, type Bindings } from '../../shared/env';
+import { pruneWindowHistory, slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
+import { createStore } from '../../shared/redis';
+import { completeAggregate, dueForWarming, type AggregateJob } from '../../shared/aggregate';
+import { aggregateKind } from './aggregates';
+import { listsDueForScan, scanMentionList } from '../tracking/scan';
+
+export interface ScanJob {
+  type: 'scan';
+  listId: string;
+}
+
+export type JobMessage = AggregateJob | ScanJob;
+
+function services(env: Bindings) {
+  const config = readConfig(env);
+  return { config, db: createDb(config), store: createStore(config), clock: createClock(config.NOW) };
+}
+
+async function withClient<T>(env: Bindings, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const pool = createPool(readConfig(env));
+  const client = await pool.connect();
+  try {
+    return await work(client);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+}
+
+export const jobs = {
+  async queue(batch: MessageBatch<JobMessage>, env: Bindings, _ctx: ExecutionContext): Promise<void> {
+    const { config, db, store, clock } = services(env);
+    for (const message of batch.messages) {
+      const job = message.body;
+      try {
+        const kind = job?.type === 'aggregate' ? aggregateKind(job.kind) : undefined;
+        if (kind) await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob);
+        else if (job?.type === 'scan') await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
+        else console.warn('dropping unknown job', JSON.stringify(job).slice(0, 200));
+        message.ack();
+      } catch (err) {
+        // Retried with backoff; after max_retries the platform moves it to the dead-letter queue.
+        // An aggregate's lock expires on its own TTL, so a failed job never blocks its request for long.
+        console.error(`${job?.type} job failed`, (err as Error).message);
+        message.retry({ delaySeconds: 5 * message.attempts });
+      }
+    }
+  },
+
+  async scheduled(_controller: ScheduledController, env: Bindings, _ctx: ExecutionContext): Promise<void> {
+    const { db, store, clock } = services(env);
+    // Feed windows follow the clock's hour (a request that finds them behind slides them itself).
+    const end = windowEnd(clock.now());
+    await windowsAsOf(db)
+      .then((asOf) => (asOf.getTime() !== end.getTime() ? slideWindows(db, end, asOf) : undefined))
+      .catch((err: Error) => console.error('feed windows slide failed', err.message));
+    // Cursor snapshots older than a cursor's lifetime (docs/DATA.md "Feed snapshots").
+    await pruneWindowHistory(db).catch((err: Error) => console.error('feed history prune failed', err.message));
+    // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
+    // Only kinds this deployment still knows (a renamed kind's old entries age out within the hour).
+    const due: JobMessage[] = (await dueForWarming(store, Date.now())).filter((job) => aggregateKind(job.kind));
+    const scans = await withClient(env, (client) => listsDueForScan(client, clock.now()));
+    due.push(...scans.map((listId): ScanJob => ({ type: 'scan', listId })));
+    if (due.length && env.JOBS_QUEUE) await env.JOBS_QUEUE.sendBatch(due.map((body) => ({ body })));
+  },
+};

@@ -1,0 +1,86 @@
+// The deployed Workers as `wrangler deploy` bundles them (a dry run per wrangler.toml environment):
+// raw and gzip size, the largest packages inside (esbuild's metafile), and the gzip budget each must
+// stay within. Used by `npm run build`, `npm run bench -- startup` and tests/node/bundles.test.ts.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { unstable_readConfig } from 'wrangler';
+import { gzipSync } from 'node:zlib';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Every Worker wrangler.toml deploys, by environment. */
+export const WORKERS = ['tracking', 'feed', 'public', 'geo', 'trends', 'entities', 'articles', 'mcp', 'jobs'] as const;
+export type WorkerName = (typeof WORKERS)[number];
+
+/**
+ * Gzip budgets in KiB (docs/PERFORMANCE.md explains the floor: the Neon driver, @upstash/redis and
+ * @hono/zod-openapi alone are ~150 KiB gzip). A bundle over its budget fails the build and the test.
+ */
+const AREA_BUDGET_KIB = 210;
+export const BUDGET_KIB: Record<WorkerName, number> = {
+  tracking: AREA_BUDGET_KIB, feed: AREA_BUDGET_KIB, public: AREA_BUDGET_KIB, geo: AREA_BUDGET_KIB, trends: AREA_BUDGET_KIB,
+  entities: AREA_BUDGET_KIB, articles: AREA_BUDGET_KIB, jobs: AREA_BUDGET_KIB, mcp: 280,
+};
+
+export interface Bundle {
+  name: string;
+  /** The bundled script (`index.js`) and its directory (modules root). */
+  script: string;
+  dir: string;
+  code: string;
+  raw: number;
+  gzip: number;
+  /** Largest contributors first: npm package, or the project folder (`functions/geo`, `shared`). */
+  packages: [name: string, bytes: number][];
+}
+
+const wrangler = join(ROOT, 'node_modules/.bin/wrangler');
+
+/** Bundles one environment of `config` (default wrangler.toml) into `dir`, as `wrangler deploy` would. */
+export function bundle(name: string, dir: string, env: string = name, config = join(ROOT, 'wrangler.toml')): Bundle {
+  rmSync(dir, { recursive: true, force: true });
+  const meta = join(dir, 'meta.json');
+  execFileSync(wrangler, ['deploy', '--dry-run', '--config', config, '--env', env, '--outdir', dir, '--metafile', meta], {
+    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: ROOT,
+  });
+  // Named after the entry module: index.js for the areas.
+  const script = join(dir, basename(mainOf(config, env)).replace(/\.ts$/, '.js'));
+  const code = readFileSync(script, 'utf8');
+  return { name, script, dir, code, raw: Buffer.byteLength(code), gzip: gzipSync(code).length, packages: packagesOf(meta) };
+}
+
+function mainOf(config: string, env: string): string {
+  const main = unstable_readConfig({ config, env: env || undefined }).main;
+  if (!main) throw new Error(`${config} [${env}] has no main module`);
+  return main;
+}
+
+/** The last package folder of a module path, else the project folder it sits in. */
+function owner(path: string): string {
+  const pkg = path.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
+  if (pkg) return pkg;
+  const parts = path.replace(/^(\.\.\/)+/, '').split('/');
+  return parts[0] === 'functions' ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+function packagesOf(metafile: string): [string, number][] {
+  const { outputs } = JSON.parse(readFileSync(metafile, 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  };
+  const sizes = new Map<string, number>();
+  for (const output of Object.values(outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      sizes.set(owner(path), (sizes.get(owner(path)) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...sizes].filter(([, bytes]) => bytes > 0).sort((a, b) => b[1] - a[1]);
+}
+
+export const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** `zod 196 KiB, @neondatabase/serverless 142 KiB, ...` (minified bytes in the bundle). */
+export const topPackages = (b: Bundle, n = 5) =>
+  b.packages.slice(0, n).map(([name, bytes]) => `${name} ${Math.round(bytes / 1024)}`).join(', ');
+
+export const overBudget = (b: Bundle & { name: WorkerName }) => b.gzip > BUDGET_KIB[b.name] * 1024;

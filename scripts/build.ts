@@ -4,22 +4,7 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { WIDGET_SOURCE } from '../functions/public/widget-source';
-import { BUDGET_KIB, bundle, kib, overBudget, topPackages, WORKERS, type WorkerName } from './lib/bundles';
-
-/** A path literal that only the named area registers. */
-const MARKERS: Record<WorkerName, string[]> = {
-  tracking: ["'/v1/tracking"],
-  feed: ["'/v2/feed", "'/v2/live"],
-  public: ["'/public"],
-  geo: ["'/regions/{alpha_2}/cities'"],
-  trends: ["'/v1/trends", "'/v1/themes", "'/v1/topics"],
-  entities: ["'/v1/entities"],
-  articles: ["'/v1/articles", "'/v1/analytics"],
-  mcp: ["'/mcp'"],
-  jobs: [],
-};
-/** The MCP Worker runs every area's routes in-process for its tool calls: other areas' routes are its own. */
-const HOLDS_EVERY_AREA = new Set(['mcp']);
+import { BUDGET_KIB, bundle, kib, overBudget, routesIn, topPackages, WORKERS } from './lib/bundles';
 
 const OUT = join('dist', 'functions');
 const failures: string[] = [];
@@ -27,14 +12,7 @@ const rows: string[][] = [];
 
 for (const name of WORKERS) {
   const built = bundle(name, join(OUT, name));
-  const code = built.code.replaceAll('"', "'");
-  const foreign = WORKERS
-    .filter((other) => other !== name && !HOLDS_EVERY_AREA.has(name))
-    .flatMap((other) => MARKERS[other].filter((m) => code.includes(m)).map((m) => `${other}:${m}`));
-  const own = MARKERS[name].filter((m) => code.includes(m)).length;
-  const routesOk = foreign.length === 0 && own === MARKERS[name].length;
-  const scope = HOLDS_EVERY_AREA.has(name) ? 'its own and every area\'s routes' : 'only its own routes';
-  const verdict = foreign.length ? `FOREIGN ${foreign.join(' ')}` : routesOk ? scope : 'MISSING its own routes';
+  const { ok: routesOk, verdict } = routesIn(built.code, name);
   if (!routesOk) failures.push(`${name}: ${verdict}`);
   const over = overBudget({ ...built, name });
   if (over) failures.push(`${name}: ${kib(built.gzip)} gzip is over its budget of ${BUDGET_KIB[name]} KiB`);

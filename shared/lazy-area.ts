@@ -31,7 +31,7 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
  * chain (hygiene, key, limits) and the same JSON 404 as in the whole area app. Entries are matched
  * in order, like the area app's registration order.
  */
-export function lazyArea<M>(build: (modules: M[]) => Promise<Fetcher>, routes: RouteModules<M>): Fetcher {
+export function lazyArea<M>(build: (modules: M[]) => Promise<Fetcher>, routes: RouteModules<M>): Hono {
   const router = new Hono();
   for (const [entry, load] of Object.entries(routes)) {
     const [method, path] = entry.split(' ');

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unstable_readConfig } from 'wrangler';
-import { bundle, BUDGET_KIB, kib, ROOT, topPackages, WORKERS, type Bundle } from '../lib/bundles';
+import { bundle, BUDGET_KIB, kib, NO_SERVICES, PROBES, ROOT, topPackages, WORKERS, type Bundle } from '../lib/bundles';
 import { runScript } from '../lib/worker';
 import { fmt, fmtRatio, log, median, ratio, table } from './stats';
 
@@ -20,19 +20,6 @@ const arg = (argv: string[], name: string, fallback: number) => {
 };
 
 const MINIMAL = 'minimal';
-
-/** A request each Worker answers without a database or Redis: its first route without a key (401). */
-const PROBES: Record<string, { method: string; path: string }> = {
-  [MINIMAL]: { method: 'GET', path: '/hello/world' },
-  tracking: { method: 'GET', path: '/v1/tracking/lists' },
-  feed: { method: 'GET', path: '/v2/feed' },
-  public: { method: 'GET', path: '/public/widget.js' },
-  geo: { method: 'GET', path: '/v1/geo/regions' },
-  trends: { method: 'GET', path: '/v1/trends' },
-  entities: { method: 'GET', path: '/v1/entities' },
-  articles: { method: 'GET', path: '/v1/articles' },
-  mcp: { method: 'POST', path: '/mcp' },
-};
 
 /** wrangler.toml's build settings around the minimal Worker, so that both are built the same way. */
 function minimalConfig(dir: string): string {
@@ -73,11 +60,8 @@ function profileStartup(bundleFile: string, out: string): number {
 
 /** Wall ms of the first request to a fresh isolate, and the median of the next five. */
 async function firstRequest(b: Bundle): Promise<{ first: number; warm: number }> {
-  const probe = PROBES[b.name];
-  // Unreachable services: the probes never get past the key check (or need no data).
-  const worker = await runScript(b.script, b.dir, {
-    DATABASE_URL: 'postgres://bench@127.0.0.1:9/none', UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9', UPSTASH_REDIS_REST_TOKEN: 'none',
-  });
+  const probe = PROBES[b.name as keyof typeof PROBES]!;
+  const worker = await runScript(b.script, b.dir, NO_SERVICES);
   try {
     const times: number[] = [];
     for (let i = 0; i < 6; i++) {
@@ -85,7 +69,7 @@ async function firstRequest(b: Bundle): Promise<{ first: number; warm: number }>
       const res = await worker.mf.dispatchFetch(new URL(probe.path, worker.url), { method: probe.method });
       await res.arrayBuffer();
       times.push(performance.now() - started);
-      if (res.status >= 500) throw new Error(`${b.name}: ${probe.method} ${probe.path} answered ${res.status}`);
+      if (res.status !== probe.status) throw new Error(`${b.name}: ${probe.method} ${probe.path} answered ${res.status}`);
     }
     return { first: times[0], warm: median(times.slice(1)) };
   } finally {
@@ -115,7 +99,7 @@ export async function run(argv: string[]): Promise<void> {
     const first = new Map<string, { first: number; warm: number }[]>(targets.map((t) => [t, []]));
     for (let r = 0; r < runs; r++) {
       log(`first requests, run ${r + 1}/${runs}`);
-      for (const name of targets) if (PROBES[name]) first.get(name)!.push(await firstRequest(bundles.get(name)!));
+      for (const name of targets) if (PROBES[name as keyof typeof PROBES]) first.get(name)!.push(await firstRequest(bundles.get(name)!));
     }
 
     const base = median(busy.get(MINIMAL)!);

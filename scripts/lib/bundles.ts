@@ -23,6 +23,50 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   entities: AREA_BUDGET_KIB, articles: AREA_BUDGET_KIB, jobs: AREA_BUDGET_KIB, mcp: 280,
 };
 
+/** A path literal that only the named area registers. */
+const MARKERS: Record<WorkerName, string[]> = {
+  tracking: ["'/v1/tracking"],
+  feed: ["'/v2/feed", "'/v2/live"],
+  public: ["'/public"],
+  geo: ["'/regions/{alpha_2}/cities'"],
+  trends: ["'/v1/trends", "'/v1/themes", "'/v1/topics"],
+  entities: ["'/v1/entities"],
+  articles: ["'/v1/articles", "'/v1/analytics"],
+  mcp: ["'/mcp'"],
+  jobs: [],
+};
+/** The MCP Worker runs every area's routes in-process for its tool calls: other areas' routes are its own. */
+const HOLDS_EVERY_AREA = new Set(['mcp']);
+
+/** Whether a bundle holds its own area's routes and no other area's (the MCP Worker holds them all). */
+export function routesIn(code: string, name: WorkerName): { ok: boolean; verdict: string } {
+  const text = code.replaceAll('"', "'");
+  const foreign = WORKERS
+    .filter((other) => other !== name && !HOLDS_EVERY_AREA.has(name))
+    .flatMap((other) => MARKERS[other].filter((m) => text.includes(m)).map((m) => `${other}:${m}`));
+  const ok = foreign.length === 0 && MARKERS[name].every((m) => text.includes(m));
+  const scope = HOLDS_EVERY_AREA.has(name) ? 'its own and every area\'s routes' : 'only its own routes';
+  return { ok, verdict: foreign.length ? `FOREIGN ${foreign.join(' ')}` : ok ? scope : 'MISSING its own routes' };
+}
+
+/** A request each Worker answers without a database or Redis: its first route without a key (401). */
+export const PROBES: Partial<Record<WorkerName | 'minimal', { method: string; path: string; status: number }>> = {
+  minimal: { method: 'GET', path: '/hello/world', status: 200 },
+  tracking: { method: 'GET', path: '/v1/tracking/lists', status: 401 },
+  feed: { method: 'GET', path: '/v2/feed', status: 401 },
+  public: { method: 'GET', path: '/public/widget.js', status: 200 },
+  geo: { method: 'GET', path: '/v1/geo/regions', status: 401 },
+  trends: { method: 'GET', path: '/v1/trends', status: 401 },
+  entities: { method: 'GET', path: '/v1/entities', status: 401 },
+  articles: { method: 'GET', path: '/v1/articles', status: 401 },
+  mcp: { method: 'POST', path: '/mcp', status: 401 },
+};
+
+/** Unreachable services: the probes never get past the key check (or need no data). */
+export const NO_SERVICES = {
+  DATABASE_URL: 'postgres://probe@127.0.0.1:9/none', UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9', UPSTASH_REDIS_REST_TOKEN: 'none',
+};
+
 export interface Bundle {
   name: string;
   /** The bundled script (`index.js`) and its directory (modules root). */

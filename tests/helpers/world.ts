@@ -25,6 +25,8 @@ export interface CallOptions {
   env?: Record<string, string>;
   /** A queue binding for this call (records what the Worker sends). */
   queue?: unknown;
+  /** The Worker to call: default the all-in-one Worker; an area's deployed Worker (functions/<area>/index.ts). */
+  worker?: { fetch(request: Request, env: any, ctx: ExecutionContext): Response | Promise<Response> };
 }
 
 export interface Tenant {
@@ -95,7 +97,7 @@ export async function createWorld(name: string): Promise<World> {
       const request = new Request(`http://api.test${path}`, { method: options.method ?? 'GET', headers, body });
       const ctx = createExecutionContext();
       // A fresh object per call: config is memoised per bindings object, and NOW may have changed.
-      const response = await worker.fetch(request as any, { ...bindings, ...options.env, ...(options.queue ? { JOBS_QUEUE: options.queue } : {}) } as any, ctx);
+      const response = await (options.worker ?? worker).fetch(request as any, { ...bindings, ...options.env, ...(options.queue ? { JOBS_QUEUE: options.queue } : {}) } as any, ctx);
       await waitOnExecutionContext(ctx);
       const text = await response.text();
       let parsed: unknown = text;

@@ -23,7 +23,7 @@ const MINIMAL = 'minimal';
 
 /** wrangler.toml's build settings around the minimal Worker, so that both are built the same way. */
 function minimalConfig(dir: string): string {
-  const config = unstable_readConfig({ config: join(ROOT, 'wrangler.toml') });
+  const config = unstable_readConfig({ config: join(ROOT, 'wrangler.toml') }, { hideWarnings: true });
   const file = join(dir, 'wrangler.json');
   writeFileSync(file, JSON.stringify({
     name: MINIMAL,

@@ -95,7 +95,7 @@ export function bundle(name: string, dir: string, env: string = name, config = j
 }
 
 function mainOf(config: string, env: string): string {
-  const main = unstable_readConfig({ config, env: env || undefined }).main;
+  const main = unstable_readConfig({ config, env: env || undefined }, { hideWarnings: true }).main;
   if (!main) throw new Error(`${config} [${env}] has no main module`);
   return main;
 }

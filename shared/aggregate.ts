@@ -191,7 +191,7 @@ interface Served {
 
 /** This isolate's copy, else Redis's (then kept here too); null on a miss, DOWN when Redis cannot answer. */
 async function lookup(config: Config, store: Store, kind: AggregateKind, cacheKey: string): Promise<CachedResponse | null | typeof DOWN> {
-  const held = answers.get(memoryKey(config, cacheKey));
+  const held = config.ISOLATE_CACHE_SECONDS > 0 ? answers.get(memoryKey(config, cacheKey)) : undefined;
   if (held) return held;
   const stored = await attempt(store.text.get<string>(cacheKey));
   if (stored === DOWN) return DOWN;

@@ -7,15 +7,13 @@
 // interleaved; median and p95 latency of each, the chain's added median, the cached reads' ratio
 // to the keyed trivial route, and the gateway's SQL and Redis request counters (GET /stats) per request.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-// The Miniflare that @cloudflare/vitest-plugin (the test pool) runs on; classic options API.
-import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
 import { startGateway } from '../gateway/index';
+import { startBundled, type RunningWorker } from '../lib/worker';
 import { dbUrl, ensureDatabase, PG_BASE } from './db';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
@@ -90,36 +88,10 @@ function bundle(dir: string): string {
   return join(outdir, 'middleware-worker.js');
 }
 
-export interface BenchWorker {
-  mf: InstanceType<typeof Miniflare>;
-  url: URL;
-  dispose(): Promise<void>;
-}
-
 /** Bundles and starts the bench Worker with `bindings` (a gateway's, see run below). */
-export async function startBenchWorker(bindings: Record<string, string>): Promise<BenchWorker> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-mw-'));
-  let mf: InstanceType<typeof Miniflare> | undefined;
-  try {
-    log('bundling the bench Worker with wrangler');
-    const script = bundle(dir);
-    mf = new Miniflare(convertV4MiniflareOptions({
-      workers: [{ name: 'bench', modules: true, scriptPath: script, modulesRoot: join(dir, 'out'), compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], bindings }],
-    }));
-    const url = await mf.ready;
-    const running = mf;
-    return {
-      mf: running, url,
-      async dispose() {
-        await running.dispose();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  } catch (err) {
-    await mf?.dispose();
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
+export function startBenchWorker(bindings: Record<string, string>): Promise<RunningWorker> {
+  log('bundling the bench Worker with wrangler');
+  return startBundled((dir) => ({ scriptPath: bundle(dir), modulesRoot: join(dir, 'out') }), bindings);
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -145,7 +117,7 @@ export async function run(argv: string[]): Promise<void> {
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
 
   const stats = async () => (await (await fetch(new URL('/stats', gateway.neonHttpUrl))).json()) as { sql: number; redis: number };
-  let worker: BenchWorker | undefined;
+  let worker: RunningWorker | undefined;
   try {
     worker = await startBenchWorker(bindings);
     const { mf, url } = worker;

@@ -14,7 +14,7 @@ import { createStore } from '../../shared/redis';
 import { startGateway } from '../gateway/index';
 import { startWorker, type RunningWorker } from '../lib/worker';
 import { connectTo, dbUrl, PG_BASE } from './db';
-import { KEYED_PING, startBenchWorker, type BenchWorker } from './middleware';
+import { KEYED_PING, startBenchWorker } from './middleware';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
 const arg = (argv: string[], name: string, fallback: string) => {
@@ -53,7 +53,7 @@ export async function run(argv: string[]): Promise<void> {
 
   let worker: RunningWorker | undefined;
   let redisOnly: RunningWorker | undefined;
-  let chain: BenchWorker | undefined;
+  let chain: RunningWorker | undefined;
   try {
     log('bundling the all-in-one Worker with wrangler (twice: with and without the isolate cache)');
     worker = await startWorker(bindings);

@@ -39,13 +39,19 @@ function devVars(): Record<string, string> {
  * (DATABASE_URL, NEON_HTTP_ENDPOINT, UPSTASH_REDIS_REST_URL, ...: a local gateway's, see scripts/gateway).
  */
 export async function startWorker(overrides: Record<string, string>): Promise<RunningWorker> {
-  const bindings = { ...devVars(), ...overrides };
+  return startBundled((dir) => ({ scriptPath: bundleWorker(dir), modulesRoot: dir }), { ...devVars(), ...overrides });
+}
+
+/** Bundles a Worker into a scratch directory with `bundle` and runs it in Miniflare with `bindings`. */
+export async function startBundled(
+  bundle: (dir: string) => { scriptPath: string; modulesRoot: string }, bindings: Record<string, string>,
+): Promise<RunningWorker> {
   const dir = mkdtempSync(join(tmpdir(), 'worker-'));
   let mf: Miniflare | undefined;
   try {
-    const scriptPath = bundleWorker(dir);
+    const { scriptPath, modulesRoot } = bundle(dir);
     mf = new Miniflare(convertV4MiniflareOptions({
-      workers: [{ name: 'api', modules: true, scriptPath, modulesRoot: dir, ...COMPATIBILITY, bindings }],
+      workers: [{ name: 'api', modules: true, scriptPath, modulesRoot, ...COMPATIBILITY, bindings }],
     }));
     const url = await mf.ready;
     const running = mf;

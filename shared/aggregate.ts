@@ -5,6 +5,8 @@
 // lock has a TTL, so a leader that crashes without releasing it blocks nobody beyond that TTL.
 import type { Context } from 'hono';
 import { sha256Hex } from './auth/keys';
+import { IsolateCache } from './cache/memory';
+import { pack, respond, toCached, unpack, type CachedResponse } from './cache/response';
 import type { Db } from './db/client';
 import type { Config, Env } from './env';
 import { coded } from './errors';
@@ -20,6 +22,15 @@ export const FOLLOWER_WAIT_MS = 3_000;
 export const RETRY_AFTER_SECONDS = 15;
 export const INLINE_RETRY_AFTER_SECONDS = 2;
 const RECENT = 'recent-aggregates';
+/** Stored answers are packed responses (shared/cache/response.ts); the segment keeps older formats apart. */
+const FORMAT = 'r1';
+
+/**
+ * Hits of this isolate, in front of Redis: a warm aggregate costs no Redis read here. Keyed by the
+ * Redis endpoint and the full cache key (namespace, kind, identity: project, scope, parameters,
+ * "now"), for ISOLATE_CACHE_SECONDS at most; bounded in entries and bytes.
+ */
+const answers = new IsolateCache<CachedResponse>({ entries: 256, bytes: 32 * 1024 * 1024 });
 const RECENT_WINDOW_MS = 3_600_000;
 
 /** What a compute function receives besides its request. */
@@ -46,6 +57,8 @@ export interface AggregateKind<R = any, H = unknown> {
   ttlSeconds?: number;
   /** Re-queue recently asked aggregates from the cron before they expire; default true. */
   warm?: boolean;
+  /** The response a computed value makes; default the value itself as the JSON body, no headers. */
+  respond?(value: unknown): { body: unknown; headers?: Record<string, string> };
 }
 
 export interface AggregateJob {
@@ -66,7 +79,20 @@ export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass';
 
 export async function aggregateKey(store: Store, kind: AggregateKind, request: unknown): Promise<string> {
   const identity = kind.identity ? kind.identity(request) : request;
-  return store.key('agg', kind.name, await sha256Hex(JSON.stringify(identity)));
+  return store.key('agg', FORMAT, kind.name, await sha256Hex(JSON.stringify(identity)));
+}
+
+/** The answer a computed value makes, as it is stored and sent. */
+function cachedOf(kind: AggregateKind, value: unknown): Promise<CachedResponse> {
+  const made = kind.respond ? kind.respond(value) : { body: value };
+  return toCached(made.body, made.headers);
+}
+
+const memoryKey = (config: Config, cacheKey: string) => `${config.UPSTASH_REDIS_REST_URL}|${cacheKey}`;
+
+function remember(config: Config, kind: AggregateKind, cacheKey: string, cached: CachedResponse): void {
+  const seconds = Math.min(config.ISOLATE_CACHE_SECONDS, kind.ttlSeconds ?? CACHE_TTL_SECONDS);
+  answers.set(memoryKey(config, cacheKey), cached, cached.text.length, seconds * 1000);
 }
 
 const lockOf = (cacheKey: string) => `${cacheKey}:lock`;
@@ -93,20 +119,22 @@ async function attempt<T>(call: Promise<T>): Promise<T | typeof DOWN> {
 
 /** Releases the lock only if it is still ours (it may have expired and passed to someone else). */
 async function release(store: Store, cacheKey: string, token: string): Promise<void> {
-  const holder = await store.redis.get<string>(lockOf(cacheKey));
+  const holder = await store.text.get<string>(lockOf(cacheKey));
   if (holder === token) await store.redis.del(lockOf(cacheKey));
 }
 
 /** Computes and stores as the lock holder; the lock is released on success and on failure. */
-async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H) {
+async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
   try {
     // A leader that finished between our miss and our lock: its result is there, use it.
-    const late = await attempt(services.store.redis.get<unknown>(cacheKey));
-    if (late !== DOWN && late != null) return { body: late, outcome: 'shared' as CacheOutcome };
-    const body = await kind.compute(services, request, hint);
+    const late = unpack(await attempt(services.store.text.get<string>(cacheKey)));
+    if (late) return { cached: late, outcome: 'shared' };
+    const value = await kind.compute(services, request, hint);
+    const cached = await cachedOf(kind, value);
     // The answer stands even if Redis fails now; followers then time out into 503 `computing`.
-    await services.store.redis.set(cacheKey, body, { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS }).catch(() => undefined);
-    return { body, outcome: 'miss' as CacheOutcome };
+    await services.store.redis.set(cacheKey, pack(cached), { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS }).catch(() => undefined);
+    remember(services.config, kind, cacheKey, cached);
+    return { cached, value, outcome: 'miss' };
   } finally {
     await release(services.store, cacheKey, token).catch(() => undefined);
   }
@@ -118,15 +146,16 @@ async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>
  * in time (a burst of followers on a busy machine) is just a poll without news. Gives up after
  * FOLLOWER_WAIT_MS with 503 `computing`.
  */
-async function follow<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H) {
-  const { redis } = services.store;
+async function follow<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
+  const redis = services.store.text;
   const deadline = Date.now() + FOLLOWER_WAIT_MS;
   for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
     await sleep(delay);
-    const polled = await attempt(Promise.all([redis.get<unknown>(cacheKey), redis.get<string>(lockOf(cacheKey))]));
+    const polled = await attempt(Promise.all([redis.get<string>(cacheKey), redis.get<string>(lockOf(cacheKey))]));
     if (polled === DOWN) continue;
-    const [body, holder] = polled;
-    if (body != null) return { body, outcome: 'shared' as CacheOutcome };
+    const [stored, holder] = polled;
+    const cached = unpack(stored);
+    if (cached) return { cached, outcome: 'shared' };
     if (holder == null && (await attempt(acquire(services.store, cacheKey, token, INLINE_LOCK_TTL_SECONDS))) === true) {
       return lead(services, kind, request, cacheKey, token, hint);
     }
@@ -135,7 +164,7 @@ async function follow<R, H>(services: AggregateServices, kind: AggregateKind<R, 
 }
 
 /** Remembers an asked aggregate for the cron warmer (wall time: cache freshness is not business time). */
-async function remember(store: Store, job: AggregateJob): Promise<void> {
+async function noteAsked(store: Store, job: AggregateJob): Promise<void> {
   await store.redis.zadd(store.key(RECENT), { score: Date.now(), member: JSON.stringify(job) });
 }
 
@@ -144,32 +173,49 @@ async function remember(store: Store, job: AggregateJob): Promise<void> {
  * cached (no coalescing: sharing one promise across requests is unsafe in a Worker isolate); an
  * expensive one cannot be handed to the consumer reliably, so it answers 503 with Retry-After.
  */
-async function degraded<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H>) {
+async function degraded<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H>): Promise<Served> {
   if (options.background && c.env.JOBS_QUEUE) {
     throw coded(503, 'dependency_unavailable', 'A dependency is briefly unavailable; retry after the Retry-After header.', {}, { 'Retry-After': '5' });
   }
   const { db, store, config, clock } = c.var;
-  const body = await kind.compute({ db, store, config, now: clock.now() }, request, options.hint);
-  c.header('X-Aggregate-Cache', 'bypass');
-  return body;
+  const value = await kind.compute({ db, store, config, now: clock.now() }, request, options.hint);
+  return { cached: await cachedOf(kind, value), value, outcome: 'bypass' };
+}
+
+interface Served {
+  cached: CachedResponse;
+  /** The computed value, when this request computed it. */
+  value?: unknown;
+  outcome: CacheOutcome;
+}
+
+/** This isolate's copy, else Redis's (then kept here too); null on a miss, DOWN when Redis cannot answer. */
+async function lookup(config: Config, store: Store, kind: AggregateKind, cacheKey: string): Promise<CachedResponse | null | typeof DOWN> {
+  const held = config.ISOLATE_CACHE_SECONDS > 0 ? answers.get(memoryKey(config, cacheKey)) : undefined;
+  if (held) return held;
+  const stored = await attempt(store.text.get<string>(cacheKey));
+  if (stored === DOWN) return DOWN;
+  const cached = unpack(stored);
+  if (!cached) return null;
+  remember(config, kind, cacheKey, cached);
+  return cached;
 }
 
 /**
- * Answers an admitted aggregate request: from the cache, or computed once across all callers
- * (inline), or queued (503 `computing`). Sets `X-Aggregate-Cache` to hit, miss or shared (or
- * bypass while Redis is unreachable).
+ * An admitted aggregate request: from the cache, or computed once across all callers (inline), or
+ * queued (503 `computing`). The cache is read while `admit` (the request's own checks, e.g. the
+ * list's existence) runs; its errors win over a hit.
  */
-export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
+async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>): Promise<Served> {
   const { store, db, config, clock } = c.var;
+  const admitted = Promise.resolve(admit);
+  admitted.catch(() => undefined); // it may fail while the key is hashed: handled by Promise.all below
   const cacheKey = await aggregateKey(store, kind, request);
-  const cached = await attempt(store.redis.get<unknown>(cacheKey));
-  if (cached === DOWN) return degraded(c, kind, request, options);
-  if (cached != null) {
-    c.header('X-Aggregate-Cache', 'hit');
-    return cached;
-  }
+  const [options, found] = await Promise.all([admitted, lookup(config, store, kind, cacheKey)]);
+  if (found === DOWN) return degraded(c, kind, request, options);
+  if (found) return { cached: found, outcome: 'hit' };
   const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey };
-  if (kind.warm !== false) await remember(store, job).catch(() => undefined); // warming is best effort
+  if (kind.warm !== false) await noteAsked(store, job).catch(() => undefined); // warming is best effort
   const token = crypto.randomUUID();
   const queue = c.env.JOBS_QUEUE;
   const ttl = options.background && queue ? QUEUED_LOCK_TTL_SECONDS : INLINE_LOCK_TTL_SECONDS;
@@ -187,17 +233,37 @@ export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<
     throw computing(RETRY_AFTER_SECONDS);
   }
   const services: AggregateServices = { db, store, config, now: clock.now() };
-  const result = acquired
-    ? await lead(services, kind, request, cacheKey, token, options.hint)
-    : await follow(services, kind, request, cacheKey, token, options.hint);
-  c.header('X-Aggregate-Cache', result.outcome);
-  return result.body;
+  return acquired
+    ? lead(services, kind, request, cacheKey, token, options.hint)
+    : follow(services, kind, request, cacheKey, token, options.hint);
+}
+
+/**
+ * The aggregate's value (for routes that wrap it in a larger answer). Sets `X-Aggregate-Cache` to
+ * hit, miss or shared (or bypass while Redis is unreachable). For kinds without `respond`.
+ */
+export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
+  const served = await serve(c, kind, request, options);
+  c.header('X-Aggregate-Cache', served.outcome);
+  return 'value' in served ? served.value : JSON.parse(served.cached.text);
+}
+
+/**
+ * The aggregate as the whole 200 answer, sent as stored (text, ETag, headers): a hit costs no
+ * parse, stringify or hash. `admit` may be a promise: the cache lookup runs beside it.
+ */
+export async function serveAggregateResponse<R, H>(
+  c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+): Promise<Response> {
+  const served = await serve(c, kind, request, admit);
+  c.header('X-Aggregate-Cache', served.outcome);
+  return respond(c, served.cached);
 }
 
 /** The consumer's side: compute, store with the kind's TTL, release the queued lock. Idempotent. */
 export async function completeAggregate(services: AggregateServices, kind: AggregateKind, job: AggregateJob): Promise<void> {
-  const body = await kind.compute(services, job.request);
-  await services.store.redis.set(job.cacheKey, body, { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS });
+  const cached = await cachedOf(kind, await kind.compute(services, job.request));
+  await services.store.redis.set(job.cacheKey, pack(cached), { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS });
   await services.store.redis.del(lockOf(job.cacheKey));
 }
 

@@ -19,6 +19,13 @@ const bindingsSchema = z.object({
   APP_URL: z.string().url().default('https://app.example.com'),
   /** Estimated cost above which metrics/roll-ups are queued instead of computed inline. */
   AGGREGATE_INLINE_COST: z.coerce.number().positive().optional(),
+  /**
+   * Seconds an isolate keeps a cached aggregate in memory in front of Redis (capped by the kind's
+   * Redis TTL); 0 turns the memory layer off.
+   */
+  ISOLATE_CACHE_SECONDS: z.coerce.number().int().min(0).default(10),
+  /** Seconds reference reads (geo) are kept in isolate memory and the Workers Cache API; 0 = uncached. */
+  REFERENCE_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
   /** Public routes (no key): requests per minute per client IP; a bulk check counts one per domain. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(300),
   /**
@@ -39,8 +46,12 @@ export interface JobQueue {
   sendBatch(messages: Iterable<{ body: unknown }>): Promise<unknown>;
 }
 
-export interface Bindings extends Partial<Record<Exclude<keyof Config, 'AGGREGATE_INLINE_COST' | 'PUBLIC_RATE_LIMIT_PER_MINUTE'>, string>> {
+type NumberBinding = 'AGGREGATE_INLINE_COST' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'ISOLATE_CACHE_SECONDS' | 'REFERENCE_CACHE_SECONDS';
+
+export interface Bindings extends Partial<Record<Exclude<keyof Config, NumberBinding>, string>> {
   AGGREGATE_INLINE_COST?: string | number;
+  ISOLATE_CACHE_SECONDS?: string | number;
+  REFERENCE_CACHE_SECONDS?: string | number;
   PUBLIC_RATE_LIMIT_PER_MINUTE?: string | number;
   JOBS_QUEUE?: JobQueue;
 }

@@ -5,8 +5,10 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Env } from './env';
 
-async function strongTag(body: ArrayBuffer): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
+/** The strong ETag of a body: the first 128 bits of its SHA-256, in hex. */
+export async function strongTag(body: ArrayBuffer | string): Promise<string> {
+  const data = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', data));
   return `"${[...bytes.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
 }
 
@@ -24,7 +26,8 @@ export function etag(): MiddlewareHandler<Env> {
   return async function etag(c, next) {
     await next();
     if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || c.res.status !== 200) return;
-    const tag = await strongTag(await c.res.clone().arrayBuffer());
+    // A cached answer (shared/cache/response.ts) carries the tag of its exact bytes: no re-hashing.
+    const tag = c.res.headers.get('ETag') ?? (await strongTag(await c.res.clone().arrayBuffer()));
     // Keyed answers differ per key: browsers and CDNs may keep them only privately and must revalidate.
     const cacheControl = c.res.headers.get('Cache-Control') ?? 'private, no-cache';
     if (ifNoneMatch(c.req.header('If-None-Match'), tag)) {

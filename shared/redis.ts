@@ -1,11 +1,17 @@
 // Request-scoped Redis (Upstash REST) with one key namespace for the whole deployment.
-import { Redis } from '@upstash/redis/cloudflare';
+import { Redis, type RedisConfigCloudflare } from '@upstash/redis/cloudflare';
 
 /** Upper bound of one Redis call before the request goes on without it. */
 export const REDIS_TIMEOUT_MS = 300;
 
 export interface Store {
   redis: Redis;
+  /**
+   * The same Redis without the client's JSON deserialization and base64 response encoding: string
+   * values come back as stored, parsed once (with the HTTP body) by the runtime. For cached answers,
+   * which are large JSON texts sent as they are (shared/aggregate.ts).
+   */
+  readonly text: Redis;
   /** Namespaced key: `store.key('cache', 'geo', hash)`. */
   key(...parts: string[]): string;
   prefix: string;
@@ -18,7 +24,7 @@ export interface StoreConfig {
 }
 
 export function createStore(config: StoreConfig): Store {
-  const redis = new Redis({
+  const options: RedisConfigCloudflare = {
     url: config.UPSTASH_REDIS_REST_URL,
     token: config.UPSTASH_REDIS_REST_TOKEN,
     // A slow Redis must not hold a request hostage: every call is bounded and not retried;
@@ -28,7 +34,14 @@ export function createStore(config: StoreConfig): Store {
     // Commands issued in the same tick travel as one pipeline: one round trip for the limits.
     enableAutoPipelining: true,
     enableTelemetry: false,
-  });
+  };
+  const redis = new Redis(options);
+  let text: Redis | undefined;
   const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
-  return { redis, prefix, key: (...parts) => prefix + parts.join(':') };
+  return {
+    redis, prefix, key: (...parts) => prefix + parts.join(':'),
+    get text() {
+      return (text ??= new Redis({ ...options, automaticDeserialization: false, responseEncoding: false }));
+    },
+  };
 }

@@ -1,9 +1,9 @@
 // Short-lived response cache of feed answers (issue 9), through the shared single-flight aggregates:
 // keyed by the caller's effective scope (markets, plan categories, history) and every parameter, for
-// CACHE_TTL_SECONDS, so concurrent identical misses compute once. Answers with markdown are never
-// cached (large, and the spec says markdown disables caching).
+// CACHE_TTL_SECONDS, so concurrent identical misses compute once; a hit is sent as stored (body,
+// ETag, Link). Answers with markdown are never cached (large, and the spec says markdown disables caching).
 import type { Context } from 'hono';
-import { serveAggregate, type AggregateKind } from '../../shared/aggregate';
+import { serveAggregateResponse, type AggregateKind } from '../../shared/aggregate';
 import type { Env } from '../../shared/env';
 
 export const CACHE_TTL_SECONDS = 30;
@@ -29,18 +29,25 @@ const FEED_ANSWER: AggregateKind<FeedCacheRequest, () => Promise<CachedAnswer>> 
     if (!build) throw new Error('feed answers are computed on the request path');
     return build();
   },
+  respond: (value) => {
+    const { body, link } = value as CachedAnswer;
+    return { body, headers: link ? { Link: link } : undefined };
+  },
 };
 
-/** The answer from the cache, or built once by `build` for every concurrent identical request. */
+/** The 200 answer from the cache, or built once by `build` for every concurrent identical request. */
 export async function feedAnswer(
   c: Context<Env>, params: { route: string; cursor: string | null }, minute: Date, markdown: boolean, build: () => Promise<CachedAnswer>,
-): Promise<CachedAnswer> {
-  if (markdown) return build();
+): Promise<Response> {
+  if (markdown) {
+    const answer = await build();
+    return c.json(answer.body as never, 200, answer.link ? { Link: answer.link } : {});
+  }
   const { auth } = c.var;
   // A cursor is bound to its project, so a cursor page is cached for that project (or key) only.
   const owner = params.cursor ? auth.projectId ?? auth.keyId : null;
   const request: FeedCacheRequest = {
     scope: [auth.allowedCountries, auth.categories, auth.historyDays, owner], params, minute: minute.toISOString(),
   };
-  return (await serveAggregate(c, FEED_ANSWER, request, { hint: build })) as CachedAnswer;
+  return serveAggregateResponse(c, FEED_ANSWER, request, { hint: build });
 }

@@ -42,13 +42,12 @@ export function register(app: App) {
       match: q.match, period: q.period ?? null, date_from: q.date_from ?? null, date_to: q.date_to ?? null, sort, order: q.sort_order,
     };
     const params = { ...binding, limit: q.limit, offset: q.offset, cursor: q.cursor ?? null };
-    const answer = await feedAnswer(c, params, minute, q.include_markdown, async () => {
+    return (await feedAnswer(c, params, minute, q.include_markdown, async () => {
       const page = await feedPage(c, {
         binding, sort, order: q.sort_order, limit: q.limit, offset: q.offset, cursor: q.cursor, markdown: q.include_markdown, filter: filterAt,
       });
       const body = { items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
       return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
-    });
-    return c.json(answer.body as never, 200, answer.link ? { Link: answer.link } : {});
+    })) as never;
   });
 }

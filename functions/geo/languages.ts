@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/languages: every language, by code; not region-filtered.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { referenceRead } from '../../shared/cache/reference';
 import { errorResponses, keyed, queryBool } from '../../shared/schemas/common';
 import { listLanguages } from './queries';
 import { LanguageSchema } from './schemas';
@@ -27,8 +28,11 @@ const route = (version: string) =>
 export function register(app: App, version: string) {
   app.openapi(route(version), async (c) => {
     const withCounts = c.req.valid('query').with_article_counts;
-    const rows = await listLanguages(c.var.db, withCounts);
-    const languages = rows.map(({ article_count, ...row }) => (withCounts ? { ...row, article_count: article_count ?? 0 } : row));
-    return c.json({ languages }, 200);
+    // Not region-filtered: the same answer for every key.
+    return referenceRead(c, 'geo.languages', null, { withCounts }, async () => {
+      const rows = await listLanguages(c.var.db, withCounts);
+      const languages = rows.map(({ article_count, ...row }) => (withCounts ? { ...row, article_count: article_count ?? 0 } : row));
+      return { languages };
+    }) as never;
   });
 }

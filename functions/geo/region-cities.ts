@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/regions/{alpha_2}/cities: cities hosting Discover profiles.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { referenceRead } from '../../shared/cache/reference';
 import { notFound } from '../../shared/errors';
 import { errorResponses, keyed, queryBool } from '../../shared/schemas/common';
 import { assertCountryAllowed } from '../../shared/scope';
@@ -34,8 +35,11 @@ export function register(app: App, version: string) {
   app.openapi(route(version), async (c) => {
     const { db, auth } = c.var;
     const code = assertCountryAllowed(auth, c.req.valid('param').alpha_2);
-    if (!(await getRegion(db, code))) throw notFound(`Region '${code}' not found`);
-    const cities = await listCities(db, code, c.req.valid('query').active_only);
-    return c.json({ region: code, cities }, 200);
+    const activeOnly = c.req.valid('query').active_only;
+    // The key's scope was checked above; the answer depends on the region only.
+    return referenceRead(c, 'geo.cities', null, { code, activeOnly }, async () => {
+      if (!(await getRegion(db, code))) throw notFound(`Region '${code}' not found`);
+      return { region: code, cities: await listCities(db, code, activeOnly) };
+    }) as never;
   });
 }

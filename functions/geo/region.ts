@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/regions/{alpha_2}: one region with cities, population and article totals.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { referenceRead } from '../../shared/cache/reference';
 import { notFound } from '../../shared/errors';
 import { iso } from '../../shared/format';
 import { errorResponses, keyed } from '../../shared/schemas/common';
@@ -29,17 +30,18 @@ export function register(app: App, version: string) {
   app.openapi(route(version), async (c) => {
     const { db, auth, clock } = c.var;
     const code = assertCountryAllowed(auth, c.req.valid('param').alpha_2);
-    const row = await getRegion(db, code);
-    if (!row) throw notFound(`Region '${code}' not found`);
-    const now = clock.now();
-    const [cities, perDay, totals] = await Promise.all([
-      listCities(db, code, false),
-      dailyImpressions(db, [code], now.toISOString().slice(0, 10)),
-      articleTotals(db, code, new Date(now.getTime() - 24 * 3_600_000)),
-    ]);
-    const stats = toStats(row, perDay.get(code));
-    return c.json(
-      {
+    // The key's scope was checked above; the answer depends on the region and the minute of now.
+    return referenceRead(c, 'geo.region', null, { code }, async () => {
+      const row = await getRegion(db, code);
+      if (!row) throw notFound(`Region '${code}' not found`);
+      const now = clock.now();
+      const [cities, perDay, totals] = await Promise.all([
+        listCities(db, code, false),
+        dailyImpressions(db, [code], now.toISOString().slice(0, 10)),
+        articleTotals(db, code, new Date(now.getTime() - 24 * 3_600_000)),
+      ]);
+      const stats = toStats(row, perDay.get(code));
+      return {
         alpha_2: row.alpha_2,
         alpha_3: row.alpha_3,
         name: row.name,
@@ -51,8 +53,7 @@ export function register(app: App, version: string) {
         total_articles: totals.total_articles,
         articles_last_24h: totals.articles_last_24h,
         first_data_at: iso(totals.first_data_at),
-      },
-      200,
-    );
+      };
+    }) as never;
   });
 }

@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/regions: regions with Discover profiles, filtered to the key's countries.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { referenceRead } from '../../shared/cache/reference';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { windowEndingAt } from '../../shared/windows';
 import { dailyImpressions, entityImpressions, listRegions, type RegionRow } from './queries';
@@ -42,30 +43,33 @@ export function register(app: App, version: string) {
   app.openapi(route(version), async (c) => {
     const query = c.req.valid('query');
     const { db, auth, clock } = c.var;
-    const now = clock.now();
-    const rows = await listRegions(db, auth.allowedCountries, query.active_only);
-    const codes = rows.map((r) => r.alpha_2);
-    const [perDay, activity] = await Promise.all([
-      query.with_stats ? dailyImpressions(db, codes, now.toISOString().slice(0, 10)) : undefined,
-      query.entity ? entityImpressions(db, query.entity, windowEndingAt(now, query.window), codes) : undefined,
-    ]);
-    const regions = rows
-      .map((row) => ({
-        alpha_2: row.alpha_2,
-        name: row.name,
-        region: row.region,
-        sub_region: row.sub_region,
-        languages: row.languages,
-        cities_count: row.cities_count,
-        profiles_count: row.profiles_count,
-        is_active: row.is_active,
-        ...(perDay && { stats: toStats(row, perDay.get(row.alpha_2)) }),
-        ...(activity && {
-          has_entity_activity: (activity.get(row.alpha_2) ?? 0) > 0,
-          entity_impressions: activity.get(row.alpha_2) ?? 0,
-        }),
-      }))
-      .filter((r) => !(query.entity && query.entity_only) || r.has_entity_activity);
-    return c.json({ regions, total: regions.length }, 200);
+    // Filtered to the key's countries: they are part of the cache key.
+    return referenceRead(c, 'geo.regions', auth.allowedCountries, query, async () => {
+      const now = clock.now();
+      const rows = await listRegions(db, auth.allowedCountries, query.active_only);
+      const codes = rows.map((r) => r.alpha_2);
+      const [perDay, activity] = await Promise.all([
+        query.with_stats ? dailyImpressions(db, codes, now.toISOString().slice(0, 10)) : undefined,
+        query.entity ? entityImpressions(db, query.entity, windowEndingAt(now, query.window), codes) : undefined,
+      ]);
+      const regions = rows
+        .map((row) => ({
+          alpha_2: row.alpha_2,
+          name: row.name,
+          region: row.region,
+          sub_region: row.sub_region,
+          languages: row.languages,
+          cities_count: row.cities_count,
+          profiles_count: row.profiles_count,
+          is_active: row.is_active,
+          ...(perDay && { stats: toStats(row, perDay.get(row.alpha_2)) }),
+          ...(activity && {
+            has_entity_activity: (activity.get(row.alpha_2) ?? 0) > 0,
+            entity_impressions: activity.get(row.alpha_2) ?? 0,
+          }),
+        }))
+        .filter((r) => !(query.entity && query.entity_only) || r.has_entity_activity);
+      return { regions, total: regions.length };
+    }) as never;
   });
 }

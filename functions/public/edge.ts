@@ -4,6 +4,7 @@
 // client's budget and counted in Redis in batches (shared/limits/ip.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { readConfig, type Env } from '../../shared/env';
+import { strongTag } from '../../shared/etag';
 import { clientIp, flushDue, flushIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
 import { createStore } from '../../shared/redis';
 
@@ -35,11 +36,6 @@ interface Entry {
 
 /** Per isolate; keyed by the Redis namespace too, so deployments (and test worlds) sharing an isolate never mix. */
 const memory = new Map<string, Entry>();
-
-async function strongEtag(body: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body)));
-  return `"${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
-}
 
 /** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/"x"` matches `"x"`. */
 export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -102,7 +98,7 @@ export function publicEdge(): MiddlewareHandler<Env> {
     decorate(c.res);
     if (key && c.res.status === 200) {
       const body = await c.res.text();
-      const entry = { body, etag: await strongEtag(body), contentType: c.res.headers.get('Content-Type') ?? 'application/json', expires: Date.now() + MEMORY_TTL_MS };
+      const entry = { body, etag: await strongTag(body), contentType: c.res.headers.get('Content-Type') ?? 'application/json', expires: Date.now() + MEMORY_TTL_MS };
       remember(key, entry);
       const limits = Object.fromEntries(['RateLimit', 'RateLimit-Policy'].flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])));
       c.res = answer(c, entry, limits);

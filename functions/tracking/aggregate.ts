@@ -2,7 +2,7 @@
 // cheap ones are computed inline once per identical miss, expensive ones are queued (503
 // `computing` + Retry-After) and computed by the jobs consumer, which dispatches on the kind name.
 import type { Context } from 'hono';
-import { serveAggregate, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
+import { serveAggregateResponse, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Env } from '../../shared/env';
 import { resolveWindow } from '../../shared/window-scope';
@@ -57,11 +57,17 @@ export interface Admitted {
   markets: number;
 }
 
-/** Answers an admitted metrics/roll-up request from cache, inline (single flight), or by queueing it. */
-export async function serveTrackingAggregate(c: Context<Env>, request: AggregateRequest, admitted: Admitted) {
+/**
+ * Answers a metrics/roll-up request from cache, inline (single flight), or by queueing it. The
+ * admission (the list's existence and the plan's gates: one SQL round trip) runs beside the cache
+ * lookup, and its errors win over a hit.
+ */
+export async function serveTrackingAggregate(c: Context<Env>, request: AggregateRequest, admission: Promise<Admitted>): Promise<Response> {
   const kind = request.route === 'rollup' ? rollupAggregate : metricsAggregate;
   const q = request.query;
-  const cost = estimatedCost(admitted.items, admitted.markets, String(q.period), q.date_from as string, q.date_to as string);
-  const background = cost > (c.var.config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST);
-  return serveAggregate(c, kind, request, { hint: admitted.list, background });
+  const options = admission.then((admitted) => {
+    const cost = estimatedCost(admitted.items, admitted.markets, String(q.period), q.date_from as string, q.date_to as string);
+    return { hint: admitted.list, background: cost > (c.var.config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST) };
+  });
+  return serveAggregateResponse(c, kind, request, options);
 }

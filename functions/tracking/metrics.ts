@@ -5,6 +5,7 @@ import { errorResponses, keyed, limitParam, offsetParam } from '../../shared/sch
 import { serveTrackingAggregate } from './aggregate';
 import { MetricsSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
+import { trackingProject } from './project';
 import { listIdParam } from './schemas';
 import { WindowQuery } from '../../shared/window-scope';
 
@@ -41,9 +42,12 @@ export function register(app: App) {
     const { db, auth, clock } = c.var;
     const query = c.req.valid('query');
     const { list_id } = c.req.valid('param');
-    const { projectId, list, markets } = await admitAggregate(db, auth, clock.now(), list_id, query, query.grain);
-    const items = Math.max(0, Math.min(query.limit, list.item_count - query.offset));
-    const body = await serveTrackingAggregate(c, { route: 'metrics', projectId, listId: list.id, query, auth }, { list, items, markets });
-    return c.json(body as never, 200);
+    const projectId = trackingProject(auth);
+    const admission = admitAggregate(db, auth, clock.now(), list_id, query, query.grain).then(({ list, markets }) => ({
+      list, markets, items: Math.max(0, Math.min(query.limit, list.item_count - query.offset)),
+    }));
+    // The list id as PostgreSQL spells it (lower case): the cache key of the identical question.
+    const request = { route: 'metrics' as const, projectId, listId: list_id.toLowerCase(), query, auth };
+    return (await serveTrackingAggregate(c, request, admission)) as never;
   });
 }

@@ -7,6 +7,7 @@ import { serveTrackingAggregate } from './aggregate';
 import { RollupSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
 import { ROLLUP_MAX_ITEMS } from './rollup-compute';
+import { trackingProject } from './project';
 import { listIdParam } from './schemas';
 import { WindowQuery } from '../../shared/window-scope';
 
@@ -31,13 +32,17 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, clock } = c.var;
     const query = c.req.valid('query');
-    const { projectId, list, markets } = await admitAggregate(db, auth, clock.now(), c.req.valid('param').list_id, query, 'day');
-    if (list.item_count > ROLLUP_MAX_ITEMS) {
-      throw coded(422, 'list_too_large', `Roll-ups cover lists of up to ${ROLLUP_MAX_ITEMS} items; this one has ${list.item_count}.`, {
-        limit: ROLLUP_MAX_ITEMS, item_count: list.item_count,
-      });
-    }
-    const body = await serveTrackingAggregate(c, { route: 'rollup', projectId, listId: list.id, query, auth }, { list, items: list.item_count, markets });
-    return c.json(body as never, 200);
+    const { list_id } = c.req.valid('param');
+    const projectId = trackingProject(auth);
+    const admission = admitAggregate(db, auth, clock.now(), list_id, query, 'day').then(({ list, markets }) => {
+      if (list.item_count > ROLLUP_MAX_ITEMS) {
+        throw coded(422, 'list_too_large', `Roll-ups cover lists of up to ${ROLLUP_MAX_ITEMS} items; this one has ${list.item_count}.`, {
+          limit: ROLLUP_MAX_ITEMS, item_count: list.item_count,
+        });
+      }
+      return { list, markets, items: list.item_count };
+    });
+    const request = { route: 'rollup' as const, projectId, listId: list_id.toLowerCase(), query, auth };
+    return (await serveTrackingAggregate(c, request, admission)) as never;
   });
 }

@@ -1,8 +1,11 @@
 // `npm run bench -- tracking [--db bench_rollups] [--cold 7] [--warm 50]`
 // Metrics of a 200-item entity list over 30 days, inside workerd (the all-in-one Worker as wrangler
 // bundles it, in Miniflare) against a local gateway in front of the real PostgreSQL (a loaded
-// benchmark database) and Redis: cold (cache cleared, computed in the request), warm (cached), and a
-// bare route of the same Worker (the JSON 404), interleaved; medians and p95.
+// benchmark database) and Redis: cold (cache cleared, computed in the request), warm from the
+// isolate's memory, warm from Redis (a second copy of the Worker with ISOLATE_CACHE_SECONDS=0), a
+// bare route of the same Worker (the JSON 404) and the keyed trivial route of the middleware
+// bench's Worker (the same keyed chain, a trivial handler), interleaved; medians, p95 and the warm
+// reads' ratio to the keyed trivial route.
 import { createKey } from '../../shared/admin/keys';
 import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
@@ -11,6 +14,7 @@ import { createStore } from '../../shared/redis';
 import { startGateway } from '../gateway/index';
 import { startWorker, type RunningWorker } from '../lib/worker';
 import { connectTo, dbUrl, PG_BASE } from './db';
+import { KEYED_PING, startBenchWorker } from './middleware';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
 const arg = (argv: string[], name: string, fallback: string) => {
@@ -48,50 +52,69 @@ export async function run(argv: string[]): Promise<void> {
   const list = await createList(db, { projectId: project.id, kind: 'entity', name: 'bench 200', items: top.map((t) => ({ key: t.id })) });
 
   let worker: RunningWorker | undefined;
+  let redisOnly: RunningWorker | undefined;
+  let chain: RunningWorker | undefined;
   try {
-    log('bundling the all-in-one Worker with wrangler');
+    log('bundling the all-in-one Worker with wrangler (twice: with and without the isolate cache)');
     worker = await startWorker(bindings);
-    const { mf, url } = worker;
+    redisOnly = await startWorker({ ...bindings, ISOLATE_CACHE_SECONDS: '0' });
+    chain = await startBenchWorker(bindings);
     const metricsPath = `/v1/tracking/lists/${list.id}/metrics?period=30d&limit=200`;
-    const call = async (path: string, expect: number) => {
+    let bytes = 0;
+    const call = async (target: { mf: RunningWorker['mf']; url: URL }, path: string, expect: number) => {
       const t = performance.now();
-      const res = await mf.dispatchFetch(new URL(path, url), { headers: { 'X-API-Key': key } });
+      const res = await target.mf.dispatchFetch(new URL(path, target.url), { headers: { 'X-API-Key': key } });
       const body = await res.text();
       const ms = performance.now() - t;
       if (res.status !== expect) throw new Error(`${path}: HTTP ${res.status} ${body.slice(0, 300)}`);
+      if (path === metricsPath) bytes = new TextEncoder().encode(body).byteLength;
       return { ms, cache: res.headers.get('x-aggregate-cache') };
     };
     const clearCache = async () => {
       const keys = await store.redis.keys(`${bindings.REDIS_PREFIX}:agg:*`);
       if (keys.length) await store.redis.del(...keys);
     };
-    await call('/nope', 404);
+    await call(worker, '/nope', 404);
+    await call(chain, KEYED_PING, 200);
     await clearCache();
-    await call(metricsPath, 200); // warm the isolate, the key cache and PostgreSQL's buffers
+    await call(worker, metricsPath, 200); // warm the isolate, the key cache and PostgreSQL's buffers
+    await call(redisOnly, metricsPath, 200);
 
-    const times = { cold: [] as number[], warm: [] as number[], bare: [] as number[] };
+    const times = { cold: [] as number[], memory: [] as number[], redis: [] as number[], bare: [] as number[], keyed: [] as number[] };
+    const expectHit = (outcome: { ms: number; cache: string | null }, what: string) => {
+      if (outcome.cache !== 'hit') throw new Error(`${what} run served from ${outcome.cache}`);
+      return outcome.ms;
+    };
     for (let i = 0; i < Math.max(coldRuns, warmRuns); i++) {
       if (i < coldRuns) {
         await clearCache();
-        const cold = await call(metricsPath, 200);
+        // The Redis-only copy computes: the other copy's memory would answer.
+        const cold = await call(redisOnly, metricsPath, 200);
         if (cold.cache !== 'miss') throw new Error(`cold run served from ${cold.cache}`);
         times.cold.push(cold.ms);
       }
-      const warm = await call(metricsPath, 200);
-      if (warm.cache !== 'hit') throw new Error(`warm run served from ${warm.cache}`);
-      times.warm.push(warm.ms);
-      times.bare.push((await call('/nope', 404)).ms);
+      times.memory.push(expectHit(await call(worker, metricsPath, 200), 'warm (memory)'));
+      times.redis.push(expectHit(await call(redisOnly, metricsPath, 200), 'warm (Redis)'));
+      times.bare.push((await call(worker, '/nope', 404)).ms);
+      times.keyed.push((await call(chain, KEYED_PING, 200)).ms);
     }
     const base = median(times.bare);
+    const keyed = median(times.keyed);
     const rows = ([
       ['bare Worker route (JSON 404)', times.bare],
-      ['metrics, warm (cached in Redis)', times.warm],
+      ['keyed trivial route (middleware bench Worker: full chain, trivial handler)', times.keyed],
+      ['metrics, warm from the isolate\'s memory', times.memory],
+      ['metrics, warm from Redis (isolate cache off)', times.redis],
       ['metrics, cold (computed from the roll-ups)', times.cold],
-    ] as const).map(([name, t]) => [name, String(t.length), fmt(median(t), 1), fmt(p95(t), 1), fmtRatio(ratio(median(t), base))]);
+    ] as const).map(([name, t]) => [name, String(t.length), fmt(median(t), 1), fmt(p95(t), 1), fmtRatio(ratio(median(t), base)), fmtRatio(ratio(median(t), keyed))]);
     console.log(`\ntracking: GET ${metricsPath.replace(list.id, '{list_id}')} for a 200-entity list (top entities by publications), ` +
-      `${data.markets.length} markets, workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7\n`);
-    console.log(table(['request', 'runs', 'median ms', 'p95 ms', 'vs bare'], rows));
+      `${data.markets.length} markets, body ${fmt(bytes)} bytes, workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7\n`);
+    console.log(table(['request', 'runs', 'median ms', 'p95 ms', 'vs bare', 'vs keyed trivial'], rows));
+    console.log(`\ncached-read ratio (warm metrics median / keyed trivial route median, same run): ` +
+      `memory ${fmtRatio(ratio(median(times.memory), keyed))}, Redis ${fmtRatio(ratio(median(times.redis), keyed))}`);
   } finally {
+    await chain?.dispose();
+    await redisOnly?.dispose();
     await worker?.dispose();
     await gateway.close();
   }

@@ -33,7 +33,7 @@ export interface RunningWorker {
 
 /** wrangler.toml's top-level [vars] (APP_URL, the dev-only CURSOR_SECRET): what `wrangler dev` would bind. */
 function devVars(): Record<string, string> {
-  const { vars } = unstable_readConfig({ config: 'wrangler.toml' });
+  const { vars } = unstable_readConfig({ config: 'wrangler.toml' }, { hideWarnings: true });
   return Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, String(value)]));
 }
 
@@ -43,9 +43,17 @@ function devVars(): Record<string, string> {
  * scripts/gateway).
  */
 export async function startWorker(overrides: Record<string, string>, env = ''): Promise<RunningWorker> {
+  return startBundled((dir) => ({ scriptPath: bundleWorker(dir, env), modulesRoot: dir }), overrides);
+}
+
+/** Bundles a Worker into a scratch directory with `bundle` and runs it in Miniflare with the dev vars and `bindings`. */
+export async function startBundled(
+  bundle: (dir: string) => { scriptPath: string; modulesRoot: string }, bindings: Record<string, string>,
+): Promise<RunningWorker> {
   const dir = mkdtempSync(join(tmpdir(), 'worker-'));
   try {
-    const running = await runScript(bundleWorker(dir, env), dir, overrides);
+    const { scriptPath, modulesRoot } = bundle(dir);
+    const running = await runScript(scriptPath, modulesRoot, bindings);
     return { ...running, async dispose() { await running.dispose(); rmSync(dir, { recursive: true, force: true }); } };
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });

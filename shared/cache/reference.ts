@@ -1,0 +1,72 @@
+// Reference reads (geo regions, cities, languages) from a short-lived cache at the data step, after
+// auth, plan gates and limits: this isolate's memory first, then the Workers Cache API
+// (`caches.default`, shared by the isolates of a location), then the database. A warm read costs no
+// SQL. Keyed by the deployment (database, Redis namespace), the route, the caller's scope, the
+// validated parameters and the minute of "now"; kept REFERENCE_CACHE_SECONDS (default 60).
+import type { Context } from 'hono';
+import { sha256Hex } from '../auth/keys';
+import type { Env } from '../env';
+import { IsolateCache } from './memory';
+import { respond, toCached, type CachedResponse } from './response';
+
+interface Entry {
+  cached: CachedResponse;
+  expires: number;
+}
+
+const memory = new IsolateCache<Entry>({ entries: 1_000, bytes: 16 * 1024 * 1024 });
+/** Never fetched: only a key for the Cache API, which wants a URL. */
+const ORIGIN = 'https://reference-cache.internal';
+const ETAG = 'X-Reference-ETag';
+const EXPIRES = 'X-Reference-Expires';
+
+/** The location's shared cache, where the runtime has one (workerd; not Node). */
+const sharedCache = (): Cache | undefined => (globalThis as { caches?: { default?: Cache } }).caches?.default;
+
+function later(c: Context<Env>, work: Promise<unknown>): Promise<unknown> {
+  try {
+    c.executionCtx.waitUntil(work);
+    return Promise.resolve();
+  } catch {
+    return work; // no execution context (app.request in tests): finish it in the request
+  }
+}
+
+async function fromShared(cache: Cache, url: string, now: number): Promise<Entry | undefined> {
+  const hit = await cache.match(url);
+  const expires = Number(hit?.headers.get(EXPIRES));
+  if (!hit || !(expires > now)) return undefined;
+  return { cached: { text: await hit.text(), etag: hit.headers.get(ETAG) ?? '', headers: {} }, expires };
+}
+
+/**
+ * The 200 answer of a reference read. `scope` is what the caller's key changes in the answer (e.g.
+ * its countries); `params` the validated request. `build` runs the queries on a miss; its errors
+ * (404, 503) are never cached.
+ */
+export async function referenceRead(c: Context<Env>, route: string, scope: unknown, params: unknown, build: () => Promise<unknown>): Promise<Response> {
+  const { config, clock } = c.var;
+  const seconds = config.REFERENCE_CACHE_SECONDS;
+  if (seconds === 0) return respond(c, await toCached(await build()));
+  const minute = Math.floor(clock.now().getTime() / 60_000);
+  const hash = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, route, scope, params, minute]));
+  const now = Date.now();
+  const held = memory.get(hash, now);
+  if (held) return respond(c, held.cached);
+  const url = `${ORIGIN}/${hash}`;
+  const cache = sharedCache();
+  const shared = cache && (await fromShared(cache, url, now).catch(() => undefined));
+  if (shared) {
+    memory.set(hash, shared, shared.cached.text.length, shared.expires - now, now);
+    return respond(c, shared.cached);
+  }
+  const entry = { cached: await toCached(await build()), expires: now + seconds * 1000 };
+  memory.set(hash, entry, entry.cached.text.length, seconds * 1000, now);
+  if (cache) {
+    const stored = new Response(entry.cached.text, {
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': `max-age=${seconds}`, [ETAG]: entry.cached.etag, [EXPIRES]: String(entry.expires) },
+    });
+    await later(c, cache.put(url, stored).catch(() => undefined));
+  }
+  return respond(c, entry.cached);
+}

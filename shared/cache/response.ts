@@ -1,0 +1,41 @@
+// A cached answer as its final bytes: the JSON text, its strong ETag and the headers that go with
+// it, so a hit is sent as stored (no JSON parse, no re-stringify, no re-hash of a large body).
+import type { Context } from 'hono';
+import type { Env } from '../env';
+import { strongTag } from '../etag';
+
+export interface CachedResponse {
+  text: string;
+  etag: string;
+  headers: Record<string, string>;
+}
+
+/** What `c.json(body, 200, headers)` would send, with the ETag the etag() middleware would give it. */
+export async function toCached(body: unknown, headers: Record<string, string> = {}): Promise<CachedResponse> {
+  const text = JSON.stringify(body);
+  return { text, etag: await strongTag(text), headers };
+}
+
+/** As stored in Redis: one line of metadata (JSON text never holds a raw newline), then the body. */
+export function pack(cached: CachedResponse): string {
+  return `${JSON.stringify({ etag: cached.etag, headers: cached.headers })}\n${cached.text}`;
+}
+
+/** Undefined for anything that is not a packed answer (e.g. a value stored in an older format). */
+export function unpack(stored: unknown): CachedResponse | undefined {
+  if (typeof stored !== 'string') return undefined;
+  const cut = stored.indexOf('\n');
+  if (cut < 0) return undefined;
+  try {
+    const meta = JSON.parse(stored.slice(0, cut)) as Partial<CachedResponse>;
+    if (typeof meta.etag !== 'string' || typeof meta.headers !== 'object' || meta.headers === null) return undefined;
+    return { text: stored.slice(cut + 1), etag: meta.etag, headers: meta.headers };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 200 answer: the same bytes and headers as `c.json`, plus the ETag (etag() keeps it and answers 304 on a match). */
+export function respond(c: Context<Env>, cached: CachedResponse): Response {
+  return c.body(cached.text, 200, { ...cached.headers, 'Content-Type': 'application/json', ETag: cached.etag });
+}

@@ -1,0 +1,165 @@
+// Cached reads (issue 14): a warm geo read makes no SQL query (counted by a gateway no other file
+// queries through), a cached aggregate's hit is byte-identical to its miss (body, ETag, headers),
+// the isolate caches never serve another project's or another scope's answer, entries expire, and
+// If-None-Match still answers 304 on a hit.
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../shared/admin/keys';
+import { createList } from '../../shared/admin/lists';
+import { readConfig } from '../../shared/env';
+import { createStore } from '../../shared/redis';
+import { geoRecords, NOW as GEO_NOW } from '../fixtures/geo';
+import { dataset, DOMAINS } from '../fixtures/oracle';
+import { seed } from '../helpers/seed';
+import { createWorld, show, type Tenant, type World } from '../helpers/world';
+
+const AGG_NOW = '2026-11-10T10:30:00.000Z';
+/** The quiet gateway (tests/setup/global.ts): only this file sends SQL through it. */
+const QUIET_SQL = { NEON_HTTP_ENDPOINT: new URL('/sql', env.QUIET_UPSTASH_URL).toString() };
+const sqlCount = async () => ((await (await fetch(new URL('/stats', env.QUIET_UPSTASH_URL))).json()) as { sql: number }).sql;
+
+async function sqlOf<T>(fn: () => Promise<T>): Promise<{ sql: number; value: T }> {
+  const before = await sqlCount();
+  const value = await fn();
+  return { sql: (await sqlCount()) - before, value };
+}
+
+const sha256Tag = async (text: string) => {
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return `"${[...bytes.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
+};
+
+const sameAnswer = (a: { text: string; headers: Headers }, b: { text: string; headers: Headers }) => {
+  expect(b.text).toBe(a.text);
+  for (const name of ['etag', 'content-type', 'cache-control', 'link']) expect(b.headers.get(name), name).toBe(a.headers.get(name));
+};
+
+describe('geo reads from the reference cache', () => {
+  let world: World;
+  let full: Tenant;
+  let restricted: Tenant;
+
+  beforeAll(async () => {
+    world = await createWorld('cached_geo');
+    world.setNow(GEO_NOW);
+    await seed(world, geoRecords());
+    full = await world.tenant({ countries: ['US', 'GB', 'DE', 'FR'] });
+    restricted = await world.tenant({ countries: ['US', 'GB', 'DE', 'FR'] }, { countries: ['US'] });
+  }, 120_000);
+
+  it('a warm read makes no SQL query and answers the same bytes and ETag', async () => {
+    const path = '/v1/geo/regions/us';
+    const cold = await sqlOf(() => world.call(path, { key: full.key, env: QUIET_SQL }));
+    expect(cold.value.status, show(cold.value)).toBe(200);
+    expect(cold.sql, 'the miss reads the region (the key lookup may add one)').toBeGreaterThanOrEqual(4);
+    const warm = await sqlOf(() => world.call(path, { key: full.key, env: QUIET_SQL }));
+    expect(warm.value.status, show(warm.value)).toBe(200);
+    expect(warm.sql).toBe(0);
+    sameAnswer(cold.value, warm.value);
+    expect(warm.value.headers.get('etag')).toBe(await sha256Tag(warm.value.text));
+  });
+
+  it('every geo route is served warm without SQL', async () => {
+    for (const path of ['/v1/geo/regions?with_stats=true', '/v2/geo/regions/GB/cities', '/v1/geo/languages?with_article_counts=true']) {
+      const first = await world.call(path, { key: full.key });
+      expect(first.status, show(first)).toBe(200);
+      const warm = await sqlOf(() => world.call(path, { key: full.key, env: QUIET_SQL }));
+      expect(warm.sql, path).toBe(0);
+      sameAnswer(first, warm.value);
+    }
+  });
+
+  it('two keys with different markets never share an answer', async () => {
+    const wide = await world.call('/v1/geo/regions', { key: full.key });
+    const narrow = await world.call('/v1/geo/regions', { key: restricted.key });
+    const wideAgain = await world.call('/v1/geo/regions', { key: full.key });
+    expect(narrow.body.regions.map((r: any) => r.alpha_2)).toEqual(['US']);
+    expect(wide.body.regions.length).toBeGreaterThan(1);
+    sameAnswer(wide, wideAgain);
+    // The scope check runs before the cache: a restricted key is refused a region it cannot read, even warm.
+    expect((await world.call('/v1/geo/regions/GB', { key: full.key })).status).toBe(200);
+    expect((await world.call('/v1/geo/regions/GB', { key: restricted.key })).status).toBe(403);
+  });
+
+  it('entries expire after REFERENCE_CACHE_SECONDS', async () => {
+    const short = { ...QUIET_SQL, REFERENCE_CACHE_SECONDS: '1' };
+    const path = '/v1/geo/regions/DE/cities';
+    expect((await world.call(path, { key: full.key, env: short })).status).toBe(200);
+    expect((await sqlOf(() => world.call(path, { key: full.key, env: short }))).sql).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await sqlOf(() => world.call(path, { key: full.key, env: short }))).sql, 'expired: read again').toBeGreaterThan(0);
+  });
+
+  it('If-None-Match answers 304 on a hit', async () => {
+    const path = '/v1/geo/regions?active_only=true';
+    const first = await world.call(path, { key: full.key });
+    const revalidated = await world.call(path, { key: full.key, headers: { 'If-None-Match': first.headers.get('etag')! } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('etag')).toBe(first.headers.get('etag'));
+  });
+});
+
+describe('cached aggregates (tracking metrics)', () => {
+  let world: World;
+  let tenant: Tenant;
+  let narrow: string;
+  let other: Tenant;
+  let listId: string;
+  const path = () => `/v1/tracking/lists/${listId}/metrics?period=custom&date_from=2026-11-04T00:00:00Z&date_to=2026-11-10T00:00:00Z&grain=hour&limit=200`;
+
+  beforeAll(async () => {
+    world = await createWorld('cached_aggregates');
+    world.setNow(AGG_NOW);
+    for (const batch of dataset()) await seed(world, batch);
+    tenant = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
+    // A second key of the same project, limited to one market.
+    narrow = (await createKey(world.db, { projectId: tenant.projectId, kind: 'project', name: 'narrow', countries: ['US'] })).key;
+    other = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
+    listId = (await createList(world.db, { projectId: tenant.projectId, kind: 'publisher', name: 'rivals', items: DOMAINS.map((key) => ({ key })) }, new Date(AGG_NOW))).id;
+  }, 120_000);
+
+  it('a hit (memory, then Redis) is byte-identical to the miss: body, ETag and headers', async () => {
+    const miss = await world.call(path(), { key: tenant.key });
+    expect(miss.status, show(miss)).toBe(200);
+    expect(miss.headers.get('x-aggregate-cache')).toBe('miss');
+    expect(miss.headers.get('etag')).toBe(await sha256Tag(miss.text));
+    const memory = await world.call(path(), { key: tenant.key });
+    expect(memory.headers.get('x-aggregate-cache')).toBe('hit');
+    sameAnswer(miss, memory);
+    const redis = await world.call(path(), { key: tenant.key, env: { ISOLATE_CACHE_SECONDS: '0' } });
+    expect(redis.headers.get('x-aggregate-cache')).toBe('hit');
+    sameAnswer(miss, redis);
+  });
+
+  it('If-None-Match answers 304 on a hit', async () => {
+    const first = await world.call(path(), { key: tenant.key });
+    const revalidated = await world.call(path(), { key: tenant.key, headers: { 'If-None-Match': first.headers.get('etag')! } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.text).toBe('');
+  });
+
+  it('another scope or another project never gets the cached answer', async () => {
+    const wide = await world.call(path(), { key: tenant.key });
+    const scoped = await world.call(path(), { key: narrow });
+    expect(scoped.status, show(scoped)).toBe(200);
+    expect(scoped.headers.get('x-aggregate-cache')).toBe('miss');
+    expect(scoped.body.scope.markets).toEqual(['us']);
+    expect(wide.body.scope.markets).toEqual(['de', 'gb', 'us']);
+    // The list's admission runs beside the cache lookup and wins over a hit: another project's key is 404.
+    const foreign = await world.call(path(), { key: other.key });
+    expect(foreign.status, show(foreign)).toBe(404);
+  });
+
+  it('isolate memory expires after ISOLATE_CACHE_SECONDS; Redis is the shared copy', async () => {
+    const short = { ISOLATE_CACHE_SECONDS: '1' };
+    const fresh = `${path()}&offset=1`;
+    expect((await world.call(fresh, { key: tenant.key, env: short })).headers.get('x-aggregate-cache')).toBe('miss');
+    const store = createStore(readConfig({ ...world.env }));
+    const keys = await store.redis.keys(`${store.prefix}agg:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await store.redis.del(...keys);
+    expect((await world.call(fresh, { key: tenant.key, env: short })).headers.get('x-aggregate-cache'), 'still in memory').toBe('hit');
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await world.call(fresh, { key: tenant.key, env: short })).headers.get('x-aggregate-cache'), 'memory expired, Redis emptied').toBe('miss');
+  });
+});

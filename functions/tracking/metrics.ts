@@ -43,7 +43,7 @@ export function register(app: App) {
     const query = c.req.valid('query');
     const { list_id } = c.req.valid('param');
     const projectId = trackingProject(auth);
-    const admission = admitAggregate(db, auth, clock.now(), list_id, query, query.grain).then(({ list, markets }) => ({
+    const admission = admitAggregate(c.var.config, db, auth, clock.now(), list_id, query, query.grain).then(({ list, markets }) => ({
       list, markets, items: Math.max(0, Math.min(query.limit, list.item_count - query.offset)),
     }));
     // The list id as PostgreSQL spells it (lower case): the cache key of the identical question.

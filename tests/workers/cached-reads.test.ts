@@ -131,6 +131,19 @@ describe('cached aggregates (tracking metrics)', () => {
     sameAnswer(miss, redis);
   });
 
+  it('a warm hit makes no SQL query: the key and the list admission are held by the isolate too', async () => {
+    const warm = `${path()}&offset=2`;
+    const miss = await world.call(warm, { key: tenant.key, env: QUIET_SQL });
+    expect(miss.status, show(miss)).toBe(200);
+    const { sql, value: hit } = await sqlOf(() => world.call(warm, { key: tenant.key, env: QUIET_SQL }));
+    expect(hit.headers.get('x-aggregate-cache')).toBe('hit');
+    sameAnswer(miss, hit);
+    expect(sql).toBe(0);
+    // With the isolate caches off, the admission reads the list again.
+    const cold = await sqlOf(() => world.call(warm, { key: tenant.key, env: { ...QUIET_SQL, ISOLATE_CACHE_SECONDS: '0' } }));
+    expect(cold.sql).toBeGreaterThan(0);
+  });
+
   it('If-None-Match answers 304 on a hit', async () => {
     const first = await world.call(path(), { key: tenant.key });
     const revalidated = await world.call(path(), { key: tenant.key, headers: { 'If-None-Match': first.headers.get('etag')! } });

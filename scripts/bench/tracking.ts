@@ -60,6 +60,8 @@ export async function run(argv: string[]): Promise<void> {
     redisOnly = await startWorker({ ...bindings, ISOLATE_CACHE_SECONDS: '0' });
     chain = await startBenchWorker(bindings);
     const metricsPath = `/v1/tracking/lists/${list.id}/metrics?period=30d&limit=200`;
+    // The same page with one item: the warm path without the 160 KB body (payload cost apart).
+    const smallPath = metricsPath.replace('limit=200', 'limit=1');
     let bytes = 0;
     const call = async (target: { mf: RunningWorker['mf']; url: URL }, path: string, expect: number) => {
       const t = performance.now();
@@ -79,8 +81,9 @@ export async function run(argv: string[]): Promise<void> {
     await clearCache();
     await call(worker, metricsPath, 200); // warm the isolate, the key cache and PostgreSQL's buffers
     await call(redisOnly, metricsPath, 200);
+    await call(worker, smallPath, 200);
 
-    const times = { cold: [] as number[], memory: [] as number[], redis: [] as number[], bare: [] as number[], keyed: [] as number[] };
+    const times = { cold: [] as number[], memory: [] as number[], small: [] as number[], redis: [] as number[], bare: [] as number[], keyed: [] as number[] };
     const expectHit = (outcome: { ms: number; cache: string | null }, what: string) => {
       if (outcome.cache !== 'hit') throw new Error(`${what} run served from ${outcome.cache}`);
       return outcome.ms;
@@ -94,6 +97,7 @@ export async function run(argv: string[]): Promise<void> {
         times.cold.push(cold.ms);
       }
       times.memory.push(expectHit(await call(worker, metricsPath, 200), 'warm (memory)'));
+      times.small.push(expectHit(await call(worker, smallPath, 200), 'warm (memory, one item)'));
       times.redis.push(expectHit(await call(redisOnly, metricsPath, 200), 'warm (Redis)'));
       times.bare.push((await call(worker, '/nope', 404)).ms);
       times.keyed.push((await call(chain, KEYED_PING, 200)).ms);
@@ -104,6 +108,7 @@ export async function run(argv: string[]): Promise<void> {
       ['bare Worker route (JSON 404)', times.bare],
       ['keyed trivial route (middleware bench Worker: full chain, trivial handler)', times.keyed],
       ['metrics, warm from the isolate\'s memory', times.memory],
+      ['metrics, warm from memory, limit=1 (the same path with a small body)', times.small],
       ['metrics, warm from Redis (isolate cache off)', times.redis],
       ['metrics, cold (computed from the roll-ups)', times.cold],
     ] as const).map(([name, t]) => [name, String(t.length), fmt(median(t), 1), fmt(p95(t), 1), fmtRatio(ratio(median(t), base)), fmtRatio(ratio(median(t), keyed))]);

@@ -14,7 +14,7 @@ for (const name of WORKERS) {
   const built = bundle(name, join(OUT, name));
   const { ok: routesOk, verdict } = routesIn(built.code, name);
   if (!routesOk) failures.push(`${name}: ${verdict}`);
-  const over = overBudget({ ...built, name });
+  const over = overBudget(built, name);
   if (over) failures.push(`${name}: ${kib(built.gzip)} gzip is over its budget of ${BUDGET_KIB[name]} KiB`);
   rows.push([name, kib(built.raw), kib(built.gzip), `${BUDGET_KIB[name]} KiB${over ? ' OVER' : ''}`, verdict, topPackages(built)]);
 }

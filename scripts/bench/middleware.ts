@@ -1,7 +1,7 @@
-// `npm run bench -- middleware [--requests 500] [--warmup 50] [--db bench_mw] [--items 200]`
+// `npm run bench -- middleware [--requests 500] [--warmup 50] [--lines 1000000|all | --db <name>] [--items 200]`
 // Inside workerd (Miniflare, the runtime wrangler dev and the test pool use): a bench-only Worker
 // (WORKER below, bundled by wrangler as a deploy would) against a local gateway in front of
-// the real PostgreSQL (`bench_mw`, migrated, or a loaded bench set with --db) and the real Redis.
+// the real PostgreSQL (the bench set's first million lines, loaded once and reused; --lines, --db) and the real Redis.
 // Sequential requests to a bare route, a services-only route, a route behind the whole keyed chain
 // and two cached reads behind the same chain (geo regions; a cached aggregate of --items rows),
 // interleaved; median and p95 latency of each, the chain's added median, the cached reads' ratio
@@ -14,7 +14,8 @@ import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
 import { startGateway } from '../gateway/index';
 import { startBundled, type RunningWorker } from '../lib/worker';
-import { dbUrl, ensureDatabase, PG_BASE } from './db';
+import { dbUrl, PG_BASE } from './db';
+import { benchDataDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -98,11 +99,8 @@ export async function run(argv: string[]): Promise<void> {
   const requests = arg(argv, '--requests', 500);
   const warmup = arg(argv, '--warmup', 50);
   const items = arg(argv, '--items', 200);
-  const dbIndex = argv.indexOf('--db');
-  const dbName = dbIndex >= 0 ? argv[dbIndex + 1] : 'bench_mw';
-
-  const pg = await ensureDatabase(dbName);
-  await pg.end();
+  // The geo and aggregate rows read real data: the bench set's first million lines unless --db/--lines.
+  const dbName = await benchDataDb(argv);
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   const bindings = {
     DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,

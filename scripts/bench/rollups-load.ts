@@ -129,3 +129,21 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   log(`${ROLLUPS_DB}: loaded ${fmt(summary.read)} lines in ${fmt(seconds)} s`);
   return { client, info };
 }
+
+/** The cached-read benches' default: the first million lines of the bench set (~3 min to load once, then reused). */
+export const CACHED_READ_LINES = 1_000_000;
+
+/**
+ * The database a bench reads: `--db <name>` as given; else the bench set loaded once and reused,
+ * `--lines N` (default CACHED_READ_LINES) of it, or `--lines all` for the whole set (about an hour).
+ */
+export async function benchDataDb(argv: string[]): Promise<string> {
+  const at = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+  const named = at('--db');
+  if (named) return named;
+  const given = at('--lines') ?? String(CACHED_READ_LINES);
+  const lines = given === 'all' ? undefined : Number(given);
+  const { client } = await ensureRollupsData({ lines });
+  await client.end();
+  return rollupsDb('bench', lines);
+}

@@ -1,4 +1,4 @@
-// `npm run bench -- tracking [--db bench_rollups] [--cold 7] [--warm 50]`
+// `npm run bench -- tracking [--lines 1000000|all | --db <name>] [--cold 7] [--warm 50]`
 // Metrics of a 200-item entity list over 30 days, inside workerd (the all-in-one Worker as wrangler
 // bundles it, in Miniflare) against a local gateway in front of the real PostgreSQL (a loaded
 // benchmark database) and Redis: cold (cache cleared, computed in the request), warm from the
@@ -14,6 +14,7 @@ import { createStore } from '../../shared/redis';
 import { startGateway } from '../gateway/index';
 import { startWorker, type RunningWorker } from '../lib/worker';
 import { connectTo, dbUrl, PG_BASE } from './db';
+import { benchDataDb } from './rollups-load';
 import { KEYED_PING, startBenchWorker } from './middleware';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
@@ -23,7 +24,7 @@ const arg = (argv: string[], name: string, fallback: string) => {
 };
 
 export async function run(argv: string[]): Promise<void> {
-  const dbName = arg(argv, '--db', 'bench_rollups');
+  const dbName = await benchDataDb(argv);
   const coldRuns = Number(arg(argv, '--cold', '7'));
   const warmRuns = Number(arg(argv, '--warm', '50'));
   const pg = await connectTo(dbName);

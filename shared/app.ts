@@ -55,6 +55,8 @@ export interface AreaOptions {
    * area's CORS preflight and the responses its isolate already holds).
    */
   edge?: MiddlewareHandler<Env>[];
+  /** Runs after the whole chain, before the routes (the public area's per-IP limit, which needs the services). */
+  after?: MiddlewareHandler<Env>[];
 }
 
 /**
@@ -68,7 +70,18 @@ export function createArea(options: AreaOptions): App {
   const channel = options.channel ?? 'rest';
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag());
+  chain.push(...(options.after ?? []));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;
+}
+
+/**
+ * An area app with the given route modules registered in order: all of them in the all-in-one app
+ * (functions/<area>/app.ts), one in a deployed Worker's lazily built route app (shared/lazy-area.ts).
+ */
+export function areaWith(options: AreaOptions, modules: RouteModule[]): App {
+  const area = createArea(options);
+  for (const module of modules) module.register(area);
+  return area;
 }

@@ -1,10 +1,6 @@
 // Feed area: /v2/feed, /v2/feed/{url_id}, /v2/live.
 // The area app with the given route modules: every one in the all-in-one app (app.ts), one per
 // route in the deployed Worker, which loads each on first use (index.ts).
-import { createArea, type RouteModule } from '../../shared/app';
+import { areaWith, type RouteModule } from '../../shared/app';
 
-export function buildFeed(modules: RouteModule[]) {
-  const area = createArea({ basePaths: ['/v2/feed', '/v2/live'], auth: true });
-  for (const module of modules) module.register(area);
-  return area;
-}
+export const buildFeed = (modules: RouteModule[]) => areaWith({ basePaths: ['/v2/feed', '/v2/live'], auth: true }, modules);

@@ -1,10 +1,6 @@
 // Trends area: /v1/trends*, /v1/themes*, /v1/topics*.
 // The area app with the given route modules: every one in the all-in-one app (app.ts), one per
 // route in the deployed Worker, which loads each on first use (index.ts).
-import { createArea, type RouteModule } from '../../shared/app';
+import { areaWith, type RouteModule } from '../../shared/app';
 
-export function buildTrends(modules: RouteModule[]) {
-  const area = createArea({ basePaths: ['/v1/trends', '/v1/themes', '/v1/topics'], auth: true });
-  for (const module of modules) module.register(area);
-  return area;
-}
+export const buildTrends = (modules: RouteModule[]) => areaWith({ basePaths: ['/v1/trends', '/v1/themes', '/v1/topics'], auth: true }, modules);

@@ -7,6 +7,7 @@ import { createKey } from '../../shared/admin/keys';
 import { createProject, type NewProject } from '../../shared/admin/projects';
 import { createDb, type Db } from '../../shared/db/client';
 import type { Bindings } from '../../shared/env';
+import { rebuildRollups, type RebuildOptions } from '../../shared/ingest/rebuild';
 
 export interface Reply<T = any> {
   status: number;
@@ -123,3 +124,13 @@ export async function createWorld(name: string): Promise<World> {
 
 /** `expect(reply.status, show(reply)).toBe(200)`: failures print the body. */
 export const show = (reply: Reply) => `${reply.status} ${reply.text.slice(0, 2_000)}`;
+
+/** Rebuilds the world's roll-ups from the source tables on one pooled connection (what the incremental path is checked against). */
+export async function rebuildWorld(world: World, options: RebuildOptions = {}): Promise<void> {
+  const client = await world.pool().connect();
+  try {
+    await rebuildRollups(client, () => {}, options);
+  } finally {
+    client.release();
+  }
+}

@@ -10,7 +10,7 @@ import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { BASE, dataset, ENTITIES, HOURS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
-import { createWorld, show, type World } from '../helpers/world';
+import { createWorld, rebuildWorld, show, type World } from '../helpers/world';
 
 let world: World;
 const keys: Record<string, string> = {};
@@ -174,12 +174,7 @@ describe('entities equal the raw reference', () => {
     expect(incremental.days.length).toBeGreaterThan(0);
     expect(incremental.hourTops.length).toBeGreaterThan(0);
     expect(incremental.dayTops.length).toBeGreaterThan(0);
-    const client = await world.pool().connect();
-    try {
-      await rebuildRollups(client, () => {}, { entitiesOnly: true });
-    } finally {
-      client.release();
-    }
+    await rebuildWorld(world, { entitiesOnly: true });
     expect(await snapshot()).toEqual(incremental);
   }, 120_000);
 

@@ -9,9 +9,8 @@ import type { Grain } from '../../shared/rollups/buckets';
 import { distinctFromActivity, publicationsFromActivity } from '../../shared/rollups/activity';
 import { distinctByKey, distinctFromSpans, publicationsFromSpans, publicationsSeries, seriesByKey, type DimScope } from '../../shared/rollups/read';
 import { BASE, CATEGORIES, dataset, DOMAINS, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
-import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { seed } from '../helpers/seed';
-import { createWorld, type World } from '../helpers/world';
+import { createWorld, rebuildWorld, type World } from '../helpers/world';
 
 let world: World;
 let keys: Record<DimensionKind, string[]>;
@@ -126,12 +125,7 @@ describe('roll-ups equal the raw-observation reference', () => {
       markDays: await queryRows(world.db, 'SELECT kind, key, unit, day::text, starts, ends FROM dim_activity_days ORDER BY 1, 2, 3, 4'),
     });
     const incremental = await snapshot();
-    const client = await world.pool().connect();
-    try {
-      await rebuildRollups(client);
-    } finally {
-      client.release();
-    }
+    await rebuildWorld(world);
     expect(await snapshot()).toEqual(incremental);
   }, 120_000);
 });

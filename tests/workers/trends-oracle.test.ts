@@ -4,10 +4,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
-import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { reference } from '../fixtures/trend-oracle';
 import { seed } from '../helpers/seed';
-import { createWorld, show, type World } from '../helpers/world';
+import { createWorld, rebuildWorld, show, type World } from '../helpers/world';
 
 const DAY = 86_400_000;
 const BASE = Date.parse('2026-11-20T00:00:00Z');
@@ -121,12 +120,7 @@ describe('trend numbers equal the raw-assignment reference', () => {
     });
     const incremental = await snapshot();
     expect(incremental.days.length).toBeGreaterThan(0);
-    const client = await world.pool().connect();
-    try {
-      await rebuildRollups(client);
-    } finally {
-      client.release();
-    }
+    await rebuildWorld(world);
     expect(await snapshot()).toEqual(incremental);
   }, 120_000);
 });

@@ -83,7 +83,8 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
       s: snapshot ?? version,
     })
     : null;
-  return { items: rows.map(toFeedItem), total, limit: p.limit, offset: p.cursor ? 0 : p.offset, next_cursor, now };
+  const shownAt = feedNow(realNow);
+  return { items: rows.map((r) => toFeedItem(r, config.APP_URL, shownAt)), total, limit: p.limit, offset: p.cursor ? 0 : p.offset, next_cursor, now };
 }
 
 /** The request's URL with `cursor` set to the next page's (and no offset): the `Link: rel="next"` target. */

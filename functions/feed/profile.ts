@@ -31,7 +31,7 @@ const route = createRoute({
 
 export function register(app: App) {
   app.openapi(route, async (c) => {
-    const { db, auth, clock } = c.var;
+    const { db, auth, clock, config } = c.var;
     const { url_id } = c.req.valid('param');
     const { include_markdown } = c.req.valid('query');
     const end = windowEnd(clock.now());
@@ -43,6 +43,7 @@ export function register(app: App) {
     });
     // Invisible answers exactly like unknown (DESIGN.md: visibility is uniform).
     if (rows.length === 0) throw notFound(`URL ${url_id} not found`);
-    return c.json(rows.map(toFeedItem), 200);
+    const now = clock.now();
+    return c.json(rows.map((r) => toFeedItem(r, config.APP_URL, now)), 200);
   });
 }

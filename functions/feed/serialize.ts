@@ -1,5 +1,5 @@
 // Item rows -> the spec's feed item: lower-case market codes, `HH:MM:SS` lifespans, window counts.
-import { iso, round } from '../../shared/format';
+import { cabinetUrl, iso, round } from '../../shared/format';
 import { WINDOW_NAMES } from '../../shared/feed-windows';
 import type { FeedItem } from '../../shared/schemas/feed-item';
 import type { ItemRow } from './items';
@@ -28,7 +28,12 @@ function windowCount(windows: ItemRow['windows'], name: string) {
   return { current, previous, delta_pct: deltaPct(current, previous) };
 }
 
-export function toFeedItem(row: ItemRow): FeedItem {
+/**
+ * `now`: the answer's time. The ingest keeps `last_seen` as the end of the last active hour; while
+ * that hour is still running, the latest observation is now, never later (lifespan counts to it).
+ */
+export function toFeedItem(row: ItemRow, appUrl: string, now: Date): FeedItem {
+  const lastSeen = new Date(Math.min(new Date(row.last_seen).getTime(), now.getTime()));
   const impressions = Object.fromEntries(WINDOW_NAMES.map((n) => [`last_${n}`, windowCount(row.windows, n)])) as Pick<
     FeedItem['impressions'], 'last_1h' | 'last_24h' | 'last_7d' | 'last_30d'>;
   return {
@@ -42,8 +47,8 @@ export function toFeedItem(row: ItemRow): FeedItem {
     summary: row.summary,
     publisher: row.publisher,
     first_seen: iso(row.first_seen),
-    last_seen: iso(row.last_seen),
-    lifespan: lifespan((new Date(row.last_seen).getTime() - new Date(row.first_seen).getTime()) / 1000),
+    last_seen: iso(lastSeen),
+    lifespan: lifespan((lastSeen.getTime() - new Date(row.first_seen).getTime()) / 1000),
     avg_position: round(Number(row.avg_position), 2),
     impressions: { ...impressions, breakdown: { hourly_24h: row.hourly.map(Number), daily_30d: row.daily.map(Number) } },
     content_language: row.content_language,
@@ -59,5 +64,6 @@ export function toFeedItem(row: ItemRow): FeedItem {
     images: row.images ?? [],
     markdown_content: row.markdown_content,
     refreshed_at: iso(row.refreshed_at),
+    cabinet_url: cabinetUrl(appUrl, 'article', row.url_id),
   };
 }

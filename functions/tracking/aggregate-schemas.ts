@@ -18,12 +18,12 @@ export const ScopeSchema = z
   .openapi('TrackingScope');
 
 const Forecast = z.object({
-  pct_next24h: n('Predicted change of the next day against the last full day, %.', 12.5),
+  pct_next24h: n('Predicted change of the next day against the last full day, %. Damped exponential trend (docs/TRACKING.md "Forecast"): finite, the predicted day at most 16x the 14-day peak.', 12.5),
   pct_next7d: n('Predicted next 7 days against the last 7, %.', -4.2),
   pct_next30d: n('Predicted next 30 days against the last 14 scaled to 30, %.', -20),
-  predicted_total_reach: z.number().int().openapi({ description: 'Impressions of the last 14 days plus the predicted next 30.', example: 1_250_000 }),
-  predicted_end_at: ts.openapi({ description: 'When daily impressions are predicted to fall below 1% of the peak (decaying trends), else in 30 days.' }),
-  confidence: n('R-squared of the fit, damped when fewer than 7 days were active (0-1).', 0.82),
+  predicted_total_reach: z.number().int().min(0).openapi({ description: 'Impressions of the last 14 days plus the predicted next 30 (bounded: each predicted day is at most 16x the 14-day peak).', example: 1_250_000 }),
+  predicted_end_at: ts.openapi({ description: 'When daily impressions are predicted to fall below 1% of the peak (decaying trends, at most a year out), else the end of the 30-day horizon.' }),
+  confidence: z.number().min(0).max(1).openapi({ description: 'Fit quality times history: exp(-RMS of the log residuals) x (active days / 14). 1 = an exact fit over 14 active days; 0 = no activity.', example: 0.82 }),
 }).openapi('TrendForecast');
 
 export const MetricsRowSchema = z
@@ -37,7 +37,7 @@ export const MetricsRowSchema = z
     delta_pct: z.number().nullable().optional().openapi({ description: 'Impressions against the previous window, %; null without previous impressions.' }),
     impressions_spark: z.array(z.number().int()).openapi({ description: 'One entry per grain bucket of the window.' }),
     publications_spark: z.array(z.number().int()).optional(),
-    last_seen: ts.nullable(),
+    last_seen: ts.nullable().openapi({ description: 'Time of the latest observation with impressions in the window (the end of its hour, at most the window end, never after now); null without activity.' }),
     resolved_type: z.string().nullable().optional().openapi({ description: 'Entity rows.' }),
     publishers_count: z.number().int().optional(),
     trends_count: z.number().int().optional(),

@@ -66,7 +66,8 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
       impressions: t.impressions,
       publications_count: d.publications,
       impressions_spark: t.series?.impressions ?? zeros(),
-      last_seen: iso(d.lastSeen),
+      // Roll-ups keep whole hours: the running hour's end would be after the window (and now).
+      last_seen: iso(d.lastSeen && d.lastSeen > scope.to ? scope.to : d.lastSeen),
     };
     if (list.kind === 'mention') {
       return { ...common, key: `${it.item.raw_text}|${it.item.match_type}`, term_id: it.item.id, match_type: it.item.match_type };

@@ -58,7 +58,7 @@ export const FeedItemSchema = z
     summary: z.string().openapi({ example: 'A late goal decided the final.' }),
     publisher: z.string().openapi({ example: 'News Example' }),
     first_seen: ts('Start of the first hour with impressions in this market.'),
-    last_seen: ts('End of the last hour with impressions in this market.'),
+    last_seen: ts('Time of the latest observation with impressions in this market: the end of its hour, or now while that hour is still running (never after now).'),
     lifespan: z.string().openapi({ description: '`last_seen - first_seen` as `HH:MM:SS`; hours may exceed 99.', example: '11:00:00' }),
     avg_position: z.number().openapi({ description: 'Impression-weighted mean position in this market.', example: 2.4 }),
     impressions: FeedImpressionsSchema,
@@ -87,6 +87,7 @@ export const FeedItemSchema = z
     images: z.array(ImageSchema),
     markdown_content: z.string().nullable().openapi({ description: 'The article as Markdown, only when `include_markdown` is true; null otherwise.' }),
     refreshed_at: ts('When the crawler last refreshed the page.'),
+    cabinet_url: z.string().openapi({ description: 'The article page in the web app: `{app_url}/article/<url_id>`.', example: 'https://app.example.com/article/656a08a9-b3f3-43a4-92b3-1902b8cdce18' }),
   })
   .openapi('FeedItem');
 

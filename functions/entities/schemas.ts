@@ -67,6 +67,7 @@ export const TrendingEntitySchema = z
         url_id: scalars.url_id,
         title: z.string().openapi({ example: 'Taylor Swift announces tour' }),
         domain: z.string().openapi({ example: 'news.example.com' }),
+        cabinet_url: z.string().openapi({ description: 'The article page in the web app: `{app_url}/article/<url_id>`.', example: 'https://app.example.com/article/0b8f6a57-3f1e-4a53-9d7e-1f2a3b4c5d01' }),
       })
       .openapi({ description: 'Of the mentions in the period, the article where the entity scores highest.' }),
   })

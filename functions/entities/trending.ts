@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { serveAggregate, type AggregateKind } from '../../shared/aggregate';
 import type { App } from '../../shared/app';
 import type { Db } from '../../shared/db/client';
+import { cabinetUrl } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { assertCountryAllowed } from '../../shared/scope';
@@ -65,7 +66,7 @@ const trendingAggregate: AggregateKind<CachedTrendingRequest> = {
 
 export function register(app: App) {
   app.openapi(route, async (c) => {
-    const { auth, clock } = c.var;
+    const { auth, clock, config } = c.var;
     const q = c.req.valid('query');
     const region = assertCountryAllowed(auth, q.region);
     const window = windowEndingAt(clock.now(), q.period);
@@ -77,7 +78,9 @@ export function register(app: App) {
       entityType: q.entity_type ?? null,
       limit: q.limit,
     };
-    const trending = await serveAggregate(c, trendingAggregate, request);
-    return c.json({ region, period: q.period, trending_entities: trending as Awaited<ReturnType<typeof trendingEntities>> }, 200);
+    const cached = (await serveAggregate(c, trendingAggregate, request)) as Awaited<ReturnType<typeof trendingEntities>>;
+    // The link is added after the cache: the cached ranking does not depend on the deployment's app URL.
+    const trending = cached.map((e) => ({ ...e, top_article: { ...e.top_article, cabinet_url: cabinetUrl(config.APP_URL, 'article', e.top_article.url_id) } }));
+    return c.json({ region, period: q.period, trending_entities: trending }, 200);
   });
 }

@@ -50,7 +50,8 @@ interface BlockRow {
   prev_imps: number;
 }
 
-async function block(db: Db, params: unknown[], by: Block, excludeItems = false): Promise<BlockRow[]> {
+/** `rank`: impressions, or publications for blocks that show only `urls` (mention lists: rank by what is shown). */
+async function block(db: Db, params: unknown[], by: Block, excludeItems = false, rank: 'imps' | 'pubs' = 'imps'): Promise<BlockRow[]> {
   const g = GROUPING[by];
   const exclude = excludeItems ? `WHERE ${g.key} <> ALL($2::text[])` : '';
   return queryRows<BlockRow>(
@@ -59,7 +60,7 @@ async function block(db: Db, params: unknown[], by: Block, excludeItems = false)
      c AS (SELECT ${g.key} AS key, ${g.name} AS name, count(DISTINCT p.url_id)::int AS pubs, sum(p.imps)::float8 AS imps FROM cur p ${g.join} ${exclude} GROUP BY 1),
      b AS (SELECT ${g.key} AS key, sum(p.imps)::float8 AS imps FROM prev p ${g.join} GROUP BY 1)
      SELECT c.key, c.name, c.pubs, c.imps, coalesce(b.imps, 0)::float8 AS prev_imps FROM c LEFT JOIN b USING (key)
-     ORDER BY c.imps DESC, c.name LIMIT ${TOP}`,
+     ORDER BY c.${rank} DESC, c.name LIMIT ${TOP}`,
     params,
   );
 }
@@ -93,7 +94,9 @@ export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput
       };
     }
     case 'mention': {
-      const [publishers, entities, categories] = await Promise.all([block(db, params, 'publisher'), block(db, params, 'entity'), block(db, params, 'category')]);
+      const [publishers, entities, categories] = await Promise.all([
+        block(db, params, 'publisher', false, 'pubs'), block(db, params, 'entity', false, 'pubs'), block(db, params, 'category', false, 'pubs'),
+      ]);
       return { ...head, publishers: urls(publishers), entities: urls(entities), categories: urls(categories) };
     }
     case 'category': {

@@ -49,9 +49,9 @@ export const FeaturesSchema = z
     current_share_7d: z.number().openapi({ description: 'Share of all articles first seen in the last 7 days.', example: 0.6402 }),
     peak_day_ago: z.number().int().nullable().openapi({ description: 'Days from `peak_date` to today; null without articles.', example: 1 }),
     first_48h_share: z.number().openapi({ description: 'Share of articles first seen within 48 hours of the first one.', example: 0.2196 }),
-    acf_30: z.number().nullable().openapi({ description: 'Autocorrelation of the daily series at lag 30; null under 60 days of history.', example: null }),
-    acf_90: z.number().nullable().openapi({ description: 'Autocorrelation at lag 90; null under 180 days of history.', example: null }),
-    acf_365: z.number().nullable().openapi({ description: 'Autocorrelation at lag 365; null under 730 days of history.', example: null }),
+    acf_30: z.number().min(-1).max(1).openapi({ description: 'Sample autocorrelation at lag 30 of `daily_counts_180d` (the 180-day zero-filled daily series); 0 when the series is constant.', example: 0.1234 }),
+    acf_90: z.number().min(-1).max(1).openapi({ description: 'Sample autocorrelation at lag 90 of `daily_counts_180d`; 0 when the series is constant.', example: -0.0412 }),
+    acf_365: z.number().nullable().openapi({ description: 'Autocorrelation at lag 365 over the whole history (first day to today); null under 730 days of history, which a yearly lag needs to carry meaning.', example: null }),
   })
   .openapi('TrendFeatures');
 

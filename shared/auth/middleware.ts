@@ -37,7 +37,7 @@ export function requireApiKey(): MiddlewareHandler<Env> {
       console.error('key lookup failed', err.message);
       throw coded(503, 'entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
     });
-    if (!auth) throw new ApiError(401, 'Invalid or revoked API key (X-API-Key / Authorization: Bearer)', CHALLENGE);
+    if (!auth) throw new ApiError(401, 'Invalid API key: the X-API-Key header or Authorization: Bearer key is missing or invalid (unknown or revoked)', CHALLENGE);
     c.set('auth', auth);
     await next();
   };

@@ -34,8 +34,8 @@ export interface TrendFeatures {
   current_share_7d: number;
   peak_day_ago: number | null;
   first_48h_share: number;
-  acf_30: number | null;
-  acf_90: number | null;
+  acf_30: number;
+  acf_90: number;
   acf_365: number | null;
 }
 
@@ -106,7 +106,7 @@ export function computeFeatures(input: SeriesInput): TrendFeatures {
   const active = days.filter((d) => d.articles > 0);
   const end = dayNumber(today);
   const first = active.length ? Math.min(...active.map((d) => dayNumber(d.day))) : null;
-  // The whole history, first day to today, for the autocorrelations.
+  // The whole history, first day to today, for the yearly autocorrelation.
   const history = first === null || first > end ? [] : dailyCounts(active, today, end - first + 1);
   const last = (n: number) => dailyCounts(active, today, n);
   const peak = peakDay(active);
@@ -118,8 +118,9 @@ export function computeFeatures(input: SeriesInput): TrendFeatures {
     current_share_7d: total ? r4(sum(last(7)) / total) : 0,
     peak_day_ago: peak === null ? null : end - dayNumber(peak),
     first_48h_share: total ? r4(input.first48h / total) : 0,
-    acf_30: nullableR4(acf(history, 30)),
-    acf_90: nullableR4(acf(history, 90)),
+    // Over the 180-day zero-filled series the detail shows as `daily_counts_180d`: always defined.
+    acf_30: r4(acf(last(180), 30)!),
+    acf_90: r4(acf(last(180), 90)!),
     acf_365: nullableR4(acf(history, 365)),
   };
 }

@@ -96,18 +96,25 @@ describe('GET /v1/trends/{trend_id}', () => {
       days_active: 5, total_articles: 6, slope_14d: 0.0835, cv_30d: 3.2016, current_share_7d: 0.6667, peak_day_ago: 1,
       first_48h_share: 0.1667, acf_365: null,
     });
-    // 204 days of history: lag 30 and 90 are defined, lag 365 is not.
-    expect(typeof acf_30).toBe('number');
-    expect(typeof acf_90).toBe('number');
+    // acf_30/acf_90 over the 180-day zero-filled sparkline, against a naive computation; lag 365 needs 730 days.
+    const naiveAcf = (lag: number) => {
+      const m = daily.reduce((a, b) => a + b, 0) / daily.length;
+      const den = daily.reduce((a, x) => a + (x - m) ** 2, 0);
+      let num = 0;
+      for (let i = lag; i < daily.length; i++) num += (daily[i] - m) * (daily[i - lag] - m);
+      return Math.round((num / den) * 1e4) / 1e4;
+    };
+    expect(acf_30).toBe(naiveAcf(30));
+    expect(acf_90).toBe(naiveAcf(90));
     expect(reply.body).toMatchObject({ created_at: '2026-01-01T00:00:00+00:00', updated_at: '2026-11-01T00:00:00+00:00', peak_date: '2026-11-19' });
   });
 
-  it('a trend without articles: zero features, null peak and acf', async () => {
+  it('a trend without articles: zero features and acf, null peak and acf_365', async () => {
     const reply = await get(`/v1/trends/${FINALS}`);
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body.features).toEqual({
       days_active: 0, total_articles: 0, slope_14d: 0, cv_30d: 0, current_share_7d: 0, peak_day_ago: null, first_48h_share: 0,
-      acf_30: null, acf_90: null, acf_365: null,
+      acf_30: 0, acf_90: 0, acf_365: null,
     });
     expect(reply.body.daily_counts_180d).toEqual(new Array(180).fill(0));
     expect(reply.body).toMatchObject({ first_seen_at: null, last_article_at: null, peak_date: null, article_count: 0 });

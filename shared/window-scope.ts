@@ -2,6 +2,7 @@
 // the window and the previous window of the same shape right before it. Shared by tracking and articles.
 import { z } from '@hono/zod-openapi';
 import type { AuthContext } from './auth/types';
+import { isoQueryParam } from './dates';
 import type { Db } from './db/client';
 import { invalid } from './errors';
 import { iso } from './format';
@@ -13,8 +14,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const PERIOD_DAYS = { '24h': 1, '7d': 7, '30d': 30 } as const;
 
-const isoDate = (description: string) =>
-  z.string().datetime({ offset: true }).optional().openapi({ description, example: '2026-11-01T00:00:00+00:00' });
+const isoDate = (description: string) => isoQueryParam(description, '2026-11-01T00:00:00Z');
 
 export const WindowQuery = {
   country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
@@ -22,7 +22,7 @@ export const WindowQuery = {
   lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
     .openapi({ description: 'Language code or `all`.', example: 'all' }),
   period: z.enum(['24h', '7d', '30d', 'custom']).default('7d').openapi({ description: 'Window ending now; `custom` needs `date_from` and `date_to`.' }),
-  date_from: isoDate('Start (UTC), required with `period=custom`; moved forward to the plan\'s history when earlier.'),
+  date_from: isoDate('Start (UTC), required with `period=custom`; moved forward to the plan\'s history when earlier (`scope.clamped`). A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).'),
   date_to: isoDate('End (UTC, exclusive), required with `period=custom`.'),
 };
 
@@ -48,6 +48,17 @@ interface WindowParams {
 }
 
 /**
+ * The window `[from, to)` within the plan's history (spec: an earlier start is moved forward, and
+ * reported). A window wholly before the history becomes the empty window at the history's start
+ * (`from = to =` that instant, `clamped: true`): nothing of it lies inside the plan, so every count is 0
+ * and the previous window, of the same (zero) length, is empty too. Never `from` after `to`.
+ */
+export function historyWindow(auth: AuthContext, from: Date, to: Date, now: Date) {
+  const clamp = clampToHistory(auth, from, now);
+  return { ...clamp, to: to < clamp.from ? clamp.from : to };
+}
+
+/**
  * Default periods end now and snap to the grain: day grain covers N UTC days (today partial), hour
  * grain N x 24 hours (the current hour partial). The previous window is the same shape, shifted back.
  */
@@ -68,8 +79,8 @@ export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params
     const end = ceilHour(now).getTime();
     from = grain === 'day' ? new Date(Math.floor((end - 1) / DAY) * DAY - (days - 1) * DAY) : new Date(end - days * DAY);
   }
-  const clamp = clampToHistory(auth, from, now);
-  const length = to.getTime() - clamp.from.getTime();
+  const clamp = historyWindow(auth, from, to, now);
+  const length = clamp.to.getTime() - clamp.from.getTime();
   const markets = await resolveMarkets(db, auth, params.country);
   return {
     country: markets.country,
@@ -77,7 +88,7 @@ export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params
     lang: params.lang.toLowerCase(),
     language: params.lang.toLowerCase() === 'all' ? null : params.lang.toLowerCase(),
     from: clamp.from,
-    to,
+    to: clamp.to,
     prevFrom: new Date(clamp.from.getTime() - length),
     prevTo: clamp.from,
     historyDays: clamp.historyDays,
@@ -113,6 +124,6 @@ export const WindowScopeSchema = z
     prev_from: stamp,
     prev_to: stamp,
     history_days: z.number().int().openapi({ description: 'History depth of the plan.', example: 365 }),
-    clamped: z.boolean().openapi({ description: 'The requested start was moved forward to the plan history.' }),
+    clamped: z.boolean().openapi({ description: 'The requested start was moved forward to the plan history (a window wholly before it becomes the empty window at its start).' }),
   })
   .openapi('WindowScope');

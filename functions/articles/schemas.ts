@@ -1,11 +1,11 @@
 // Article resources of the v1 articles area (the article id is `id` here, `url_id` in v2 payloads).
 import { z } from '@hono/zod-openapi';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
+import { isoQueryParam } from '../../shared/dates';
 import { WindowQuery } from '../../shared/window-scope';
 
 const ts = (description: string, example = '2026-11-20T08:00:00+00:00') => z.string().openapi({ description, example });
-const isoQuery = (description: string, example: string) =>
-  z.string().datetime({ offset: true }).optional().openapi({ description, example });
+const isoQuery = isoQueryParam;
 
 export const CategorySchema = z
   .object({

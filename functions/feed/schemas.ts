@@ -1,13 +1,13 @@
 // Request and response schemas of the feed area (the feed item itself is shared/schemas/feed-item.ts).
 import { z } from '@hono/zod-openapi';
+import { isoQueryParam } from '../../shared/dates';
 import { limitParam, offsetParam, queryBool } from '../../shared/schemas/common';
 import { FeedItemSchema } from '../../shared/schemas/feed-item';
 
 export const SORT_KEYS = ['derived', 'impressions_1h', 'impressions_24h', 'impressions_7d', 'impressions_30d', 'first_seen', 'last_seen', 'avg_position'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
-const isoDate = (description: string) =>
-  z.string().datetime({ offset: true }).optional().openapi({ description, example: '2026-03-01T00:00:00+00:00' });
+const isoDate = (description: string) => isoQueryParam(description, '2026-03-01T00:00:00Z');
 
 /** Parameters /v2/feed and /v2/live share. */
 export const FilterQuery = {

@@ -13,7 +13,7 @@ export const ScopeSchema = z
     grain: z.enum(['hour', 'day']).optional().openapi({ description: 'Metrics only.' }),
     prev_from: ts, prev_to: ts,
     history_days: z.number().int().openapi({ description: 'History depth of the plan.', example: 365 }),
-    clamped: z.boolean().openapi({ description: 'The requested start was moved forward to the plan history.' }),
+    clamped: z.boolean().openapi({ description: 'The requested start was moved forward to the plan history (a window wholly before it becomes the empty window at its start: `from` = `to`).' }),
   })
   .openapi('TrackingScope');
 

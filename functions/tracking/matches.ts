@@ -1,9 +1,10 @@
 // GET /v1/tracking/lists/{list_id}/matches: publications matched by a mention list, newest first.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { isoQueryParam } from '../../shared/dates';
 import { coded, invalid } from '../../shared/errors';
 import { cabinetUrl, iso } from '../../shared/format';
-import { clampToHistory } from '../../shared/limits/gates';
+import { historyWindow } from '../../shared/window-scope';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { resolveMarkets } from '../../shared/scope';
 import { MATCH_TYPES } from '../../shared/db/schema';
@@ -18,8 +19,8 @@ const Query = z.object({
     .openapi({ description: 'Resolved against the list\'s countries and the key\'s markets; a country the list does not watch gives an empty payload.' }),
   lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
     .openapi({ description: 'A language outside the list\'s langs gives an empty payload.' }),
-  date_from: z.string().datetime({ offset: true }).optional().openapi({ description: 'On when the article was first seen; clamped to plan history.' }),
-  date_to: z.string().datetime({ offset: true }).optional().openapi({ description: 'Defaults to now.' }),
+  date_from: isoQueryParam('On when the article was first seen; clamped to plan history (`scope.clamped`). `date_to` not after `date_from` is 422. A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).', '2026-11-01T00:00:00Z'),
+  date_to: isoQueryParam('Defaults to now.', '2026-11-20T00:00:00Z'),
   mention: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: 'Repeatable: only these keywords.', example: 'heat pump' }),
   match_types: z.string().optional().openapi({ description: 'Comma-separated subset of `broad`, `phrase`, `exact`.', example: 'broad,exact' }),
   scope: z.enum(['all', 'title', 'body', 'both']).default('all').openapi({ description: 'Where the hit occurred; `both` = in title and body.' }),
@@ -60,8 +61,12 @@ export function register(app: App) {
     if (list.kind !== 'mention') throw coded(400, 'kind_mismatch', `/matches is for mention lists; this list is of kind ${list.kind}.`);
     const types = matchTypes(query.match_types);
     const now = clock.now();
-    const to = query.date_to ? new Date(query.date_to) : now;
-    const clamp = clampToHistory(auth, query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * 86_400_000), now);
+    const from = query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * 86_400_000);
+    const requestedTo = query.date_to ? new Date(query.date_to) : now;
+    // As every other window route: an inverted window is a validation error, not an empty answer.
+    if (query.date_from && requestedTo <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
+    const clamp = historyWindow(auth, from, requestedTo, now);
+    const to = clamp.to;
     const keyScope = await resolveMarkets(db, auth, query.country);
     const watched = list.countries.map((c) => c.toUpperCase());
     const markets = watched.length ? keyScope.markets.filter((m) => watched.includes(m)) : keyScope.markets;

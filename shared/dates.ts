@@ -1,0 +1,44 @@
+// The one reader of ISO 8601 dates in query parameters (spec: "ISO 8601, UTC"). A date without a
+// time (`2026-11-01`) is that day's midnight UTC; a time without an offset (`2026-11-01T08:00`) is
+// UTC; an explicit offset or `Z` is honoured. A space where the offset's `+` should be (a `+` sent
+// unencoded in a query string decodes to a space) is read as `+`.
+import { z } from '@hono/zod-openapi';
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+\- ]\d{2}:?\d{2})?)?$/i;
+
+/** The instant a query's ISO 8601 value names, read as UTC when it carries no offset; null when it is not one. */
+export function parseIsoUtc(value: string): Date | null {
+  const m = ISO.exec(value.trim());
+  if (!m) return null;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', offset = 'Z'] = m;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, Math.floor(Number(`0${frac || '.0'}`) * 1000));
+  // Date.UTC rolls 2026-02-30 over to March: a day that does not exist is not a date.
+  if (new Date(utc).getUTCDate() !== day) return null;
+  let shift = 0;
+  if (offset.toUpperCase() !== 'Z') {
+    const digits = offset.slice(1).replace(':', '');
+    const sign = offset[0] === '-' ? -1 : 1;
+    shift = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  }
+  return new Date(utc - shift);
+}
+
+/**
+ * An optional ISO 8601 query parameter, validated and normalised to `YYYY-MM-DDTHH:MM:SS.sssZ`
+ * (UTC), so every reader downstream sees one form.
+ */
+export const isoQueryParam = (description: string, example: string) =>
+  z
+    .string()
+    .refine((v) => parseIsoUtc(v) !== null, {
+      message: 'Expected an ISO 8601 date or date-time (e.g. 2026-11-01, 2026-11-01T08:00:00, 2026-11-01T08:00:00Z); without an offset it is read as UTC',
+    })
+    .transform((v) => parseIsoUtc(v)!.toISOString())
+    .optional()
+    .openapi({
+      type: 'string',
+      description: `${description} ISO 8601: a date (\`2026-11-01\`, midnight UTC) or a date-time; without an offset it is read as UTC.`,
+      example,
+    });

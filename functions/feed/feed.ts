@@ -4,7 +4,7 @@ import type { App } from '../../shared/app';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { feedAnswer } from './cache';
 import { feedNow, feedPage, nextLink } from './page';
-import { applyPeriod, baseFilter, resolveSort } from './params';
+import { applyPeriod, baseFilter, historyClamped, resolveSort } from './params';
 import { FeedPageSchema, FeedQuery } from './schemas';
 
 const route = createRoute({
@@ -46,7 +46,10 @@ export function register(app: App) {
       const page = await feedPage(c, {
         binding, sort, order: q.sort_order, limit: q.limit, offset: q.offset, cursor: q.cursor, markdown: q.include_markdown, filter: filterAt,
       });
-      const body = { items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
+      const body = {
+        items: page.items, total: page.total, limit: page.limit, offset: page.offset,
+        history_clamped: historyClamped(auth, q, page.now), next_cursor: page.next_cursor,
+      };
       return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
     })) as never;
   });

@@ -62,17 +62,22 @@ export interface PeriodQuery {
   date_to?: string;
 }
 
+/** The start the request asks for: now minus a non-custom period, else date_from (null: none). */
+const requestedStart = (q: PeriodQuery, now: Date): Date | null =>
+  q.period && q.period !== 'custom' ? new Date(now.getTime() - PERIOD_MS[q.period]) : q.date_from ? new Date(q.date_from) : null;
+
+/** Whether that start lay before the plan's history and was moved forward (the spec's `history_clamped`). */
+export const historyClamped = (auth: AuthContext, q: PeriodQuery, now: Date): boolean =>
+  (requestedStart(q, now)?.getTime() ?? Infinity) < now.getTime() - auth.historyDays * 24 * HOUR;
+
 /** Applies period/date_from/date_to: a non-custom period ignores date_to; the history start is a floor. */
 export function applyPeriod(filter: FeedFilter, q: PeriodQuery, now: Date): FeedFilter {
-  let from: Date | null = q.date_from ? new Date(q.date_from) : null;
+  const from = requestedStart(q, now);
   let to: Date | null = q.date_to ? new Date(q.date_to) : null;
   if (q.period === 'custom' && (!from || !to)) {
     throw invalid(['query', from ? 'date_to' : 'date_from'], 'period=custom needs both date_from and date_to', 'missing');
   }
-  if (q.period && q.period !== 'custom') {
-    from = new Date(now.getTime() - PERIOD_MS[q.period]);
-    to = null;
-  }
+  if (q.period && q.period !== 'custom') to = null;
   if (from && to && to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
   const floor = filter.seenAfter!;
   return { ...filter, seenAfter: from && from > floor ? from : floor, seenBefore: to };

@@ -75,6 +75,7 @@ export const FeedPageSchema = z
     total: z.number().int().openapi({ description: 'Profiles matching the filters (counted once per iteration when paging by cursor).', example: 1280 }),
     limit: z.number().int().openapi({ example: 50 }),
     offset: z.number().int().openapi({ description: 'As requested; 0 on cursor pages.', example: 0 }),
+    history_clamped: z.boolean().openapi({ description: 'The requested start (`date_from`, or now minus `period`) lay before the plan\'s history and was moved forward to it.', example: false }),
     ...cursorFields,
   })
   .openapi('FeedPage');

@@ -31,11 +31,11 @@ export function register(app: App) {
     const { kind, project_id, limit, offset } = c.req.valid('query');
     const { db, auth, clock } = c.var;
     const projectId = trackingProject(auth, project_id);
-    const [{ rows, total }, used] = await Promise.all([
+    const [{ rows, total }, { plan, used }] = await Promise.all([
       listLists(db, projectId, clock.now(), kind, limit, offset),
       usedPerKind(db, projectId),
     ]);
-    const caps = auth.plan ? LIST_CAPS[auth.plan] : null;
+    const caps = plan ? LIST_CAPS[plan] : null;
     const usage = Object.fromEntries(LIST_KINDS.map((k) => [k, { used: used.get(k) ?? 0, limit: caps ? caps[k] : null }]));
     return c.json({ lists: rows.map(toListRow), usage, total, limit, offset } as never, 200);
   });

@@ -1,7 +1,7 @@
 // Tracking-list reads. Every query takes the caller's project id.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
-import type { ListKind } from '../../shared/db/schema';
+import type { ListKind, Plan } from '../../shared/db/schema';
 
 export interface ListRow {
   id: string;
@@ -60,14 +60,21 @@ export async function getList(db: Db, projectId: string, listId: string, now: Da
 }
 
 /** Tracked items per kind across the project's lists (mention lists: distinct keywords). */
-export async function usedPerKind(db: Db, projectId: string): Promise<Map<string, number>> {
-  const rows = await queryRows<{ kind: string; used: number }>(
+/**
+ * Items used per kind, and the project's plan (the caps come from the project read, not from the key:
+ * an internal key naming a project sees that project's caps). `plan` is null for an unknown project.
+ */
+export async function usedPerKind(db: Db, projectId: string): Promise<{ plan: Plan | null; used: Map<string, number> }> {
+  const rows = await queryRows<{ plan: Plan; kind: string | null; used: number }>(
     db,
-    `SELECT l.kind, CASE WHEN l.kind = 'mention' THEN count(DISTINCT lower(i.raw_text)) ELSE count(DISTINCT i.key) END::int AS used
-     FROM tracking_lists l JOIN tracking_list_items i ON i.list_id = l.id WHERE l.project_id = $1 GROUP BY l.kind`,
+    `SELECT p.plan, l.kind, CASE WHEN l.kind = 'mention' THEN count(DISTINCT lower(i.raw_text)) ELSE count(DISTINCT i.key) END::int AS used
+     FROM projects p
+     LEFT JOIN tracking_lists l ON l.project_id = p.id
+     LEFT JOIN tracking_list_items i ON i.list_id = l.id
+     WHERE p.id = $1 GROUP BY p.plan, l.kind`,
     [projectId],
   );
-  return new Map(rows.map((r) => [r.kind, r.used]));
+  return { plan: rows[0]?.plan ?? null, used: new Map(rows.filter((r) => r.kind !== null).map((r) => [r.kind!, r.used])) };
 }
 
 export interface ItemRow {

@@ -38,7 +38,7 @@ export const ListRowSchema = z
 
 const UsageEntry = z.object({
   used: z.number().int().openapi({ example: 37 }),
-  limit: z.number().int().nullable().openapi({ description: 'Null for a kind without a quota cap.', example: 100 }),
+  limit: z.number().int().nullable().openapi({ description: 'The cap of the project\'s plan (also when an internal key reads the project with `project_id`); null for a kind the plan does not cap (Scale categories, every Enterprise kind).', example: 100 }),
 });
 
 export const ListIndexSchema = z

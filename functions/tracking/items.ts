@@ -86,7 +86,9 @@ export async function resolveItems(db: Db, kind: ListKind, items: ItemRow[]): Pr
       dimKey: hit?.id ?? null,
       resolvedId: hit?.id ?? null,
       resolvedType: hit?.type ?? null,
-      name: kind === 'publisher' || kind === 'trend' ? (hit?.name ?? item.name) : item.name,
+      // The name of what the key resolved to (an entity id shows the entity's name, not the id); a
+      // category's name is its path; an unknown key keeps the stored name.
+      name: kind === 'category' ? item.name : (hit?.name ?? item.name),
       state: hit?.state ?? null,
     };
   });

@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { iso } from '../../shared/format';
 import { errorResponses, keyed } from '../../shared/schemas/common';
+import { resolveItems } from './items';
 import { listNotFound, trackingProject } from './project';
 import { getList, listItems } from './queries';
 import { listIdParam, ListDetailSchema } from './schemas';
@@ -33,7 +34,9 @@ export function register(app: App) {
     const list = await getList(db, projectId, c.req.valid('param').list_id, clock.now());
     if (!list) throw listNotFound();
     const items = await listItems(db, list.id);
-    if (list.kind !== 'mention') return c.json({ ...toListRow(list), items: items.map(toItem) } as never, 200);
+    if (list.kind !== 'mention') {
+      return c.json({ ...toListRow(list), items: (await resolveItems(db, list.kind, items)).map(toItem) } as never, 200);
+    }
     const terms = items.map(toTerm);
     const mentions = [...new Set([...terms].sort((a, b) => a.position - b.position).map((t) => t.raw_text))];
     return c.json({ ...toListRow(list), mentions, items: terms, extraction_started_at: iso(list.extraction_started_at) } as never, 200);

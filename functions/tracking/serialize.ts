@@ -1,5 +1,6 @@
 // Tracking-list rows as the spec shapes them.
 import { iso } from '../../shared/format';
+import type { ResolvedItem } from './items';
 import type { ItemRow, ListRow } from './queries';
 
 export function toListRow(row: ListRow) {
@@ -24,8 +25,9 @@ export function toListRow(row: ListRow) {
   };
 }
 
-export function toItem(item: ItemRow) {
-  return { key: item.key, name: item.name, type: item.type, added_at: iso(item.added_at) };
+/** A detail item, named as its key resolves (`resolveItems`); the stored type first, else the resolved one. */
+export function toItem({ item, name, resolvedType }: ResolvedItem) {
+  return { key: item.key, name, type: item.type ?? resolvedType, added_at: iso(item.added_at) };
 }
 
 export function toTerm(item: ItemRow) {

@@ -31,6 +31,8 @@ async function marketsWithData(db: Db) {
 async function demoLists(db: Db, projectId: string, now: Date) {
   const topEntities = await column(db, sql`SELECT e.id::text AS v FROM entities e JOIN article_entities ae ON ae.entity_id = e.id GROUP BY e.id ORDER BY count(*) DESC LIMIT 25`);
   const allEntities = await column(db, sql`SELECT id::text AS v FROM entities ORDER BY normalized_name`);
+  // Lists built before entity resolution keyed entities by name: the next two busiest, by name.
+  const namedEntities = await column(db, sql`SELECT min(e.name) AS v FROM entities e JOIN article_entities ae ON ae.entity_id = e.id GROUP BY e.id ORDER BY count(*) DESC, e.id OFFSET 25 LIMIT 2`);
   const categories = await column(db, sql`SELECT name AS v FROM article_categories GROUP BY name ORDER BY count(*) DESC LIMIT 12`);
   const publishers = await column(db, sql`SELECT domain AS v FROM articles GROUP BY domain ORDER BY count(*) DESC LIMIT 15`);
   const trends = await column(db, sql`SELECT id::text AS v FROM trends ORDER BY article_count DESC LIMIT 12`);
@@ -43,7 +45,8 @@ async function demoLists(db: Db, projectId: string, now: Date) {
   const created = (days: number) => new Date(now.getTime() - days * 24 * HOUR);
 
   await createList(db, { projectId, kind: 'entity', name: 'Watched entities', colorIndex: 1, createdAt: created(20),
-    items: [...items(topEntities), { key: 'Unresolved Person', name: 'Unresolved Person', type: 'person', addedAt: added(30) }] }, now);
+    items: [...items(topEntities), ...namedEntities.map((key, i) => ({ key, addedAt: added(25 + i) })),
+      { key: 'Unresolved Person', name: 'Unresolved Person', type: 'person', addedAt: added(30) }] }, now);
   await createList(db, { projectId, kind: 'category', name: 'Our sections', colorIndex: 2, createdAt: created(18), items: items(categories) }, now);
   await createList(db, { projectId, kind: 'publisher', name: 'Competitors', colorIndex: 3, createdAt: created(15), items: items(publishers) }, now);
   await createList(db, { projectId, kind: 'trend', name: 'Stories we follow', colorIndex: 4, createdAt: created(10), items: items(trends) }, now);

@@ -4,6 +4,7 @@ import type { AuthContext } from './auth/types';
 import type { Db } from './db/client';
 import { countries } from './db/schema';
 import { ApiError, coded } from './errors';
+import { MARKET_NOT_ENTITLED } from './markets-entitled';
 
 export interface MarketScope {
   /** As requested: `all` or an upper-case country code. */
@@ -47,7 +48,7 @@ export async function resolveMarkets(db: Db, auth: AuthContext, country = 'all')
       throw coded(503, 'scope_unavailable', 'The markets of this key could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
     }));
   if (markets.length === 0) {
-    throw coded(403, 'market_not_entitled', 'This key is market-scoped but its project has no markets, so country=all resolves to nothing.');
+    throw coded(403, 'market_not_entitled', MARKET_NOT_ENTITLED);
   }
   return { country: 'all', markets: [...markets].sort() };
 }

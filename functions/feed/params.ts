@@ -7,6 +7,7 @@ import { assertCategoriesInPlan } from '../../shared/limits/gates';
 import { assertCountryAllowed } from '../../shared/scope';
 import type { FeedFilter } from './queries';
 import { SORT_KEYS, type SortKey } from './schemas';
+import { MARKET_NOT_ENTITLED } from '../../shared/markets-entitled';
 
 const HOUR = 3_600_000;
 const PERIOD_MS = { '1h': HOUR, '24h': 24 * HOUR, '7d': 168 * HOUR, '30d': 720 * HOUR } as const;
@@ -23,7 +24,7 @@ function splitList(raw: string | undefined, name: string): string[] | null {
 export function feedMarkets(auth: AuthContext, country: string): string[] | null {
   if (country.toLowerCase() !== 'all') return [assertCountryAllowed(auth, country)];
   if (auth.allowedCountries !== null && auth.allowedCountries.length === 0) {
-    throw coded(403, 'market_not_entitled', 'This key is market-scoped but its project has no markets, so country=all resolves to nothing.');
+    throw coded(403, 'market_not_entitled', MARKET_NOT_ENTITLED);
   }
   return auth.allowedCountries ? [...auth.allowedCountries].sort() : null;
 }

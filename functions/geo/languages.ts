@@ -21,7 +21,7 @@ const route = (version: string) =>
         description: 'Languages.',
         content: { 'application/json': { schema: z.object({ languages: z.array(LanguageSchema) }).openapi('LanguageList') } },
       },
-      ...errorResponses(401, 422, 429, 503),
+      ...errorResponses(401, 402, 403, 422, 429, 503),
     },
   });
 

@@ -25,7 +25,7 @@ const route = (version: string) =>
         description: 'Regions.',
         content: { 'application/json': { schema: z.object({ regions: z.array(RegionSchema), total: z.number().int() }).openapi('RegionList') } },
       },
-      ...errorResponses(401, 422, 429, 503),
+      ...errorResponses(401, 402, 403, 422, 429, 503),
     },
   });
 

@@ -7,6 +7,7 @@ import { iso } from '../format';
 import { mcpPostOf, type Channel } from './channel';
 import { checkLimits, type LimitState } from './check';
 import { policyHeader, rateLimitHeader, type PolicyState } from './headers';
+import { assertMarketsEntitled } from '../markets-entitled';
 
 const MONTH_WINDOW_SECONDS = 2_592_000;
 /** Paths that report usage and must not spend it. */
@@ -51,6 +52,7 @@ export function planGates(channel: Channel = 'rest'): MiddlewareHandler<Env> {
     } else if (!auth.apiEnabled) {
       throw coded(403, 'api_not_in_plan', 'API access is switched off for this project.');
     }
+    assertMarketsEntitled(c.req.path, auth);
     await next();
   };
 }

@@ -30,7 +30,7 @@ const errorDescriptions = {
   400: 'A parameter is present but unusable.',
   401: 'Missing or invalid API key.',
   402: '`subscription_inactive`: the project subscription is not active.',
-  403: 'The key is not scoped to the requested market, or a plan gate applies.',
+  403: 'The key is not scoped to the requested market, its markets resolve to nothing (`market_not_entitled`, on every market-scoped route), or a plan gate applies.',
   404: 'Resource not found.',
   422: 'Parameter validation failure (type, enum, range).',
   429: 'Per-minute rate limit or monthly quota exceeded; see `Retry-After`.',

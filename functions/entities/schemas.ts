@@ -15,14 +15,16 @@ const scalars = {
   url_id: z.string().uuid().openapi({ description: 'Article of that occurrence.', example: '0b8f6a57-3f1e-4a53-9d7e-1f2a3b4c5d01' }),
 };
 
-const nullableText = (example: string) => z.string().nullable().openapi({ example });
+const nullableText = (example: string, description: string) => z.string().nullable().openapi({ description, example });
+/** Why a knowledge-graph field can be null: the data has no value for it. */
+const KG_NULL = 'Null when the entity has no knowledge-graph match (extracted entities are matched to the knowledge graph only when the extractor found one), or the matched record lacks this field.';
 
 export const KgSchema = z
   .object({
-    id: nullableText('/m/0dl567'),
-    name: nullableText('Taylor Swift'),
-    description: nullableText('American singer-songwriter'),
-    image_url: nullableText('https://img.example.com/taylor.jpg'),
+    id: nullableText('/m/0dl567', KG_NULL),
+    name: nullableText('Taylor Swift', KG_NULL),
+    description: nullableText('American singer-songwriter', KG_NULL),
+    image_url: nullableText('https://img.example.com/taylor.jpg', KG_NULL),
   })
   .openapi('EntityKnowledgeGraph');
 
@@ -31,10 +33,10 @@ export const EntitySchema = z.object({ ...scalars, kg: KgSchema }).openapi('Enti
 export const EntityDetailSchema = z
   .object({
     ...scalars,
-    kg_id: nullableText('/m/0dl567'),
-    kg_name: nullableText('Taylor Swift'),
-    kg_description: nullableText('American singer-songwriter'),
-    kg_image_url: nullableText('https://img.example.com/taylor.jpg'),
+    kg_id: nullableText('/m/0dl567', KG_NULL),
+    kg_name: nullableText('Taylor Swift', KG_NULL),
+    kg_description: nullableText('American singer-songwriter', KG_NULL),
+    kg_image_url: nullableText('https://img.example.com/taylor.jpg', KG_NULL),
     articles_count: z.number().int().openapi({ description: 'Exact number of articles mentioning the entity that the key may see.', example: 42 }),
   })
   .openapi('EntityDetail');
@@ -51,8 +53,8 @@ export const EntityListSchema = z
 export const TrendingEntitySchema = z
   .object({
     name: scalars.name,
-    kg_id: nullableText('/m/0dl567'),
-    kg_name: nullableText('Taylor Swift'),
+    kg_id: nullableText('/m/0dl567', KG_NULL),
+    kg_name: nullableText('Taylor Swift', KG_NULL),
     entity_types: scalars.entity_types,
     mentions_in_period: z.number().int().openapi({
       description: 'Profiles (article x country x language) of articles mentioning the entity first seen in the region (and `lang`) in the period.',

@@ -31,7 +31,7 @@ export interface ItemRow {
   enrichment: Enrichment | null;
   categories: { name: string; confidence: number }[];
   rss_feeds: unknown[] | null;
-  trend: { trend_id: string; name: string; semantic_type: string | null; key_entities: string[]; key_topics: string[] } | null;
+  trend: { trend_id: string; name: string; semantic_type: string; key_entities: string[]; key_topics: string[] } | null;
   entities: { kg_id: string | null; name: string; type: string }[];
   images: ArticleImage[];
   markdown_content: string | null;
@@ -66,7 +66,7 @@ SELECT a.id AS url_id, a.url, a.domain, coalesce(nullif(a.favicon_url, ''), pub.
   (SELECT coalesce(json_agg(json_build_object('name', ac.name, 'confidence', ac.confidence) ORDER BY ac.confidence DESC, ac.name), '[]')
      FROM article_categories ac WHERE ac.url_id = a.id) AS categories,
   a.rss_feeds,
-  (SELECT json_build_object('trend_id', t.id, 'name', t.label, 'semantic_type', t.semantic_type, 'key_entities', t.key_entities, 'key_topics', t.key_topics)
+  (SELECT json_build_object('trend_id', t.id, 'name', t.label, 'semantic_type', coalesce(t.semantic_type, 'unclassified'), 'key_entities', t.key_entities, 'key_topics', t.key_topics)
      FROM trend_articles ta JOIN trends t ON t.id = ta.trend_id WHERE ta.url_id = a.id
      ORDER BY ta.assignment_score DESC, ta.trend_id LIMIT 1) AS trend,
   (SELECT coalesce(json_agg(json_build_object('kg_id', e.kg_id, 'name', e.name, 'type', ae.type) ORDER BY ae.unified_score DESC, e.name), '[]')

@@ -68,7 +68,7 @@ export const RegionDetailSchema = z
       .openapi({ description: 'Population block (null without population data); carries a lower-case `alpha_2`.' }),
     total_articles: z.number().int().openapi({ description: 'URL profiles (URL x language) ever seen in the market.', example: 48_210 }),
     articles_last_24h: z.number().int().openapi({ description: 'URL profiles first seen in the last 24 hours.', example: 1_204 }),
-    first_data_at: z.string().nullable().openapi({ description: 'First observation in the market.', example: '2026-10-22T00:00:00+00:00' }),
+    first_data_at: z.string().nullable().openapi({ description: 'First observation in the market; null only while the market has no observation at all (reference data loaded before any data).', example: '2026-10-22T00:00:00+00:00' }),
   })
   .openapi('RegionDetail');
 

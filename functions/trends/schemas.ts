@@ -25,7 +25,7 @@ export const TrendSchema = z
     label_local_lang: z.string().nullable().openapi({ description: 'Language of `label_local` (ISO 639-1).', example: 'de' }),
     state: z.enum(TREND_STATES).openapi({ description: 'Lifecycle state (docs/TRENDS.md states the rule).', example: 'hot' }),
     structural_type: z.enum(STRUCTURAL_TYPES).openapi({ description: 'Shape of the trend over time.', example: 'event_driven' }),
-    semantic_type: z.enum(SEMANTIC_TYPES).nullable().openapi({ description: 'What the trend is about; null = unclassified yet.', example: 'news' }),
+    semantic_type: z.enum([...SEMANTIC_TYPES, 'unclassified']).openapi({ description: 'What the trend is about; `unclassified` while the classifier has not typed it (never null).', example: 'news' }),
     semantic_type_confidence: z.number().openapi({ description: 'Classifier confidence of `semantic_type`, 0-1 (0 when unclassified).', example: 0.82 }),
     article_count: z.number().int().openapi({ description: 'Articles assigned to the trend (every market).', example: 214 }),
     first_seen_at: ts('First sighting of its earliest article; null without articles.').nullable(),

@@ -40,7 +40,7 @@ const TrendRefSchema = z
   .object({
     trend_id: z.string().uuid().openapi({ example: '5b1e0c2a-7d4f-4a8b-9c3d-2e1f0a9b8c7d' }),
     name: z.string().openapi({ example: 'Champions League final' }),
-    semantic_type: z.string().nullable().openapi({ description: 'Null while unclassified.', example: 'event' }),
+    semantic_type: z.string().openapi({ description: '`news`, `event_based`, `seasonal`, `lifestyle`, `evergreen`, or `unclassified` while the trend is not typed yet (never null).', example: 'news' }),
     key_entities: z.array(z.string()).openapi({ example: ['Lionel Messi'] }),
     key_topics: z.array(z.string()).openapi({ example: ['soccer'] }),
   })
@@ -65,7 +65,7 @@ export const FeedItemSchema = z
     content_language: z.string().openapi({ description: 'Language of the article text.', example: 'en' }),
     content_language_fit: z.boolean().openapi({ description: 'Whether content_language fits the profile language (`pt-br` fits `pt`).', example: true }),
     date_published: ts('Publication date from the page; null when unknown.').nullable(),
-    date_modified: ts('Last modification from the page; null when unknown.').nullable(),
+    date_modified: ts('Last modification the page states; null when the page states none (many pages never do).').nullable(),
     article_meta: z.object({ meta_title: z.string(), meta_description: z.string(), headline: z.string(), section: z.string() })
       .openapi({ description: 'Page metadata; empty strings when the page had none.' }),
     enrichment: z.object({

@@ -4,7 +4,9 @@
 // - the status is documented for the operation;
 // - an error body (4xx/5xx documented with JSON) has `detail`;
 // - the body validates against the documented JSON Schema of its status (Ajv, JSON Schema 2020-12,
-//   which OpenAPI 3.1 schemas are), with $refs resolved inside the served document.
+//   which OpenAPI 3.1 schemas are), with $refs resolved inside the served document;
+// - every number in a JSON body is finite and every integer a safe integer, and every observation
+//   time (`last_seen`, `first_seen`, ...) is not after the data's now (`propertyProblems`).
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Operation, Schema } from './generate';
 
@@ -18,7 +20,35 @@ const STACK = /\n\s+at\s|\bat (?:async )?[\w$.<>]+ \(|node_modules\/|\.tsx?:\d+:
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
-export function createChecker(doc: Schema) {
+/** Fields that say when something was observed: never after now. */
+const OBSERVATION_TIMES = new Set([
+  'first_seen', 'last_seen', 'first_seen_at', 'article_first_seen_at', 'last_article_at', 'first_data_at', 'refreshed_at', 'last_scanned_at',
+]);
+
+/** The property test over any JSON body: numbers finite, integers safe, observation times not after `now` (ms). */
+export function propertyProblems(body: unknown, now: number): string[] {
+  const problems: string[] = [];
+  // An explicit stack, not recursion: bodies can be deep.
+  const stack: Array<[unknown, string]> = [[body, '']];
+  while (stack.length && problems.length < 5) {
+    const [node, path] = stack.pop()!;
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node)) problems.push(`${path || '/'} = ${node} is not finite`);
+      else if (Number.isInteger(node) && !Number.isSafeInteger(node)) problems.push(`${path || '/'} = ${node} is not a safe integer`);
+    } else if (Array.isArray(node)) {
+      node.forEach((v, i) => stack.push([v, `${path}/${i}`]));
+    } else if (node !== null && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (OBSERVATION_TIMES.has(k) && typeof v === 'string' && Date.parse(v) > now) problems.push(`${path}/${k} = ${v} is after now`);
+        stack.push([v, `${path}/${k}`]);
+      }
+    }
+  }
+  return problems;
+}
+
+/** `now`: the data's now (ms), for the observation-time property; omitted, it is not checked. */
+export function createChecker(doc: Schema, now = Infinity) {
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
   // Formats used by the API (ajv-formats is not needed for these four).
   ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
@@ -68,6 +98,7 @@ export function createChecker(doc: Schema) {
       return problems;
     }
     if (res.status >= 400 && (body === null || typeof body !== 'object' || !('detail' in body))) problems.push('error body without detail');
+    problems.push(...propertyProblems(body, now));
     if (!validate(body)) {
       const errors = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
       problems.push(`body breaks the ${status} schema: ${errors}`);

@@ -62,10 +62,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const doc = options.doc ?? (JSON.parse((await send(options.base, 'GET', '/openapi.json', {})).text) as Schema);
   const ops = operationsOf(doc).filter((op) => !options.only || options.only.includes(op.operationId));
   if (!ops.length) throw new Error('no operations to fuzz');
-  const check = createChecker(doc);
+  const now = Date.parse(options.now);
+  const check = createChecker(doc, now);
   const pools = await harvestPools(options.base, ops, options.keys.full);
   const rng = prng(options.seed);
-  const now = Date.parse(options.now);
   // Generated up front, so the sequence depends on the seed only, not on response timing: first the
   // sweep (every parameter x every hostile value; skipped when hostileShare is 0), then random
   // requests spread evenly over the operations up to `requests` in all.

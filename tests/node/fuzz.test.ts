@@ -2,10 +2,12 @@
 // requests, valid and hostile, over every operation of the served /openapi.json, against the
 // bundled all-in-one Worker in workerd on a copy of the demo database (real PostgreSQL and Redis).
 // Every response: no 5xx but 503 + Retry-After, no stack trace, documented status, `detail` on
-// errors, body valid against the documented schema (Ajv, JSON Schema 2020-12). Longer runs:
+// errors, body valid against the documented schema (Ajv, JSON Schema 2020-12), every number finite,
+// every integer safe and every observation time not after the data's now. Longer runs:
 // `npm run fuzz -- --requests 20000 --seed S`.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FUZZ_NOW, startStack, type Stack } from '../../scripts/lib/demo-stack';
+import { propertyProblems } from '../../scripts/fuzz/check';
 import { describeReport, runFuzz } from '../../scripts/fuzz/run';
 import type { Keys } from '../../scripts/fuzz/generate';
 
@@ -57,4 +59,19 @@ describe('OpenAPI fuzz', () => {
     expect(report.failures).toHaveLength(20);
     expect(report.failures[0].problems.join()).toMatch(/breaks the 200 schema: \/ must have required property 'no_such_field'/);
   }, 60_000);
+
+  it('the property check flags unsafe integers, non-finite numbers and observation times after now', () => {
+    const now = Date.parse(FUZZ_NOW);
+    const body = {
+      items: [{ forecast: { predicted_total_reach: 16802324996286093000, pct_next30d: 12.5 }, last_seen: '2026-11-10T13:00:00+00:00' }],
+      series: [1, Infinity],
+      first_seen: '2026-11-10T11:00:00+00:00',
+    };
+    expect(propertyProblems(body, now).sort()).toEqual([
+      '/items/0/forecast/predicted_total_reach = 16802324996286093000 is not a safe integer',
+      '/items/0/last_seen = 2026-11-10T13:00:00+00:00 is after now',
+      '/series/1 = Infinity is not finite',
+    ]);
+    expect(propertyProblems({ n: 2 ** 53 - 1, x: 0.5, last_seen: FUZZ_NOW }, now)).toEqual([]);
+  });
 });

@@ -23,7 +23,8 @@ export const MAX_RATE = Math.LN2;
 const HORIZON = 30;
 const MAX_END_DAYS = 365;
 
-const pct = (next: number, last: number) => (last > 0 ? round(((next - last) / last) * 100, 1) : next > 0 ? 100 : 0);
+// `+ 0`: a flat forecast is 0, not -0.
+const pct = (next: number, last: number) => (last > 0 ? round(((next - last) / last) * 100, 1) + 0 : next > 0 ? 100 : 0);
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /** Log-linear least squares: rate (per day), the fitted log level at the last day, residual RMS. */

@@ -6,8 +6,9 @@ import { FeedItemSchema } from '../../shared/schemas/feed-item';
 export const SORT_KEYS = ['derived', 'impressions_1h', 'impressions_24h', 'impressions_7d', 'impressions_30d', 'first_seen', 'last_seen', 'avg_position'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
-const isoDate = (description: string) =>
-  z.string().datetime({ offset: true }).optional().openapi({ description, example: '2026-03-01T00:00:00+00:00' });
+// Examples in `Z` (a `+` sent unencoded in a query string reads as a space), distinct so they combine.
+const isoDate = (description: string, example: string) =>
+  z.string().datetime({ offset: true }).optional().openapi({ description, example });
 
 /** Parameters /v2/feed and /v2/live share. */
 export const FilterQuery = {
@@ -43,8 +44,8 @@ export const FeedQuery = z.object({
     description: 'A non-custom period lists profiles seen in the last 1h/24h/7d/30d (date_from = now minus the window; date_to is ignored). ' +
       '`custom` uses `date_from`/`date_to`. Without a period, the default sort is `impressions_24h`; with one, `derived`.',
   }),
-  date_from: isoDate('Lower bound: profiles last seen after it. Used with `period=custom` or without a period; moved forward to the plan\'s history.'),
-  date_to: isoDate('Upper bound: profiles first seen before it. Used with `period=custom` or without a period; ignored for other periods.'),
+  date_from: isoDate('Lower bound: profiles last seen after it. Used with `period=custom` or without a period; moved forward to the plan\'s history.', '2026-11-01T00:00:00Z'),
+  date_to: isoDate('Upper bound: profiles first seen before it. Used with `period=custom` or without a period; ignored for other periods.', '2026-11-08T00:00:00Z'),
   sort_by: z.string().max(40).optional().openapi({
     description: 'One of `derived`, `impressions_1h`, `impressions_24h`, `impressions_7d`, `impressions_30d`, `first_seen`, `last_seen`, ' +
       '`avg_position`; unknown values answer 400. `derived` ranks recent impressions and freshness: 5040 x (imp_1h/1 + imp_24h/24 + ' +

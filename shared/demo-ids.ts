@@ -30,8 +30,8 @@ export const DEMO = {
   themeId: '2cc09a8a-86ce-44d3-85f2-45149fef4401',
   topicId: '3ec3c475-a54c-4a7f-b5a2-7ab94dbaabf6',
   trendId: '2f2769cc-b5aa-4222-9050-775d15905fd7',
-  /** The generator's first article (its `url_id`), three weeks before the demo's "now". */
-  urlId: '509079bc-6b88-44a9-aaf0-2130ab4c1969',
+  /** The generator's first article (its `url_id`; article ids have a stream of their own, scripts/generate/prng.ts). */
+  urlId: 'd7ea527f-a194-4b55-a9cc-1a3c5df7bfe4',
   /** The entity named in most demo articles. */
   entityName: 'Lena Kaur',
   entityKgId: '/m/0qwb24',

@@ -2,6 +2,7 @@
 import { Scalar } from '@scalar/hono-api-reference';
 import { createApp, type App } from '../shared/app';
 import { completeDocument } from '../shared/schemas/document';
+import type { Env } from '../shared/env';
 import { articlesArea } from './articles/app';
 import { entitiesArea } from './entities/app';
 import { feedArea } from './feed/app';
@@ -57,6 +58,17 @@ export function openApiDocument(app: App) {
   return completeDocument(doc, app.openAPIRegistry);
 }
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * "Try it" with the demo key `npm start` printed: only when scripts/dev.ts set DOCS_DEMO_KEY and the
+ * page is served on a loopback address, so a deployed Worker never hands out a key.
+ */
+function demoAuthentication(key: string | undefined, url: string) {
+  if (!key || !LOOPBACK.has(new URL(url).hostname)) return {};
+  return { authentication: { preferredSecurityScheme: 'ApiKeyHeader', securitySchemes: { ApiKeyHeader: { value: key } } } };
+}
+
 /** apiApp plus /openapi.json and /docs: local development, tests and the OpenAPI export. */
 export function combinedApp() {
   const app = apiApp();
@@ -69,7 +81,9 @@ export function combinedApp() {
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   // The reference UI's bundle comes from this deployment's static assets (scripts/assets.ts), not a
   // CDN, and no web fonts are fetched: /docs renders without internet access.
-  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Discovery analytics API', cdn: SCALAR_BUNDLE, withDefaultFonts: false }));
+  app.get('/docs', Scalar<Env>((c) => ({
+    url: '/openapi.json', pageTitle: 'Discovery analytics API', cdn: SCALAR_BUNDLE, withDefaultFonts: false, ...demoAuthentication(c.env.DOCS_DEMO_KEY, c.req.url),
+  })));
   app.get('/', (c) => c.redirect('/docs'));
   return app;
 }

@@ -180,6 +180,19 @@ describe('documentation', () => {
     for (const name of ['ETag', 'Cache-Control', 'Vary', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers']) expect(open.headers.get(name), name).toBeTruthy();
   });
 
+  it('/docs offers the npm start demo key for "try it" on a loopback address only', async () => {
+    const { default: worker } = await import('../../functions/index');
+    const { createExecutionContext } = await import('cloudflare:test');
+    const docs = async (url: string, env: Record<string, unknown>) =>
+      (await worker.fetch(new Request(url) as any, { ...world.env, ...env } as any, createExecutionContext())).text();
+    const demoKey = 'dk_demo_key_for_docs_test';
+    expect(await docs('http://127.0.0.1:8787/docs', { DOCS_DEMO_KEY: demoKey })).toContain(demoKey);
+    expect(await docs('http://localhost:8787/docs', { DOCS_DEMO_KEY: demoKey })).toContain(demoKey);
+    // A deployed Worker: no key set, and a key set by mistake is not handed out off loopback.
+    expect(await docs('https://api.example.com/docs', { DOCS_DEMO_KEY: demoKey })).not.toContain(demoKey);
+    expect(await docs('http://127.0.0.1:8787/docs', {})).not.toContain('ApiKeyHeader');
+  });
+
   it('serves the interactive reference at /docs', async () => {
     const reply = await world.call('/docs');
     expect(reply.status).toBe(200);

@@ -31,8 +31,12 @@ export const FilterQuery = {
   include_markdown: queryBool('Include `markdown_content`. Answers with markdown are never served from the response cache.'),
   limit: limitParam(200, 50),
   offset: offsetParam.openapi({ description: 'Rows to skip, >= 0. Not combinable with `cursor`.' }),
-  cursor: z.string().max(2000).optional().openapi({
-    description: 'Opaque cursor of the next page (`next_cursor` of the previous page, also in its `Link: rel="next"` header). Send it with the ' +
+  // Empty reads as absent (the first page): the document's example is the empty cursor, the one value
+  // that is valid before any page was read.
+  cursor: z.string().max(2000).optional().transform((v) => v || undefined).openapi({
+    example: '',
+    description: 'Opaque cursor of the next page: take it from `next_cursor` of the previous page (also in its `Link: rel="next"` ' +
+      'header); empty or absent means the first page. Send it with the ' +
       'same other parameters and key; it keeps the iteration stable while new data arrives and costs the same on any page. ' +
       'Altered, foreign or expired (24 h) cursors answer 400.',
   }),

@@ -46,6 +46,7 @@ export const HEADERS: HeaderRule[] = [
 ];
 
 const NOT_MODIFIED = 'Not modified: the `If-None-Match` tag is current. Keyed routes: counts toward the per-minute limit, not the monthly quota.';
+const NO_ROUTE = 'No route matches the path: a path parameter is empty. (An unknown id answers an empty list here, not 404.)';
 /** Statuses the keyed chain (hygiene, auth, plan gates, limits, scope) can answer on any keyed route. */
 const KEYED_STATUSES: ErrorStatus[] = [401, 402, 403, 422, 429, 503];
 
@@ -110,6 +111,9 @@ export function completeDocument<T extends { paths?: object }>(doc: T, registry:
       if (keyed) {
         for (const status of KEYED_STATUSES) responses[status] ??= { description: errorDescriptions[status], content: { 'application/json': { schema: errorRef } } };
       }
+      // The router answers 404 when a path id is empty (`/v1/themes//topics` matches no route), even
+      // where the route itself answers an unknown id with an empty list.
+      if (path.includes('{')) responses['404'] ??= { description: NO_ROUTE, content: { 'application/json': { schema: errorRef } } };
       if (method === 'get') responses['304'] = { description: NOT_MODIFIED };
       for (const [status, response] of Object.entries(responses)) addHeaders(facts, status, response);
       for (const parameter of operation.parameters ?? []) {

@@ -164,9 +164,11 @@ describe('documentation', () => {
     expect(params('/v1/tracking/lists').find((p) => p.name === 'offset')!.schema).toMatchObject({ minimum: 0 });
     expect(params('/v2/live').find((p) => p.name === 'since_minutes')!.schema).toMatchObject({ minimum: 5, maximum: 1440 });
     expect(doc.paths['/v2/feed'].get.responses['200'].headers.Link.required).toBe(false);
-    // The theme's and topic's lists answer an empty list for an unknown id, never 404.
-    expect(doc.paths['/v1/themes/{theme_id}/topics'].get.responses['404']).toBeUndefined();
-    expect(doc.paths['/v1/topics/{topic_id}/trends'].get.responses['404']).toBeUndefined();
+    // The theme's and topic's lists answer an empty list for an unknown id: their 404 is the router's, for an empty id.
+    expect(doc.paths['/v1/themes/{theme_id}/topics'].get.responses['404'].description).toMatch(/path parameter is empty/);
+    expect((await world.call(`/v1/themes/${'7'.repeat(8)}-0000-4000-8000-000000000000/topics`, { key })).status).toBe(200);
+    expect((await world.call('/v1/themes//topics', { key })).status).toBe(404);
+    expect(doc.paths['/v1/topics/{topic_id}/trends'].get.responses['404'].description).toMatch(/path parameter is empty/);
   });
 
   it('the declared headers are sent: keyed 200 and 304, public 200', async () => {

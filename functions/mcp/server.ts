@@ -49,7 +49,6 @@ function createServer({ info, tools, call }: McpOptions): Server {
   return server;
 }
 
-/** Answers one Streamable HTTP request (a JSON-RPC message or batch). */
 /**
  * This server never streams (`enableJsonResponse`): a client that accepts JSON but does not name
  * `text/event-stream` (a plain HTTP client, a generated contract test) gets the same JSON answer
@@ -63,6 +62,7 @@ function acceptingJson(request: Request): Request {
   return new Request(request, { headers });
 }
 
+/** Answers one Streamable HTTP request (a JSON-RPC message or batch). */
 export async function serveMcp(request: Request, options: McpOptions): Promise<Response> {
   const server = createServer(options);
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -55,7 +55,7 @@ export const ListIndexSchema = z
 
 export const ListIndexQuery = z.object({
   kind: z.enum(LIST_KINDS).optional().openapi({ description: 'Only lists of this kind; omitted = all.' }),
-  project_id: z.string().uuid().optional().openapi({ description: 'Internal keys only: the project to read. Project keys always read their own (theirs is accepted too).', example: DEMO.projectId }),
+  project_id: z.string().uuid().optional().openapi({ description: 'Internal keys only: the project to read. Project keys always read their own.', example: DEMO.projectId }),
   limit: limitParam(200, 50),
   offset: offsetParam,
 });

@@ -1,6 +1,8 @@
 // Every area in one app: local development, tests, and the single OpenAPI document.
 import { Scalar } from '@scalar/hono-api-reference';
-import { createApp } from '../shared/app';
+import { createApp, type App } from '../shared/app';
+import { completeDocument } from '../shared/schemas/document';
+import type { Env } from '../shared/env';
 import { articlesArea } from './articles/app';
 import { entitiesArea } from './entities/app';
 import { feedArea } from './feed/app';
@@ -19,8 +21,25 @@ export const OPENAPI_INFO = {
   description:
     'Read-only analytics about articles that surface in a content-discovery feed across countries and languages. ' +
     'Send your key as `X-API-Key: <key>` or `Authorization: Bearer <key>`; query-string keys are refused. ' +
-    'Errors are JSON with a `detail` field: a message, a `{code, message}` object, or (422) a list of `{loc, msg, type}`.',
+    'Errors are JSON with a `detail` field: a message, a `{code, message}` object, or (422) a list of `{loc, msg, type}`. ' +
+    'Every example in this document is an id or value of the demo data set that `npm start` serves.',
+  contact: { name: 'Discovery analytics API team', url: 'https://app.example.com/support', email: 'api@example.com' },
+  license: { name: 'Proprietary', url: 'https://app.example.com/terms' },
 };
+
+/** The operations' tags, in the order the reference shows them. */
+export const OPENAPI_TAGS = [
+  { name: 'Tracking lists', description: 'Lists of entities, categories, publishers, trends or mentions a project follows, with their metrics and roll-ups.' },
+  { name: 'Account', description: 'The key\'s plan, limits and usage.' },
+  { name: 'Feed', description: 'Publications in the feed per market, with their impressions and positions.' },
+  { name: 'Public profile check', description: 'No key: publisher profile checks and the embeddable widget.' },
+  { name: 'Geo', description: 'Markets: countries, their cities and languages.' },
+  { name: 'Trends', description: 'Trends and the theme/topic hierarchy above them.' },
+  { name: 'Entities', description: 'Named entities in the articles, and which are trending.' },
+  { name: 'Articles', description: 'Articles and their metadata.' },
+  { name: 'Analytics', description: 'Category analytics over windows.' },
+  { name: 'MCP', description: 'The same reads as MCP tools (Streamable HTTP).' },
+];
 
 /** Every area and the MCP endpoint, whose tool calls run this same app's REST routes in-process. */
 export function apiApp() {
@@ -32,6 +51,24 @@ export function apiApp() {
   return app;
 }
 
+/** The served document: the routes' contracts completed by the shared rules (shared/schemas/document.ts). */
+export function openApiDocument(app: App) {
+  // A relative server: the host that serves this document (local, staging or production) serves its API.
+  const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO, servers: [{ url: '/', description: 'The server of this document' }], tags: OPENAPI_TAGS });
+  return completeDocument(doc, app.openAPIRegistry);
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * "Try it" with the demo key `npm start` printed: only when scripts/dev.ts set DOCS_DEMO_KEY and the
+ * page is served on a loopback address, so a deployed Worker never hands out a key.
+ */
+function demoAuthentication(key: string | undefined, url: string) {
+  if (!key || !LOOPBACK.has(new URL(url).hostname)) return {};
+  return { authentication: { preferredSecurityScheme: 'ApiKeyHeader', securitySchemes: { ApiKeyHeader: { value: key } } } };
+}
+
 /** apiApp plus /openapi.json and /docs: local development, tests and the OpenAPI export. */
 export function combinedApp() {
   const app = apiApp();
@@ -41,14 +78,12 @@ export function combinedApp() {
   app.openAPIRegistry.registerComponent('securitySchemes', 'BearerAuth', {
     type: 'http', scheme: 'bearer', description: 'The same key as a bearer token.',
   });
-  app.doc31('/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: OPENAPI_INFO,
-    servers: [{ url: new URL(c.req.url).origin, description: 'This server' }],
-  }));
+  app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   // The reference UI's bundle comes from this deployment's static assets (scripts/assets.ts), not a
   // CDN, and no web fonts are fetched: /docs renders without internet access.
-  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Discovery analytics API', cdn: SCALAR_BUNDLE, withDefaultFonts: false }));
+  app.get('/docs', Scalar<Env>((c) => ({
+    url: '/openapi.json', pageTitle: 'Discovery analytics API', cdn: SCALAR_BUNDLE, withDefaultFonts: false, ...demoAuthentication(c.env.DOCS_DEMO_KEY, c.req.url),
+  })));
   app.get('/', (c) => c.redirect('/docs'));
   return app;
 }

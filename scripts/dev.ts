@@ -93,7 +93,10 @@ if (live) {
 }
 
 const inspector = await freePort();
+const full = keys.find((k) => k.name === 'full')!;
 const vars = {
+  // /docs offers it for "try it" (loopback only; never set in a deployed Worker).
+  DOCS_DEMO_KEY: full.key,
   DATABASE_URL: info.databaseUrl,
   NEON_HTTP_ENDPOINT: info.neonHttpUrl,
   UPSTASH_REDIS_REST_URL: info.upstashUrl,
@@ -108,10 +111,9 @@ const wrangler = spawn(
 );
 
 const base = `http://127.0.0.1:${PORT}`;
-const full = keys.find((k) => k.name === 'full')!;
 console.log(`
 Discovery analytics API on ${base}
-  docs      ${base}/docs
+  docs      ${base}/docs  ("try it" is filled in with the full demo key)
   openapi   ${base}/openapi.json
   mcp       ${base}/mcp  (MCP over Streamable HTTP; send a key header as for REST)
 

@@ -34,6 +34,11 @@ const bindingsSchema = z.object({
    * [vars] holds a dev-only value for `npm start` and the tests.
    */
   CURSOR_SECRET: z.union([z.literal('').transform(() => undefined), z.string().min(16)]).optional(),
+  /**
+   * `npm start` only (scripts/dev.ts): the printed demo key, which /docs offers for "try it" when it
+   * is served on a loopback address. Never set in a deployed Worker.
+   */
+  DOCS_DEMO_KEY: z.string().optional(),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });

@@ -14,7 +14,6 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const PERIOD_DAYS = { '24h': 1, '7d': 7, '30d': 30 } as const;
 
-const isoDate = (description: string) => isoQueryParam(description, '2026-11-01T00:00:00Z');
 
 export const WindowQuery = {
   country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
@@ -22,8 +21,8 @@ export const WindowQuery = {
   lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
     .openapi({ description: 'Language code or `all`.', example: 'all' }),
   period: z.enum(['24h', '7d', '30d', 'custom']).default('7d').openapi({ description: 'Window ending now; `custom` needs `date_from` and `date_to`.' }),
-  date_from: isoDate('Start (UTC), required with `period=custom`; moved forward to the plan\'s history when earlier (`scope.clamped`). A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).'),
-  date_to: isoDate('End (UTC, exclusive), required with `period=custom`.'),
+  date_from: isoQueryParam('Start (UTC), required with `period=custom`; moved forward to the plan\'s history when earlier (`scope.clamped`). A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).', '2026-11-01T00:00:00Z'),
+  date_to: isoQueryParam('End (UTC, exclusive), required with `period=custom`.', '2026-11-08T00:00:00Z'),
 };
 
 export interface WindowScope {

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
 import { isoQueryParam } from '../../shared/dates';
 import { WindowQuery } from '../../shared/window-scope';
+import { DEMO } from '../../shared/demo-ids';
 
 const ts = (description: string, example = '2026-11-20T08:00:00+00:00') => z.string().openapi({ description, example });
 const isoQuery = isoQueryParam;
@@ -84,8 +85,8 @@ export const ArticlesQuery = z.object({
   entity: z.string().min(1).optional().openapi({ description: 'Knowledge-graph ids (`/m/...`) or entity names, separated by `;`.', example: '/m/0k2x9a' }),
   match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` (default) or `all`.', example: 'any' }),
   q: z.string().min(2).max(200).optional().openapi({ description: 'Title search: every word of `q` begins a word of the title, ignoring case and accents (`elect` finds "Election night"). Served by the title\'s full-text index.', example: 'parliament' }),
-  date_from: isoQuery('Earliest first sighting (in the requested markets); moved forward to the plan\'s history when earlier (`history_clamped`). Default: the plan\'s history.', '2026-11-01T00:00:00+00:00'),
-  date_to: isoQuery('First sighting before this instant (exclusive). Default: now.', '2026-11-21T00:00:00+00:00'),
+  date_from: isoQuery('Earliest first sighting (in the requested markets); moved forward to the plan\'s history when earlier (`history_clamped`). Default: the plan\'s history.', '2026-11-01T00:00:00Z'),
+  date_to: isoQuery('First sighting before this instant (exclusive). Default: now.', '2026-11-08T00:00:00Z'),
   sort_by: z.enum(['first_seen', 'last_seen', 'published_at', 'impressions']).default('first_seen')
     .openapi({ description: '`first_seen` (default), `last_seen`, `published_at` (unknown dates last) or `impressions`.', example: 'first_seen' }),
   sort_order: z.enum(['asc', 'desc']).default('desc').openapi({ description: '`asc` or `desc` (default).', example: 'desc' }),
@@ -104,5 +105,5 @@ export const ArticleListSchema = z
   .openapi('ArticleList');
 
 export const articleIdParam = z.object({
-  id: z.string().uuid().openapi({ param: { name: 'id', in: 'path' }, description: 'Article id (`url_id` in v2).', example: '656a08a9-b3f3-43a4-92b3-1902b8cdce18' }),
+  id: z.string().uuid().openapi({ param: { name: 'id', in: 'path' }, description: 'Article id (`url_id` in v2).', example: DEMO.urlId }),
 });

@@ -1,6 +1,7 @@
 // Entity resources (spec "Entity") and the entities area's parameters.
 import { z } from '@hono/zod-openapi';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
+import { DEMO } from '../../shared/demo-ids';
 
 const score = (description: string, example: number) => z.number().openapi({ description, example });
 
@@ -110,7 +111,7 @@ export const entityNameParam = z.object({
   entity_name: z
     .string()
     .max(500)
-    .openapi({ param: { name: 'entity_name', in: 'path' }, description: 'Entity name, URL-encoded; trimmed and lower-cased before matching.', example: 'Taylor%20Swift' }),
+    .openapi({ param: { name: 'entity_name', in: 'path' }, description: 'Entity name (percent-encoded in the path, as any path segment); trimmed and lower-cased before matching.', example: DEMO.entityName }),
 });
 
 const entityType = z.string().min(1).max(200).optional().openapi({ description: 'Exact member of `entity_types`.', example: 'Person' });

@@ -8,6 +8,7 @@ import { loadUrlProfiles } from './items';
 import { feedMarkets } from './params';
 import { ProfileQuery, ProfilesSchema } from './schemas';
 import { toFeedItem } from './serialize';
+import { DEMO } from '../../shared/demo-ids';
 
 const DAY = 86_400_000;
 
@@ -21,7 +22,7 @@ const route = createRoute({
     'One feed item per country and language the URL surfaced in, within the key\'s markets, ordered by country then language. ' +
     '`include_markdown` defaults to true here. A URL that is unknown, outside the key\'s markets or outside the plan\'s categories is 404.',
   security: keyed,
-  request: { params: z.object({ url_id: uuidParam('The URL id (`url_id`; `id` in v1 article payloads).') }), query: ProfileQuery },
+  request: { params: z.object({ url_id: uuidParam('The URL id (`url_id`; `id` in v1 article payloads).').openapi({ example: DEMO.urlId }) }), query: ProfileQuery },
   responses: {
     200: { description: 'The URL\'s visible market profiles.', content: { 'application/json': { schema: ProfilesSchema } } },
     304: { description: '`If-None-Match` matched the current `ETag`: no body, no monthly quota spent.' },

@@ -7,7 +7,6 @@ import { FeedItemSchema } from '../../shared/schemas/feed-item';
 export const SORT_KEYS = ['derived', 'impressions_1h', 'impressions_24h', 'impressions_7d', 'impressions_30d', 'first_seen', 'last_seen', 'avg_position'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
-const isoDate = (description: string) => isoQueryParam(description, '2026-03-01T00:00:00Z');
 
 /** Parameters /v2/feed and /v2/live share. */
 export const FilterQuery = {
@@ -30,8 +29,12 @@ export const FilterQuery = {
   include_markdown: queryBool('Include `markdown_content`. Answers with markdown are never served from the response cache.'),
   limit: limitParam(200, 50),
   offset: offsetParam.openapi({ description: 'Rows to skip, >= 0. Not combinable with `cursor`.' }),
-  cursor: z.string().max(2000).optional().openapi({
-    description: 'Opaque cursor of the next page (`next_cursor` of the previous page, also in its `Link: rel="next"` header). Send it with the ' +
+  // Empty reads as absent (the first page): the document's example is the empty cursor, the one value
+  // that is valid before any page was read.
+  cursor: z.string().max(2000).optional().transform((v) => v || undefined).openapi({
+    example: '',
+    description: 'Opaque cursor of the next page: take it from `next_cursor` of the previous page (also in its `Link: rel="next"` ' +
+      'header); empty or absent means the first page. Send it with the ' +
       'same other parameters and key; it keeps the iteration stable while new data arrives and costs the same on any page. ' +
       'Altered, foreign or expired (24 h) cursors answer 400.',
   }),
@@ -43,8 +46,8 @@ export const FeedQuery = z.object({
     description: 'A non-custom period lists profiles seen in the last 1h/24h/7d/30d (date_from = now minus the window; date_to is ignored). ' +
       '`custom` uses `date_from`/`date_to`. Without a period, the default sort is `impressions_24h`; with one, `derived`.',
   }),
-  date_from: isoDate('Lower bound: profiles last seen after it. Used with `period=custom` or without a period; moved forward to the plan\'s history.'),
-  date_to: isoDate('Upper bound: profiles first seen before it. Used with `period=custom` or without a period; ignored for other periods.'),
+  date_from: isoQueryParam('Lower bound: profiles last seen after it. Used with `period=custom` or without a period; moved forward to the plan\'s history.', '2026-11-01T00:00:00Z'),
+  date_to: isoQueryParam('Upper bound: profiles first seen before it. Used with `period=custom` or without a period; ignored for other periods.', '2026-11-08T00:00:00Z'),
   sort_by: z.string().max(40).optional().openapi({
     description: 'One of `derived`, `impressions_1h`, `impressions_24h`, `impressions_7d`, `impressions_30d`, `first_seen`, `last_seen`, ' +
       '`avg_position`; unknown values answer 400. `derived` ranks recent impressions and freshness: 5040 x (imp_1h/1 + imp_24h/24 + ' +

@@ -29,7 +29,7 @@ const route = createRoute({
   summary: 'MCP server (Streamable HTTP)',
   description:
     'Model Context Protocol endpoint for AI clients (Claude, Cursor, the MCP Inspector): JSON-RPC 2.0 messages over ' +
-    'Streamable HTTP, stateless (no session), answered in JSON; send `Accept: application/json, text/event-stream` and ' +
+    'Streamable HTTP, stateless (no session), answered in JSON (`Accept: application/json` is enough; `text/event-stream` may be named too), with ' +
     'your key as for every route. `tools/list` names the read-only tools, one per GET route of this API (tracking lists, ' +
     'metrics, roll-ups, matches, articles, category analytics, geo, usage); `tools/call` runs that route with your key, ' +
     'so its scope, plan gates and errors apply (an error comes back as a tool result with `isError: true` and the ' +
@@ -57,7 +57,7 @@ const route = createRoute({
     202: { description: 'Accepted: the body held only notifications (e.g. `notifications/initialized`).' },
     ...errorResponses(401, 402, 403, 422, 429, 503),
     400: { description: 'Malformed JSON or not a JSON-RPC message: a JSON-RPC error body (`-32700`, `-32600`).' },
-    406: { description: '`Accept` lacks `application/json` or `text/event-stream`: a JSON-RPC error body.' },
+    406: { description: '`Accept` excludes `application/json`: a JSON-RPC error body.' },
   },
 });
 

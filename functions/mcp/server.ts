@@ -49,6 +49,19 @@ function createServer({ info, tools, call }: McpOptions): Server {
   return server;
 }
 
+/**
+ * This server never streams (`enableJsonResponse`): a client that accepts JSON but does not name
+ * `text/event-stream` (a plain HTTP client, a generated contract test) gets the same JSON answer
+ * instead of the SDK's 406. A client that refuses JSON still gets 406.
+ */
+function acceptingJson(request: Request): Request {
+  const accept = request.headers.get('accept') ?? '';
+  if (request.method !== 'POST' || accept.includes('text/event-stream') || !/application\/json|\*\/\*/.test(accept)) return request;
+  const headers = new Headers(request.headers);
+  headers.set('accept', 'application/json, text/event-stream');
+  return new Request(request, { headers });
+}
+
 /** Answers one Streamable HTTP request (a JSON-RPC message or batch). */
 export async function serveMcp(request: Request, options: McpOptions): Promise<Response> {
   const server = createServer(options);
@@ -59,7 +72,7 @@ export async function serveMcp(request: Request, options: McpOptions): Promise<R
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(acceptingJson(request));
   } finally {
     await server.close();
   }

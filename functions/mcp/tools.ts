@@ -2,6 +2,7 @@
 // input schema are read from that route's operation in the OpenAPI document, which is generated
 // from the route's own zod schemas, so the tool, the REST validation and /openapi.json cannot drift.
 import type { App } from '../../shared/app';
+import { completeDocument } from '../../shared/schemas/document';
 
 interface ToolSpec {
   name: string;
@@ -125,7 +126,8 @@ const catalogs = new WeakMap<App, McpTool[]>();
 export function toolsOf(app: App): McpTool[] {
   let tools = catalogs.get(app);
   if (!tools) {
-    const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tools', version: '1' } });
+    // Completed as /openapi.json is (shared/schemas/document.ts): the tools' parameters carry the same ranges.
+    const doc = completeDocument(app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tools', version: '1' } }), app.openAPIRegistry);
     tools = buildTools(doc as OpenApiDoc);
     catalogs.set(app, tools);
   }

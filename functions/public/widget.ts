@@ -21,8 +21,10 @@ const scriptRoute = createRoute({
   tags: ['Public profile check'],
   summary: 'Profile widget script',
   description:
-    'No key. A dependency-free web component: `<script src="/public/widget.js" defer></script>` then ' +
-    '`<discover-profile domain="example.com" theme="dark" limit="3"></discover-profile>`. It renders the profile card ' +
+    // No HTML tags here: a `<script>` in a description is an injection risk for the viewers that render it (linters flag it).
+    'No key. A dependency-free web component: load this script (a `script` element with `src="/public/widget.js"` and ' +
+    '`defer`), then place `discover-profile` elements with the attributes `domain="example.com"`, `theme="dark"` and ' +
+    '`limit="3"`. It renders the profile card ' +
     '(title, followers, up to `limit` (0-6, default 3) recent publications with images), a "no profile" state or an ' +
     'error state in a shadow DOM, and calls only this API (`api` attribute to override), without cookies.',
   responses: {

@@ -13,6 +13,7 @@ import { MatchesSchema } from './matches-schema';
 import { listNotFound, trackingProject } from './project';
 import { getList } from './queries';
 import { listIdParam } from './schemas';
+import { DEMO } from '../../shared/demo-ids';
 
 const Query = z.object({
   country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
@@ -20,12 +21,12 @@ const Query = z.object({
   lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
     .openapi({ description: 'A language outside the list\'s langs gives an empty payload.' }),
   date_from: isoQueryParam('On when the article was first seen; clamped to plan history (`scope.clamped`). `date_to` not after `date_from` is 422. A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).', '2026-11-01T00:00:00Z'),
-  date_to: isoQueryParam('Defaults to now.', '2026-11-20T00:00:00Z'),
+  date_to: isoQueryParam('Defaults to now.', '2026-11-08T00:00:00Z'),
   mention: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: 'Repeatable: only these keywords.', example: 'heat pump' }),
   match_types: z.string().optional().openapi({ description: 'Comma-separated subset of `broad`, `phrase`, `exact`.', example: 'broad,exact' }),
   scope: z.enum(['all', 'title', 'body', 'both']).default('all').openapi({ description: 'Where the hit occurred; `both` = in title and body.' }),
-  q: z.string().min(1).optional().openapi({ description: 'Free text over matched publications\' title and domain.' }),
-  limit: z.coerce.number().int().min(1).max(1000).default(200).openapi({ description: 'Publications (not hits), 1-1000.', type: 'integer' }),
+  q: z.string().min(1).optional().openapi({ description: 'Free text over matched publications\' title and domain.', example: 'news' }),
+  limit: z.coerce.number().int().min(1).max(1000).default(200).openapi({ description: 'Publications (not hits), 1-1000.', type: 'integer', example: 200 }),
 });
 
 const route = createRoute({
@@ -37,7 +38,8 @@ const route = createRoute({
   description: 'Publications matched by the list\'s terms (found by its scans), newest first, with every hit keyed by publication id. ' +
     'Only for mention lists (400 `kind_mismatch` otherwise). No offset, no total.',
   security: keyed,
-  request: { params: listIdParam, query: Query },
+  // The example is the demo's mention list: /matches reads mention lists only.
+  request: { params: z.object({ list_id: listIdParam.shape.list_id.openapi({ example: DEMO.mentionListId }) }), query: Query },
   responses: {
     200: { description: 'Matches.', content: { 'application/json': { schema: MatchesSchema } } },
     ...errorResponses(400, 401, 402, 403, 404, 422, 429, 503),

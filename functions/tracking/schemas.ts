@@ -2,11 +2,12 @@
 import { z } from '@hono/zod-openapi';
 import { LIST_KINDS, MATCH_TYPES } from '../../shared/db/schema';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
+import { DEMO } from '../../shared/demo-ids';
 
 const ts = (example: string) => z.string().openapi({ example });
 
 export const listIdParam = z.object({
-  list_id: z.string().uuid().openapi({ param: { name: 'list_id', in: 'path' }, description: 'Tracking list id.', example: '5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f' }),
+  list_id: z.string().uuid().openapi({ param: { name: 'list_id', in: 'path' }, description: 'Tracking list id.', example: DEMO.listId }),
 });
 
 const MentionFields = {
@@ -54,7 +55,7 @@ export const ListIndexSchema = z
 
 export const ListIndexQuery = z.object({
   kind: z.enum(LIST_KINDS).optional().openapi({ description: 'Only lists of this kind; omitted = all.' }),
-  project_id: z.string().uuid().optional().openapi({ description: 'Internal keys only: the project to read. Project keys always read their own.' }),
+  project_id: z.string().uuid().optional().openapi({ description: 'Internal keys only: the project to read. Project keys always read their own.', example: DEMO.projectId }),
   limit: limitParam(200, 50),
   offset: offsetParam,
 });

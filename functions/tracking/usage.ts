@@ -34,6 +34,7 @@ const UsageSchema = z
 const route = createRoute({
   method: 'get',
   path: '/v1/usage',
+  operationId: 'getUsage',
   tags: ['Account'],
   summary: 'Usage and limits',
   description: 'The key\'s plan, per-minute and monthly usage, remaining requests, add-ons and reset times. Does not count against the monthly quota.',

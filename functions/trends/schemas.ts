@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../../shared/db/schema/trends';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
+import { DEMO } from '../../shared/demo-ids';
 
 const UUID_EXAMPLE = '3f6c2a1e-8b4d-4c2e-9a7f-1d2e3f4a5b6c';
 const ts = (description: string, example = '2026-11-20T08:00:00+00:00') => z.string().openapi({ description, example });
@@ -115,11 +116,11 @@ export const HierarchyNodeSchema = z
   .openapi('HierarchyNode');
 
 /** A path UUID, echoed lower-case (upper-case hex names the same id). */
-const pathId = (name: string, description: string) =>
-  uuid(description).transform((s) => s.toLowerCase()).openapi({ param: { name, in: 'path' }, description, example: UUID_EXAMPLE });
-export const trendIdParam = z.object({ trend_id: pathId('trend_id', 'Trend id.') });
-export const themeIdParam = z.object({ theme_id: pathId('theme_id', 'Theme (level-2 node) id.') });
-export const topicIdParam = z.object({ topic_id: pathId('topic_id', 'Topic (level-1 node) id.') });
+const pathId = (name: string, description: string, example: string) =>
+  uuid(description).transform((s) => s.toLowerCase()).openapi({ param: { name, in: 'path' }, description, example });
+export const trendIdParam = z.object({ trend_id: pathId('trend_id', 'Trend id.', DEMO.trendId) });
+export const themeIdParam = z.object({ theme_id: pathId('theme_id', 'Theme (level-2 node) id.', DEMO.themeId) });
+export const topicIdParam = z.object({ topic_id: pathId('topic_id', 'Topic (level-1 node) id.', DEMO.topicId) });
 
 const sortOrder = z.enum(['asc', 'desc']).default('desc').openapi({ description: 'Sort direction; nulls sort last either way.', example: 'desc' });
 const trendSort = z

@@ -20,7 +20,7 @@ const route = createRoute({
   request: { params: themeIdParam },
   responses: {
     200: { description: 'Topics.', content: { 'application/json': { schema: ThemeTopicsSchema } } },
-    ...errorResponses(401, 402, 403, 404, 422, 429, 503),
+    ...errorResponses(401, 402, 403, 422, 429, 503),
   },
 });
 

@@ -20,7 +20,7 @@ const route = createRoute({
   request: { params: topicIdParam, query: TopicTrendsQuery },
   responses: {
     200: { description: 'A page of trends.', content: { 'application/json': { schema: TopicTrendsSchema } } },
-    ...errorResponses(401, 402, 403, 404, 422, 429, 503),
+    ...errorResponses(401, 402, 403, 422, 429, 503),
   },
 });
 

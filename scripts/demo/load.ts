@@ -2,9 +2,10 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Queryable } from '../../shared/db/queryable';
+import { DEMO_SEED } from '../../shared/demo-ids';
 import { ingest } from '../../shared/ingest/index';
 
-export const DEMO_SEED = 42;
+export { DEMO_SEED } from '../../shared/demo-ids';
 
 export async function loadDemoData(client: Queryable, now: Date, log: (line: string) => void) {
   const generator = spawn('tsx', ['scripts/generate/index.ts', '--scale', 'demo', '--seed', String(DEMO_SEED), '--now', now.toISOString()], {

@@ -6,6 +6,7 @@ import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
 import type { Db } from '../../shared/db/client';
 import { apiKeys, projects } from '../../shared/db/schema';
+import { DEMO } from '../../shared/demo-ids';
 
 export interface DemoKey {
   name: 'full' | 'restricted' | 'internal' | 'other-project';
@@ -44,14 +45,14 @@ async function demoLists(db: Db, projectId: string, now: Date) {
   const items = (keys: string[]) => keys.map((key, i) => ({ key, addedAt: added(i) }));
   const created = (days: number) => new Date(now.getTime() - days * 24 * HOUR);
 
-  await createList(db, { projectId, kind: 'entity', name: 'Watched entities', colorIndex: 1, createdAt: created(20),
+  await createList(db, { id: DEMO.listId, projectId, kind: 'entity', name: 'Watched entities', colorIndex: 1, createdAt: created(20),
     items: [...items(topEntities), ...namedEntities.map((key, i) => ({ key, addedAt: added(25 + i) })),
       { key: 'Unresolved Person', name: 'Unresolved Person', type: 'person', addedAt: added(30) }] }, now);
   await createList(db, { projectId, kind: 'category', name: 'Our sections', colorIndex: 2, createdAt: created(18), items: items(categories) }, now);
   await createList(db, { projectId, kind: 'publisher', name: 'Competitors', colorIndex: 3, createdAt: created(15), items: items(publishers) }, now);
   await createList(db, { projectId, kind: 'trend', name: 'Stories we follow', colorIndex: 4, createdAt: created(10), items: items(trends) }, now);
   await createList(db, {
-    projectId, kind: 'mention', name: 'Brand mentions', colorIndex: 5, createdAt: created(12), searchScope: 'title',
+    id: DEMO.mentionListId, projectId, kind: 'mention', name: 'Brand mentions', colorIndex: 5, createdAt: created(12), searchScope: 'title',
     countries: (await marketsWithData(db)).slice(0, 3), langs: [],
     terms: keywords.flatMap((keyword, i) => [
       { keyword, matchType: 'broad' as const },
@@ -69,7 +70,7 @@ export async function createDemoTenants(db: Db, now: Date): Promise<DemoKey[]> {
   let [demo] = await db.select().from(projects).where(eq(projects.name, DEMO_PROJECT));
   let [other] = await db.select().from(projects).where(eq(projects.name, OTHER_PROJECT));
   if (!demo) {
-    demo = await createProject(db, { name: DEMO_PROJECT, plan: 'scale', countries: markets });
+    demo = await createProject(db, { id: DEMO.projectId, name: DEMO_PROJECT, plan: 'scale', countries: markets });
     await demoLists(db, demo.id, now);
   }
   if (!other) {

@@ -25,7 +25,8 @@ export class ArticleFactory {
   private readonly entityPickers: WeightedPicker<Entity>[];
   private readonly startUtc: number;
 
-  constructor(private readonly world: World, private readonly rng: Rng) {
+  /** `ids`: a stream of its own, so the n-th article has the same id for any `--now` (shared/demo-ids.ts names the first). */
+  constructor(private readonly world: World, private readonly rng: Rng, private readonly ids: Rng) {
     this.marketPicker = new WeightedPicker(world.markets, (m) => m.weight);
     this.topicPicker = new WeightedPicker(world.topics.map((_, i) => i), () => 1);
     this.hourIso = Array.from({ length: world.hours }, (_, i) => iso(world.windowStart + i * HOUR));
@@ -84,7 +85,7 @@ export class ArticleFactory {
       if (rng.chance(p)) reached.push(m);
     }
     const lifespan = Math.min(240, Math.max(2, rng.logNormal(world.scale.lifespanMedianHours, world.scale.lifespanSigma) * (trend ? 1.3 : 1)));
-    const id = rng.uuid();
+    const id = this.ids.uuid();
     let lastHour = hour;
     const obs: string[] = [];
     for (const m of reached) {

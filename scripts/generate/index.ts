@@ -4,7 +4,7 @@
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { ArticleFactory, type Stats } from './articles';
-import { Rng } from './prng';
+import { articleIdSeed, Rng } from './prng';
 import { SCALES } from './scales';
 import { buildWorld, HOUR, iso, worldRecords } from './world';
 
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   for (const record of worldRecords(rng, world)) await writer.write(JSON.stringify(record));
 
   const stats: Stats = { articles: 0, observations: 0, profiles: 0, trendArticles: 0 };
-  const factory = new ArticleFactory(world, rng);
+  const factory = new ArticleFactory(world, rng, new Rng(articleIdSeed(args.seed)));
   const pending: string[] = [];
   const collect = (line: string) => void pending.push(line);
   for (let i = 0; i < scale.urls; i++) {

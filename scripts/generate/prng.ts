@@ -106,3 +106,8 @@ export class WeightedPicker<T> {
     return this.items[this.pickIndex(rng)]!;
   }
 }
+
+/** The seed of the article-id stream: apart from the main stream, whose use depends on `--now`. */
+export function articleIdSeed(seed: number): number {
+  return (seed ^ 0x5a17) >>> 0;
+}

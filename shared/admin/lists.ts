@@ -21,6 +21,8 @@ const TermSchema = z.object({
 
 const NewListSchema = z
   .object({
+    /** Fixed ids for the demo's well-known lists (shared/demo-ids.ts); a fresh one otherwise. */
+    id: z.string().uuid().optional(),
     projectId: z.string().uuid(),
     kind: z.enum(LIST_KINDS),
     name: z.string().min(1),
@@ -51,6 +53,7 @@ export async function createList(db: Db, input: NewList, now = new Date()) {
   const [row] = await db
     .insert(trackingLists)
     .values({
+      ...(list.id && { id: list.id }),
       projectId: list.projectId, kind: list.kind, name: list.name, colorIndex: list.colorIndex,
       createdAt, updatedAt: createdAt, countries: list.countries, langs: list.langs, searchScope: list.searchScope,
       ...(list.kind === 'mention' && {

@@ -26,7 +26,7 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-const errorDescriptions = {
+export const errorDescriptions = {
   400: 'A parameter is present but unusable.',
   401: 'Missing or invalid API key.',
   402: '`subscription_inactive`: the project subscription is not active.',

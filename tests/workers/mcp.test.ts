@@ -116,12 +116,19 @@ describe('protocol', () => {
     expect(reply.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: drop_tables') });
   });
 
-  it('malformed JSON and a missing Accept header get the transport\'s JSON-RPC errors', async () => {
+  it('malformed JSON and an Accept that refuses JSON get the transport\'s JSON-RPC errors', async () => {
     const malformed = await post('{"jsonrpc": "2.0", ', full.key);
     expect(malformed.status, show(malformed)).toBe(400);
     expect(malformed.body.error.code).toBe(-32700);
-    const noAccept = await post(request('tools/list'), full.key, { Accept: 'application/json' });
-    expect(noAccept.status, show(noAccept)).toBe(406);
+    const noJson = await post(request('tools/list'), full.key, { Accept: 'text/event-stream' });
+    expect(noJson.status, show(noJson)).toBe(406);
+  });
+
+  it('Accept: application/json alone is enough: the server never streams', async () => {
+    const reply = await post(request('tools/list'), full.key, { Accept: 'application/json' });
+    expect(reply.status, show(reply)).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/application\/json/);
+    expect(reply.body.result.tools.length).toBeGreaterThan(5);
   });
 
   it('GET and DELETE /mcp are 405: no SSE stream, no session', async () => {

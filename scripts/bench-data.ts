@@ -33,7 +33,8 @@ function progress(): (p: IngestProgress) => void {
       `elapsed ${clock(p.seconds)}, ETA ${Number.isNaN(eta) ? '?' : clock(eta)}` +
       (p.read >= total ? ' (then the roll-ups are rebuilt)' : '');
     if (process.stderr.isTTY) process.stderr.write(`\r${text}  `);
-    else if (p.seconds - printed >= 30) {
+    // The last batch always prints: the roll-up rebuild that follows is silent for minutes.
+    else if (p.seconds - printed >= 30 || p.read >= total) {
       printed = p.seconds;
       log(text);
     }

@@ -159,11 +159,8 @@ export async function benchDataDb(argv: string[]): Promise<string> {
   const at = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const named = at('--db');
   if (named) return named;
-  if (!at('--lines') && (await fullSetLoaded())) {
-    log(`${rollupsDb('bench')}: the whole bench set is loaded (npm run bench:data), reading it`);
-    return rollupsDb('bench');
-  }
-  const given = at('--lines') ?? String(CACHED_READ_LINES);
+  // The whole set goes through ensureRollupsData too: it brings an older load up to the current migrations.
+  const given = at('--lines') ?? (await fullSetLoaded() ? 'all' : String(CACHED_READ_LINES));
   const lines = given === 'all' ? undefined : Number(given);
   const { client } = await ensureRollupsData({ lines });
   await client.end();

@@ -2,7 +2,7 @@
 // roll-ups rebuilt at the end (IngestOptions.rollups = 'rebuild-at-end'). Later runs find the
 // completion marker and skip the load; `--reload` forces it.
 import type pg from 'pg';
-import { ingest } from '../../shared/ingest';
+import { ingest, type IngestProgress } from '../../shared/ingest';
 import { rebuildRollups, TOTAL_DAYS, TOTAL_HOURS } from '../../shared/ingest/rebuild';
 import { ALL_MARKETS } from '../../shared/rollups/activity';
 import { migrate } from '../lib/migrations';
@@ -81,6 +81,23 @@ export interface LoadOptions {
   scale?: string;
   /** Only the first `lines` lines. */
   lines?: number;
+  /** Called after every batch of a load (default: a log line every 30 s). */
+  onProgress?: (p: IngestProgress) => void;
+}
+
+/** Lines of the whole bench set (seed BENCH_SEED, now BENCH_NOW): the denominator of progress and ETA. */
+export const BENCH_SET_LINES = 22_356_191;
+
+/** The whole bench set, loaded (with its completion marker) in `bench_rollups`? */
+export async function fullSetLoaded(): Promise<boolean> {
+  const name = rollupsDb('bench');
+  if (!(await databaseExists(name))) return false;
+  const client = await connectTo(name);
+  try {
+    return (await readMeta(client, 'bench')) !== null;
+  } finally {
+    await client.end();
+  }
 }
 
 export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ client: pg.Client; info: LoadInfo }> {
@@ -112,11 +129,11 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   const summary = await ingest(client, generatedLines(scale, opts.lines), {
     batchSize: 10_000,
     rollups: 'rebuild-at-end',
-    onProgress: (p) => {
+    onProgress: opts.onProgress ?? ((p) => {
       if (p.seconds - last < 30) return;
       last = p.seconds;
       log(`load: ${fmt(p.read)} lines in ${fmt(p.seconds)} s (${fmt(p.read / p.seconds)} lines/s)`);
-    },
+    }),
   });
   const seconds = (Date.now() - started) / 1000;
   if (summary.skipped > 0) throw new Error(`load skipped ${summary.skipped} lines: ${JSON.stringify(summary.errors.slice(0, 3))}`);
@@ -134,14 +151,16 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
 export const CACHED_READ_LINES = 1_000_000;
 
 /**
- * The database a bench reads: `--db <name>` as given; else the bench set loaded once and reused,
- * `--lines N` (default CACHED_READ_LINES) of it, or `--lines all` for the whole set (about an hour).
+ * The database a bench reads: `--db <name>` as given; else the whole bench set when
+ * `npm run bench:data` has loaded it; else the bench set loaded once and reused, `--lines N`
+ * (default CACHED_READ_LINES) of it, or `--lines all` for the whole set.
  */
 export async function benchDataDb(argv: string[]): Promise<string> {
   const at = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const named = at('--db');
   if (named) return named;
-  const given = at('--lines') ?? String(CACHED_READ_LINES);
+  // The whole set goes through ensureRollupsData too: it brings an older load up to the current migrations.
+  const given = at('--lines') ?? (await fullSetLoaded() ? 'all' : String(CACHED_READ_LINES));
   const lines = given === 'all' ? undefined : Number(given);
   const { client } = await ensureRollupsData({ lines });
   await client.end();

@@ -66,10 +66,10 @@ describe('error contract', () => {
     expect(reply.body).toEqual({ detail: "Region 'FR' is not allowed for this API key. Allowed regions: US." });
   });
 
-  it('a key whose project has no markets gets 403 for any single market', async () => {
+  it('a key whose project has no markets gets 403 market_not_entitled for any single market (one rule for every market-scoped route)', async () => {
     const reply = await world.call('/v1/geo/regions/US', { key: noMarkets });
     expect(reply.status, show(reply)).toBe(403);
-    expect(reply.body.detail).toMatch(/Allowed regions: none/);
+    expect(reply.body.detail).toMatchObject({ code: 'market_not_entitled' });
   });
 
   it.each([

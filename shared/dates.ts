@@ -25,6 +25,8 @@ export function parseIsoUtc(value: string): Date | null {
   return new Date(utc - shift);
 }
 
+const INVALID = 'Expected an ISO 8601 date or date-time (e.g. 2026-11-01, 2026-11-01T08:00:00, 2026-11-01T08:00:00Z); without an offset it is read as UTC';
+
 /**
  * An optional ISO 8601 query parameter, validated and normalised to `YYYY-MM-DDTHH:MM:SS.sssZ`
  * (UTC), so every reader downstream sees one form.
@@ -32,8 +34,9 @@ export function parseIsoUtc(value: string): Date | null {
 export const isoQueryParam = (description: string, example: string) =>
   z
     .string()
-    .refine((v) => parseIsoUtc(v) !== null, {
-      message: 'Expected an ISO 8601 date or date-time (e.g. 2026-11-01, 2026-11-01T08:00:00, 2026-11-01T08:00:00Z); without an offset it is read as UTC',
+    .superRefine((v, ctx) => {
+      // Reported as a datetime format issue (422 type `datetime_parsing`), as z.iso.datetime would.
+      if (parseIsoUtc(v) === null) ctx.addIssue({ code: 'invalid_format', format: 'datetime', input: v, message: INVALID });
     })
     .transform((v) => parseIsoUtc(v)!.toISOString())
     .optional()

@@ -66,10 +66,10 @@ describe('error contract', () => {
     expect(reply.body).toEqual({ detail: "Region 'FR' is not allowed for this API key. Allowed regions: US." });
   });
 
-  it('a key whose project has no markets gets 403 market_not_entitled for any single market', async () => {
+  it('a key whose project has no markets gets 403 market_not_entitled for any single market (one rule for every market-scoped route)', async () => {
     const reply = await world.call('/v1/geo/regions/US', { key: noMarkets });
     expect(reply.status, show(reply)).toBe(403);
-    expect(reply.body.detail.code).toBe('market_not_entitled');
+    expect(reply.body.detail).toMatchObject({ code: 'market_not_entitled' });
   });
 
   it.each([
@@ -128,71 +128,6 @@ describe('documentation', () => {
         for (const parameter of operation.parameters ?? []) expect(parameter.description, `${path} ${parameter.name}`).toBeTruthy();
       }
     }
-  });
-
-  it('declares every status and header the shared chain adds (shared/schemas/document.ts)', async () => {
-    const doc = (await world.call('/openapi.json')).body;
-    expect(doc.info.license.name).toBeTruthy();
-    expect(doc.info.contact.email).toBeTruthy();
-    const tags = new Set(doc.tags.map((t: { name: string }) => t.name));
-    for (const [path, item] of Object.entries<any>(doc.paths)) {
-      for (const [method, operation] of Object.entries<any>(item)) {
-        const where = `${method} ${path}`;
-        expect(operation.operationId, where).toMatch(/^\w+$/);
-        for (const tag of operation.tags) expect(tags.has(tag), `${where} tag ${tag}`).toBe(true);
-        expect(JSON.stringify(operation), where).not.toMatch(/<script/i);
-        const keyed = operation.security.length > 0;
-        if (!keyed) expect(operation.security, where).toEqual([]);
-        if (method === 'get') {
-          expect(operation.responses['304'].headers.ETag.required, where).toBe(true);
-          expect(operation.responses['200'].headers.ETag.required, where).toBe(true);
-        }
-        if (keyed) {
-          for (const status of ['401', '402', '403', '422', '429', '503']) expect(operation.responses[status], `${where} ${status}`).toBeTruthy();
-          expect(operation.responses['200'].headers.RateLimit.required, where).toBe(true);
-        } else {
-          expect(operation.responses['200'].headers['Access-Control-Allow-Origin'].required, where).toBe(true);
-        }
-        for (const status of ['429', '503']) {
-          if (operation.responses[status]) expect(operation.responses[status].headers['Retry-After'].required, `${where} ${status}`).toBe(true);
-        }
-      }
-    }
-    // Ranges come from the zod schemas, not only the prose.
-    const params = (path: string) => doc.paths[path].get.parameters as { name: string; schema: Record<string, number> }[];
-    expect(params('/v1/tracking/lists').find((p) => p.name === 'limit')!.schema).toMatchObject({ minimum: 1, maximum: 200 });
-    expect(params('/v1/tracking/lists').find((p) => p.name === 'offset')!.schema).toMatchObject({ minimum: 0 });
-    expect(params('/v2/live').find((p) => p.name === 'since_minutes')!.schema).toMatchObject({ minimum: 5, maximum: 1440 });
-    expect(doc.paths['/v2/feed'].get.responses['200'].headers.Link.required).toBe(false);
-    // The theme's and topic's lists answer an empty list for an unknown id: their 404 is the router's, for an empty id.
-    expect(doc.paths['/v1/themes/{theme_id}/topics'].get.responses['404'].description).toMatch(/path parameter is empty/);
-    expect((await world.call(`/v1/themes/${'7'.repeat(8)}-0000-4000-8000-000000000000/topics`, { key })).status).toBe(200);
-    expect((await world.call('/v1/themes//topics', { key })).status).toBe(404);
-    expect(doc.paths['/v1/topics/{topic_id}/trends'].get.responses['404'].description).toMatch(/path parameter is empty/);
-  });
-
-  it('the declared headers are sent: keyed 200 and 304, public 200', async () => {
-    const ok = await world.call('/v1/geo/languages', { key });
-    expect(ok.status, show(ok)).toBe(200);
-    for (const name of ['ETag', 'Cache-Control', 'RateLimit', 'RateLimit-Policy']) expect(ok.headers.get(name), name).toBeTruthy();
-    const again = await world.call('/v1/geo/languages', { key, headers: { 'If-None-Match': ok.headers.get('ETag')! } });
-    expect(again.status).toBe(304);
-    expect(again.headers.get('ETag')).toBe(ok.headers.get('ETag'));
-    const open = await world.call('/public/widget.js');
-    for (const name of ['ETag', 'Cache-Control', 'Vary', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers']) expect(open.headers.get(name), name).toBeTruthy();
-  });
-
-  it('/docs offers the npm start demo key for "try it" on a loopback address only', async () => {
-    const { default: worker } = await import('../../functions/index');
-    const { createExecutionContext } = await import('cloudflare:test');
-    const docs = async (url: string, env: Record<string, unknown>) =>
-      (await worker.fetch(new Request(url) as any, { ...world.env, ...env } as any, createExecutionContext())).text();
-    const demoKey = 'dk_demo_key_for_docs_test';
-    expect(await docs('http://127.0.0.1:8787/docs', { DOCS_DEMO_KEY: demoKey })).toContain(demoKey);
-    expect(await docs('http://localhost:8787/docs', { DOCS_DEMO_KEY: demoKey })).toContain(demoKey);
-    // A deployed Worker: no key set, and a key set by mistake is not handed out off loopback.
-    expect(await docs('https://api.example.com/docs', { DOCS_DEMO_KEY: demoKey })).not.toContain(demoKey);
-    expect(await docs('http://127.0.0.1:8787/docs', {})).not.toContain('ApiKeyHeader');
   });
 
   it('serves the interactive reference at /docs', async () => {

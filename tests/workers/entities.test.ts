@@ -81,12 +81,12 @@ describe('GET /v1/entities/trending (happy)', () => {
       period: '24h',
       trending_entities: [
         { name: 'Nova Systems', kg_id: null, kg_name: null, entity_types: ['Organization', 'Corporation'], mentions_in_period: 1, articles_in_period: 1,
-          top_article: { url_id: A1, title: 'Tour dates announced', domain: 'us.example.com' } },
+          top_article: { url_id: A1, title: 'Tour dates announced', domain: 'us.example.com', cabinet_url: `https://app.example.com/article/${A1}` } },
         { name: 'Taylor Swift', kg_id: TAYLOR.kg_id, kg_name: TAYLOR.kg_name, entity_types: TAYLOR.entity_types, mentions_in_period: 1, articles_in_period: 1,
-          top_article: { url_id: A1, title: 'Tour dates announced', domain: 'us.example.com' } },
+          top_article: { url_id: A1, title: 'Tour dates announced', domain: 'us.example.com', cabinet_url: `https://app.example.com/article/${A1}` } },
         // A3 appeared in the US 50 hours ago (English): its Spanish profile is a new mention, not a new article.
         { name: 'Chloé Dubois', kg_id: null, kg_name: null, entity_types: ['Person'], mentions_in_period: 1, articles_in_period: 0,
-          top_article: { url_id: A3, title: 'Entrevista', domain: 'es.example.com' } },
+          top_article: { url_id: A3, title: 'Entrevista', domain: 'es.example.com', cabinet_url: `https://app.example.com/article/${A3}` } },
       ],
     });
   });

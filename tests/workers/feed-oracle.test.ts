@@ -111,15 +111,19 @@ describe('feed items equal the raw-observation reference', () => {
             expect(p, item.url_id).toBeDefined();
             expect(item.impressions, `${p.key} at ${new Date(now).toISOString()}`).toEqual(expectedImpressions(p, end));
             expect(Date.parse(item.first_seen)).toBe(p.first);
-            expect(Date.parse(item.last_seen)).toBe(p.last);
-            const life = (p.last - p.first) / 1000;
+            // The end of the last active hour, but never after the answer's minute (issue 20, item 4).
+            const last = Math.min(p.last, Math.floor(now / 60_000) * 60_000);
+            expect(Date.parse(item.last_seen)).toBe(last);
+            const life = Math.max(0, last - p.first) / 1000; // a profile first seen after now (impossible live) lives 0
             expect(item.lifespan).toBe(`${String(Math.floor(life / 3600)).padStart(2, '0')}:${String(Math.floor((life % 3600) / 60)).padStart(2, '0')}:00`);
             expect(item.avg_position).toBeCloseTo(p.avg, 1);
           }
           const value = (i: any) => {
             const imp = i.impressions;
             switch (sortBy) {
-              case 'first_seen': case 'last_seen': return Date.parse(i[sortBy]);
+              case 'first_seen': return Date.parse(i.first_seen);
+              // The sort key is the stored end of the last active hour; the served value stops at now.
+              case 'last_seen': return naive.get(`${i.url_id}/${i.country}/${i.language}`)!.last;
               case 'avg_position': return naive.get(`${i.url_id}/${i.country}/${i.language}`)!.avg;
               case 'derived': return 5040 * imp.last_1h.current + 210 * imp.last_24h.current + 30 * imp.last_7d.current + 7 * imp.last_30d.current;
               default: return imp[`last_${sortBy.split('_')[1]}`].current;

@@ -77,7 +77,8 @@ describe('GET /v1/tracking/lists (happy)', () => {
     const reply = await world.call(`/v1/tracking/lists?project_id=${other.projectId}`, { key: internal });
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body.lists.map((l: any) => l.name)).toEqual(['Not yours']);
-    expect(reply.body.usage.entity).toEqual({ used: 1, limit: null });
+    // The caps of the named project's plan (Scale), not of the project-less key.
+    expect(reply.body.usage.entity).toEqual({ used: 1, limit: 1_000 });
   });
 });
 

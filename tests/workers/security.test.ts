@@ -1,6 +1,9 @@
 // Issue 19: each finding of the security review, written as the attack that exploited it and the
 // refusal it now gets.
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import worker from '../../functions/index';
+import { BODY_LIMITS, DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
 import { MAX_OFFSET } from '../../shared/schemas/common';
 import { createWorld, show, type World } from '../helpers/world';
@@ -46,5 +49,69 @@ describe('finding 1: unbounded query shapes', () => {
     const params = doc.paths['/v2/feed'].get.parameters as any[];
     expect(params.find((p) => p.name === 'offset').schema.maximum, JSON.stringify(params.find((p) => p.name === 'offset'))).toBe(MAX_OFFSET);
     expect(params.find((p) => p.name === 'entity').description).toContain(`At most ${MAX_LIST_ITEMS} values`);
+  });
+});
+
+/** A POST straight into the Worker with any body (world.call sends strings only). */
+async function post(path: string, body: BodyInit, headers: Record<string, string> = {}) {
+  const request = new Request(`http://api.test${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, duplex: 'half' } as RequestInit);
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(request as any, { ...world.env } as any, ctx);
+  await waitOnExecutionContext(ctx);
+  return { status: response.status, text: await response.text() };
+}
+
+/** A 50 MB body produced lazily, counting the bytes the Worker actually pulled from it. */
+function hugeStream(total = 50 * 1024 * 1024, chunk = 16 * 1024) {
+  const counter = { pulled: 0 };
+  const piece = new TextEncoder().encode('['.repeat(chunk));
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (counter.pulled >= total) return controller.close();
+      counter.pulled += piece.byteLength;
+      controller.enqueue(piece);
+    },
+  }, { highWaterMark: 0 });
+  return { stream, counter };
+}
+
+describe('finding 2: bodies read before they are bounded', () => {
+  it('an unauthenticated 50 MB POST /mcp with its declared length -> 413 unread, before auth', async () => {
+    const { stream, counter } = hugeStream();
+    const reply = await post('/mcp', stream, { 'content-length': String(50 * 1024 * 1024) });
+    expect(reply.status, reply.text).toBe(413);
+    expect(JSON.parse(reply.text).detail).toMatch(/Body larger than 262144 bytes/);
+    // Memory watch: the Worker read (buffered) at most the route's limit plus one chunk of the 50 MB.
+    expect(counter.pulled).toBeLessThanOrEqual(BODY_LIMITS['/mcp']! + 2 * 16 * 1024);
+  });
+
+  it('four unauthenticated streamed 50 MB POST /mcp (no length) -> 413 each, each pulling at most the limit', async () => {
+    const attacks = [0, 1, 2, 3].map(() => hugeStream());
+    const replies = await Promise.all(attacks.map(({ stream }) => post('/mcp', stream)));
+    for (const reply of replies) expect(reply.status, reply.text).toBe(413);
+    const pulled = attacks.reduce((sum, { counter }) => sum + counter.pulled, 0);
+    expect(pulled).toBeLessThanOrEqual(4 * (BODY_LIMITS['/mcp']! + 2 * 16 * 1024));
+  });
+
+  it('bulk refuses 64 KiB + 1, any other path 8 KiB + 1, with a key or without', async () => {
+    const bulk = await post('/public/platform-profile/bulk', 'x'.repeat(BODY_LIMITS['/public/platform-profile/bulk']! + 1));
+    expect(bulk.status, bulk.text).toBe(413);
+    const other = await post('/v1/articles', 'x'.repeat(DEFAULT_BODY_LIMIT + 1), { 'x-api-key': key });
+    expect(other.status, other.text).toBe(413);
+  });
+
+  it('JSON nested 100,000 deep (under the MCP limit) is no pre-auth 500', async () => {
+    const deep = '['.repeat(100_000) + '"\\u0000"' + ']'.repeat(100_000);
+    const reply = await post('/mcp', deep);
+    expect(reply.status, reply.text.slice(0, 500)).toBe(422);
+    expect(reply.text).not.toMatch(/Internal|stack|RangeError/);
+    const clean = await post('/mcp', '['.repeat(100_000) + ']'.repeat(100_000));
+    expect(clean.status, clean.text.slice(0, 500)).toBe(401);
+  });
+
+  it('the OpenAPI document declares 413 on both body routes', async () => {
+    const doc = (await world.call('/openapi.json')).body;
+    expect(doc.paths['/mcp'].post.responses['413']).toBeDefined();
+    expect(doc.paths['/public/platform-profile/bulk'].post.responses['413']).toBeDefined();
   });
 });

@@ -13,6 +13,7 @@ import { bodyLimits } from './body-limits';
 import { inputHygiene } from './hygiene';
 import { etag } from './etag';
 import { createStore } from './redis';
+import { securityHeaders } from './security-headers';
 import { validationHook } from './validation';
 
 export type App = OpenAPIHono<Env>;
@@ -24,6 +25,7 @@ export interface RouteModule {
 
 export function createApp(): App {
   const app = new OpenAPIHono<Env>({ defaultHook: validationHook });
+  app.use('*', securityHeaders());
   app.onError(onError);
   app.notFound(onNotFound);
   return app;

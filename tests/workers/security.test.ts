@@ -4,6 +4,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { BODY_LIMITS, DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
+import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
 import { MAX_OFFSET } from '../../shared/schemas/common';
 import { createWorld, show, type World } from '../helpers/world';
@@ -113,5 +114,38 @@ describe('finding 2: bodies read before they are bounded', () => {
     const doc = (await world.call('/openapi.json')).body;
     expect(doc.paths['/mcp'].post.responses['413']).toBeDefined();
     expect(doc.paths['/public/platform-profile/bulk'].post.responses['413']).toBeDefined();
+  });
+});
+
+describe('finding 7: headers and errors', () => {
+  it.each([
+    ['/v1/geo/regions', true, /default-src 'none'/],
+    ['/no/such/route', true, /default-src 'none'/],
+    ['/v1/articles', false, /default-src 'none'/],
+    ['/openapi.json', false, /default-src 'none'/],
+    ['/docs', false, /frame-ancestors 'self'/],
+    ['/public/widget-demo', false, /script-src 'self'/],
+    ['/public/widget.js', false, /default-src 'none'/],
+  ] as const)('%s carries nosniff, a CSP with frame-ancestors and Referrer-Policy', async (path, withKey, csp) => {
+    const reply = await world.call(path, { key: withKey ? key : undefined });
+    expect(reply.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    expect(reply.headers.get('Referrer-Policy')).toBe('no-referrer');
+    expect(reply.headers.get('Content-Security-Policy')).toMatch(csp);
+    expect(reply.headers.get('Content-Security-Policy')).toMatch(/frame-ancestors/);
+  });
+
+  it('a 413 and a 422 carry them too', async () => {
+    const reply = await world.call('/v1/articles?offset=-1', { key });
+    expect(reply.status).toBe(422);
+    expect(reply.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    const big = await post('/mcp', 'x'.repeat(300 * 1024));
+    expect(big.status).toBe(413);
+  });
+
+  it('a failed scan stores a code and a fixed message, never the exception text', async () => {
+    const raw = Object.assign(new Error('relation "secret_internal_table" does not exist at 10.1.2.3'), { code: '42P01' });
+    expect(scanErrorOf(raw)).toBe('scan_failed: The scan could not complete; it is retried at the next scan.');
+    expect(scanErrorOf(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toMatch(/^scan_timeout: /);
+    expect(scanErrorOf(new Error('password=hunter2'))).not.toContain('hunter2');
   });
 });

@@ -149,3 +149,32 @@ describe('finding 7: headers and errors', () => {
     expect(scanErrorOf(new Error('password=hunter2'))).not.toContain('hunter2');
   });
 });
+
+describe('finding 1: quota bypass through 304', () => {
+  const used = async (k: string) => (await world.call('/v1/usage', { key: k })).body.month.used as number;
+
+  it('If-None-Match: * answers 304 but spends quota like a 200', async () => {
+    const start = await world.tenant({ plan: 'scale', countries: ['US'] });
+    const before = await used(start.key);
+    for (let i = 0; i < 3; i++) {
+      const reply = await world.call('/v2/feed?limit=1', { key: start.key, headers: { 'If-None-Match': '*' } });
+      expect(reply.status, show(reply)).toBe(304);
+    }
+    expect(await used(start.key), 'three * revalidations spent three').toBe(before + 3);
+  });
+
+  it('a tag sent to another key of the same scope is not this key\'s: 200, spent', async () => {
+    const a = await world.tenant({ plan: 'scale', countries: ['US'] });
+    const b = await world.tenant({ plan: 'scale', countries: ['US'] });
+    const tagOfA = (await world.call('/v1/geo/regions', { key: a.key })).headers.get('etag')!;
+    const before = await used(b.key);
+    const reply = await world.call('/v1/geo/regions', { key: b.key, headers: { 'If-None-Match': tagOfA } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('etag')).not.toBe(tagOfA);
+    expect(await used(b.key)).toBe(before + 1);
+    // Its own tag revalidates for free.
+    const own = await world.call('/v1/geo/regions', { key: b.key, headers: { 'If-None-Match': reply.headers.get('etag')! } });
+    expect(own.status).toBe(304);
+    expect(await used(b.key)).toBe(before + 1);
+  });
+});

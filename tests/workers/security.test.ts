@@ -4,6 +4,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { BODY_LIMITS, DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
+import { chunkMessages } from '../../functions/jobs/jobs';
 import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
 import { MAX_OFFSET } from '../../shared/schemas/common';
@@ -176,5 +177,18 @@ describe('finding 1: quota bypass through 304', () => {
     const own = await world.call('/v1/geo/regions', { key: b.key, headers: { 'If-None-Match': reply.headers.get('etag')! } });
     expect(own.status).toBe(304);
     expect(await used(b.key)).toBe(before + 1);
+  });
+});
+
+describe('finding 4: the cron cannot be jammed', () => {
+  it('250 due jobs (one tenant\'s many misses) go out as batches within 100 messages and 256 KB', () => {
+    const jobs = Array.from({ length: 250 }, (_, i) => ({ type: 'scan' as const, listId: `list-${i}` }));
+    const chunks = chunkMessages(jobs);
+    expect(chunks.map((c) => c.length)).toEqual([100, 100, 50]);
+    expect(chunks.flat()).toEqual(jobs);
+    const large = Array.from({ length: 40 }, (_, i) => ({ type: 'scan' as const, listId: `${i}:${'x'.repeat(20_000)}` }));
+    for (const chunk of chunkMessages(large)) {
+      expect(new TextEncoder().encode(JSON.stringify(chunk)).byteLength).toBeLessThan(256 * 1024);
+    }
   });
 });

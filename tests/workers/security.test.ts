@@ -7,6 +7,7 @@ import { BODY_LIMITS, DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
 import { chunkMessages } from '../../functions/jobs/jobs';
 import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
+import wranglerToml from '../../wrangler.toml?raw';
 import { MAX_OFFSET } from '../../shared/schemas/common';
 import { createWorld, show, type World } from '../helpers/world';
 
@@ -189,6 +190,34 @@ describe('finding 4: the cron cannot be jammed', () => {
     const large = Array.from({ length: 40 }, (_, i) => ({ type: 'scan' as const, listId: `${i}:${'x'.repeat(20_000)}` }));
     for (const chunk of chunkMessages(large)) {
       expect(new TextEncoder().encode(JSON.stringify(chunk)).byteLength).toBeLessThan(256 * 1024);
+    }
+  });
+});
+
+describe('finding 10: every public path reaches exactly one Worker', () => {
+  /** `[env.<name>]` -> its route patterns (host and path), read from wrangler.toml as deployed. */
+  function routesByWorker(toml: string): Map<string, string[]> {
+    const workers = new Map<string, string[]>();
+    for (const section of toml.split(/^\[env\./m).slice(1)) {
+      const name = section.slice(0, section.indexOf(']'));
+      const body = section.split(/^\[/m)[0]!;
+      workers.set(name, [...body.matchAll(/pattern = "([^"]+)"/g)].map((m) => m[1]!));
+    }
+    return workers;
+  }
+  // Cloudflare route patterns: `*` matches any characters; otherwise exact.
+  const matches = (pattern: string, url: string) =>
+    new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.?+^$|()[\]{}\\/]/g, '\\$&')).join('.*')}$`).test(url);
+
+  it('each path of the OpenAPI document, /openapi.json and /docs match the patterns of exactly one Worker', async () => {
+    const workers = routesByWorker(wranglerToml as string);
+    expect(workers.size).toBeGreaterThan(5);
+    const doc = (await world.call('/openapi.json')).body;
+    const paths = [...Object.keys(doc.paths).map((p) => p.replace(/\{[^}]+\}/g, 'x1')), '/openapi.json', '/docs'];
+    expect(paths).toContain('/v1/usage');
+    for (const path of paths) {
+      const owners = [...workers].filter(([, patterns]) => patterns.some((p) => matches(p, `api.example.com${path}`))).map(([name]) => name);
+      expect(owners, path).toHaveLength(1);
     }
   });
 });

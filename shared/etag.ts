@@ -59,7 +59,6 @@ export function etag(): MiddlewareHandler<Env> {
       if (header!.split(',').some((part) => part.trim().replace(/^W\//, '') === tag)) free304.add(c);
       return;
     }
-    c.res.headers.set('ETag', tag);
     c.res.headers.set('Cache-Control', cacheControl);
   };
 }

@@ -9,9 +9,11 @@ import { createClock } from './clock';
 import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
+import { bodyLimits } from './body-limits';
 import { inputHygiene } from './hygiene';
 import { etag } from './etag';
 import { createStore } from './redis';
+import { securityHeaders } from './security-headers';
 import { validationHook } from './validation';
 
 export type App = OpenAPIHono<Env>;
@@ -23,6 +25,7 @@ export interface RouteModule {
 
 export function createApp(): App {
   const app = new OpenAPIHono<Env>({ defaultHook: validationHook });
+  app.use('*', securityHeaders());
   app.onError(onError);
   app.notFound(onNotFound);
   return app;
@@ -65,8 +68,9 @@ export interface AreaOptions {
  */
 export function createArea(options: AreaOptions): App {
   const app = createApp();
-  // Edge middleware (CORS, preflight) first; hostile URLs are refused next: before auth and any query.
-  const chain: MiddlewareHandler<Env>[] = [...(options.edge ?? []), inputHygiene(), services()];
+  // Edge middleware (CORS, preflight) first; oversized bodies (413, unread) and hostile URLs are
+  // refused next: before auth and any query.
+  const chain: MiddlewareHandler<Env>[] = [...(options.edge ?? []), bodyLimits(), inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag());

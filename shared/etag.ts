@@ -1,8 +1,13 @@
 // Strong ETags and free revalidation for every keyed GET (DESIGN.md: revalidation is free of quota).
 // Runs inside the limits middleware: a matching If-None-Match still counts toward the per-minute
 // limit (the limiter ran before), and the limits middleware gives the monthly quota request back
-// when it sees the 304.
-import type { MiddlewareHandler } from 'hono';
+// for a free 304 (isFreeRevalidation).
+//
+// Only a revalidation of a representation this key was actually sent is free (issue 19): the tag a
+// key is sent is bound to it, SHA-256(key id, content tag), so a tag that matches was sent to this
+// key (or computed by someone who holds the exact bytes the key was served). `If-None-Match: *`
+// still answers 304 when a representation exists (RFC 9110 13.1.2), but spends quota like a 200.
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from './env';
 
 /** The strong ETag of a body: the first 128 bits of its SHA-256, in hex. */
@@ -11,6 +16,14 @@ export async function strongTag(body: ArrayBuffer | string): Promise<string> {
   const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', data));
   return `"${[...bytes.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
 }
+
+/** The tag a key is sent for content with `contentTag`: bound to the key, so only its own tags revalidate for free. */
+export const keyedTag = (keyId: string, contentTag: string) => strongTag(`${keyId}\n${contentTag}`);
+
+/** Requests (their contexts: hono re-creates the Response as headers are added) answered by a free 304. */
+const free304 = new WeakSet<Context>();
+/** A 304 of a tag the key was sent (not `*`): the limits middleware refunds its quota. */
+export const isFreeRevalidation = (c: Context) => free304.has(c);
 
 /** RFC 9110 13.1.2: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any. */
 export function ifNoneMatch(header: string | undefined, tag: string): boolean {
@@ -27,10 +40,14 @@ export function etag(): MiddlewareHandler<Env> {
     await next();
     if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || c.res.status !== 200) return;
     // A cached answer (shared/cache/response.ts) carries the tag of its exact bytes: no re-hashing.
-    const tag = c.res.headers.get('ETag') ?? (await strongTag(await c.res.clone().arrayBuffer()));
+    const content = c.res.headers.get('ETag') ?? (await strongTag(await c.res.clone().arrayBuffer()));
+    const tag = await keyedTag(c.var.auth.keyId, content);
     // Keyed answers differ per key: browsers and CDNs may keep them only privately and must revalidate.
     const cacheControl = c.res.headers.get('Cache-Control') ?? 'private, no-cache';
-    if (ifNoneMatch(c.req.header('If-None-Match'), tag)) {
+    const header = c.req.header('If-None-Match');
+    // Set before any 304: hono carries the old answer's headers over to a replacing Response.
+    c.res.headers.set('ETag', tag);
+    if (ifNoneMatch(header, tag)) {
       const headers = new Headers();
       c.res.headers.forEach((value, name) => {
         if (KEEP_ON_304.includes(name.toLowerCase())) headers.set(name, value);
@@ -38,9 +55,10 @@ export function etag(): MiddlewareHandler<Env> {
       headers.set('ETag', tag);
       headers.set('Cache-Control', cacheControl);
       c.res = new Response(null, { status: 304, headers });
+      // Free only when the caller named this key's tag; `*` proves no copy was ever sent.
+      if (header!.split(',').some((part) => part.trim().replace(/^W\//, '') === tag)) free304.add(c);
       return;
     }
-    c.res.headers.set('ETag', tag);
     c.res.headers.set('Cache-Control', cacheControl);
   };
 }

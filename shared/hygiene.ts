@@ -60,27 +60,36 @@ export function urlIssues(pathname: string, search: string): ValidationIssue[] {
   return issues.slice(0, 10);
 }
 
-/** JSON bodies above this are left to the route's own bound (not read twice here). */
-const MAX_CHECKED_BODY = 1_000_000;
 // A UTF-16 surrogate without its partner: not text, and PostgreSQL refuses it.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The first string (key or value) of a JSON document that is not clean text, with its location. */
-function jsonIssue(node: unknown, loc: (string | number)[]): ValidationIssue | undefined {
+/**
+ * The first string (key or value) of a JSON document that is not clean text, with its location.
+ * Walked with an explicit stack, not recursion: JSON nested thousands deep must not overflow the
+ * Worker's stack (a pre-auth 500). Only strings are tested, in document order.
+ */
+function jsonIssue(root: unknown, rootLoc: (string | number)[]): ValidationIssue | undefined {
   const bad = (text: string) => CONTROL.test(text) || LONE_SURROGATE.test(text);
-  if (typeof node === 'string') {
-    return bad(node) ? { loc, msg: 'Control characters (such as NUL) and lone surrogates are not allowed', type: 'value_error' } : undefined;
-  }
-  if (Array.isArray(node)) {
-    for (let i = 0; i < node.length; i++) {
-      const issue = jsonIssue(node[i], [...loc, i]);
-      if (issue) return issue;
-    }
-  } else if (node && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      if (bad(key)) return { loc: [...loc, key.replace(CONTROL, '?').slice(0, 64)], msg: 'Control characters (such as NUL) are not allowed in keys', type: 'value_error' };
-      const issue = jsonIssue(value, [...loc, key]);
-      if (issue) return issue;
+  // Each entry links to its parent's path, so depth costs one object per level, not a copied array.
+  type Path = { key: string | number; parent: Path | null } | null;
+  const locOf = (path: Path, last?: string | number) => {
+    const loc: (string | number)[] = last === undefined ? [] : [last];
+    for (let p = path; p; p = p.parent) loc.push(p.key);
+    return [...rootLoc, ...loc.reverse()].slice(0, 64);
+  };
+  const stack: { node: unknown; path: Path }[] = [{ node: root, path: null }];
+  while (stack.length) {
+    const { node, path } = stack.pop()!;
+    if (typeof node === 'string') {
+      if (bad(node)) return { loc: locOf(path), msg: 'Control characters (such as NUL) and lone surrogates are not allowed', type: 'value_error' };
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], path: { key: i, parent: path } });
+    } else if (node && typeof node === 'object') {
+      const entries = Object.entries(node);
+      for (const [key] of entries) {
+        if (bad(key)) return { loc: locOf(path, key.replace(CONTROL, '?').slice(0, 64)), msg: 'Control characters (such as NUL) are not allowed in keys', type: 'value_error' };
+      }
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ node: entries[i]![1], path: { key: entries[i]![0], parent: path } });
     }
   }
   return undefined;
@@ -89,7 +98,8 @@ function jsonIssue(node: unknown, loc: (string | number)[]): ValidationIssue | u
 /** A JSON body's issue: not UTF-8, or a string that is not clean text. Unparsable JSON is the route's to report. */
 export async function bodyIssue(request: Request): Promise<ValidationIssue | undefined> {
   const bytes = await request.arrayBuffer();
-  if (!bytes.byteLength || bytes.byteLength > MAX_CHECKED_BODY) return undefined;
+  // Bounded already: shared/body-limits.ts refused anything over the route's limit unread.
+  if (!bytes.byteLength) return undefined;
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

@@ -36,7 +36,7 @@ export function register(app: App) {
     // A category filter cannot be limited to the plan's categories: refused before anything else is read.
     if (query.category !== undefined) assertEndpointScopable(auth, 'The `category` filter of /v1/articles');
     const categories = categoryPaths(query.category, 'category');
-    const entities = splitList(query.entity);
+    const entities = splitList(query.entity, 'entity');
     if (entities?.length === 0) throw invalid(['query', 'entity'], "Expected entity ids or names separated by ';'");
     const now = clock.now();
     const to = query.date_to ? new Date(query.date_to) : now;

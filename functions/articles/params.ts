@@ -1,18 +1,19 @@
 // Query values the articles area parses itself: `;`-separated lists and taxonomy paths.
 import { CATEGORY_PATH } from '../../shared/categories';
 import { invalid } from '../../shared/errors';
+import { capList } from '../../shared/list-caps';
 
 export { CATEGORY_PATH };
 
-/** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped); undefined stays null. */
-export function splitList(raw: string | undefined): string[] | null {
+/** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped, capped); undefined stays null. */
+export function splitList(raw: string | undefined, name: string): string[] | null {
   if (raw === undefined) return null;
-  return [...new Set(raw.split(';').map((part) => part.trim()).filter(Boolean))];
+  return capList([...new Set(raw.split(';').map((part) => part.trim()).filter(Boolean))], name);
 }
 
 /** `;`-separated taxonomy paths; 422 naming the parameter when one is not a path. */
 export function categoryPaths(raw: string | undefined, name: string): string[] | null {
-  const paths = splitList(raw);
+  const paths = splitList(raw, name);
   if (paths === null) return null;
   const bad = paths.find((p) => !CATEGORY_PATH.test(p));
   if (bad !== undefined || paths.length === 0) {

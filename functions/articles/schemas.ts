@@ -1,5 +1,6 @@
 // Article resources of the v1 articles area (the article id is `id` here, `url_id` in v2 payloads).
 import { z } from '@hono/zod-openapi';
+import { LIST_CAP_NOTE } from '../../shared/list-caps';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
 import { isoQueryParam } from '../../shared/dates';
 import { WindowQuery } from '../../shared/window-scope';
@@ -79,10 +80,10 @@ export const ArticlesQuery = z.object({
   lang: WindowQuery.lang.openapi({ description: 'ISO 639-1 feed language or `all`.', example: 'all' }),
   category: z.string().min(1).optional().openapi({
     description: 'Taxonomy paths separated by `;`; an article matches a path when it has that category or one below it. ' +
-      'Closed to category-limited plans (403 `endpoint_not_in_plan_scope`).',
+      'Closed to category-limited plans (403 `endpoint_not_in_plan_scope`).' + LIST_CAP_NOTE,
     example: '/Sports;/News/Politics',
   }),
-  entity: z.string().min(1).optional().openapi({ description: 'Knowledge-graph ids (`/m/...`) or entity names, separated by `;`.', example: '/m/0k2x9a' }),
+  entity: z.string().min(1).optional().openapi({ description: 'Knowledge-graph ids (`/m/...`) or entity names, separated by `;`.' + LIST_CAP_NOTE, example: '/m/0k2x9a' }),
   match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` (default) or `all`.', example: 'any' }),
   q: z.string().min(2).max(200).optional().openapi({ description: 'Title search: every word of `q` begins a word of the title, ignoring case and accents (`elect` finds "Election night"). Served by the title\'s full-text index.', example: 'parliament' }),
   date_from: isoQuery('Earliest first sighting (in the requested markets); moved forward to the plan\'s history when earlier (`history_clamped`). Default: the plan\'s history.', '2026-11-01T00:00:00Z'),

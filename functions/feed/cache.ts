@@ -44,8 +44,9 @@ export async function feedAnswer(
     return c.json(answer.body as never, 200, answer.link ? { Link: answer.link } : {});
   }
   const { auth } = c.var;
-  // A cursor is bound to its project, so a cursor page is cached for that project (or key) only.
-  const owner = params.cursor ? auth.projectId ?? auth.keyId : null;
+  // Every answer may carry a next_cursor bound to its project (or key), first pages included: an
+  // answer is cached for that project (or key) only, never served to another of the same scope.
+  const owner = auth.projectId ?? auth.keyId;
   const request: FeedCacheRequest = {
     scope: [auth.allowedCountries, auth.categories, auth.historyDays, owner], params, minute: minute.toISOString(),
   };

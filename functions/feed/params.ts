@@ -4,6 +4,7 @@ import type { AuthContext } from '../../shared/auth/types';
 import { CATEGORY_PATH } from '../../shared/categories';
 import { badRequest, coded, invalid } from '../../shared/errors';
 import { assertCategoriesInPlan } from '../../shared/limits/gates';
+import { capList } from '../../shared/list-caps';
 import { assertCountryAllowed } from '../../shared/scope';
 import type { FeedFilter } from './queries';
 import { SORT_KEYS, type SortKey } from './schemas';
@@ -17,7 +18,7 @@ function splitList(raw: string | undefined, name: string): string[] | null {
   if (raw === undefined) return null;
   const parts = [...new Set(raw.split(';').map((p) => p.trim()).filter(Boolean))];
   if (parts.length === 0) throw invalid(['query', name], `Expected one or more values separated by ';'`);
-  return parts;
+  return capList(parts, name);
 }
 
 /** Markets of the request: null = every market (unrestricted key and country=all). */

@@ -1,6 +1,7 @@
 // Request and response schemas of the feed area (the feed item itself is shared/schemas/feed-item.ts).
 import { z } from '@hono/zod-openapi';
 import { isoQueryParam } from '../../shared/dates';
+import { LIST_CAP_NOTE } from '../../shared/list-caps';
 import { limitParam, offsetParam, queryBool } from '../../shared/schemas/common';
 import { FeedItemSchema } from '../../shared/schemas/feed-item';
 
@@ -18,17 +19,17 @@ export const FilterQuery = {
     .openapi({ description: 'Feed language of the profile (ISO 639-1) or `all`.', example: 'en' }),
   category: z.string().max(2000).optional().openapi({
     description: 'Taxonomy paths separated by `;`. A path matches itself and every descendant by whole segment, case-sensitively ' +
-      '(`/Sports` matches `/Sports/Soccer`, not `/Sportswear`). A path outside the plan\'s top-level categories is 403 `category_not_in_plan`.',
+      '(`/Sports` matches `/Sports/Soccer`, not `/Sportswear`). A path outside the plan\'s top-level categories is 403 `category_not_in_plan`.' + LIST_CAP_NOTE,
     example: '/Sports;/News/Politics',
   }),
   entity: z.string().max(2000).optional().openapi({
-    description: 'Knowledge-graph ids (`/m/...`) or entity names (matched trimmed and case-insensitively), separated by `;`.',
+    description: 'Knowledge-graph ids (`/m/...`) or entity names (matched trimmed and case-insensitively), separated by `;`.' + LIST_CAP_NOTE,
     example: '/m/06qjgc;Lionel Messi',
   }),
   match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` or `all`.' }),
   include_markdown: queryBool('Include `markdown_content`. Answers with markdown are never served from the response cache.'),
   limit: limitParam(200, 50),
-  offset: offsetParam.openapi({ description: 'Rows to skip, >= 0. Not combinable with `cursor`.' }),
+  offset: offsetParam.openapi({ description: 'Rows to skip, 0-10000 (deeper pages: follow `next_cursor`). Not combinable with `cursor`.' }),
   // Empty reads as absent (the first page): the document's example is the empty cursor, the one value
   // that is valid before any page was read.
   cursor: z.string().max(2000).optional().transform((v) => v || undefined).openapi({

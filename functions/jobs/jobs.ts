@@ -3,7 +3,7 @@
 import type { PoolClient } from '@neondatabase/serverless';
 import { createClock } from '../../shared/clock';
 import { createDb, createPool } from '../../shared/db/client';
-import { readConfig, type Bindings } from '../../shared/env';
+import { readConfig, type Bindings, type JobQueue } from '../../shared/env';
 import { pruneWindowHistory, slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
 import { createStore } from '../../shared/redis';
 import { completeAggregate, dueForWarming, type AggregateJob } from '../../shared/aggregate';
@@ -16,6 +16,36 @@ export interface ScanJob {
 }
 
 export type JobMessage = AggregateJob | ScanJob;
+
+/** Queues limits per sendBatch: 100 messages and 256 KB in total (with headroom for framing). */
+const BATCH_MESSAGES = 100;
+const BATCH_BYTES = 200_000;
+
+/** Messages in batches within the Queues limits, in order. */
+export function chunkMessages<T>(messages: T[]): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    const size = new TextEncoder().encode(JSON.stringify(message)).byteLength;
+    if (chunk.length && (chunk.length === BATCH_MESSAGES || bytes + size > BATCH_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(message);
+    bytes += size;
+  }
+  if (chunk.length) chunks.push(chunk);
+  return chunks;
+}
+
+/** Sends in chunks; one refused chunk is logged and does not stop the others. */
+async function sendAll(queue: JobQueue, messages: JobMessage[], what: string): Promise<void> {
+  for (const chunk of chunkMessages(messages)) {
+    await queue.sendBatch(chunk.map((body) => ({ body }))).catch((err: Error) => console.error(`${what} batch not sent`, err.message));
+  }
+}
 
 function services(env: Bindings) {
   const config = readConfig(env);
@@ -66,7 +96,9 @@ export const jobs = {
     // Only kinds this deployment still knows (a renamed kind's old entries age out within the hour).
     const due: JobMessage[] = (await dueForWarming(store, Date.now())).filter((job) => aggregateKind(job.kind));
     const scans = await withClient(env, (client) => listsDueForScan(client, clock.now()));
-    due.push(...scans.map((listId): ScanJob => ({ type: 'scan', listId })));
-    if (due.length && env.JOBS_QUEUE) await env.JOBS_QUEUE.sendBatch(due.map((body) => ({ body })));
+    if (!env.JOBS_QUEUE) return;
+    // Scans go apart from warmers, first: however many aggregates one tenant left due, scans are sent.
+    await sendAll(env.JOBS_QUEUE, scans.map((listId): ScanJob => ({ type: 'scan', listId })), 'scan');
+    await sendAll(env.JOBS_QUEUE, due, 'warmer');
   },
 };

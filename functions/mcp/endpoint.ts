@@ -5,7 +5,8 @@ import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { ApiError } from '../../shared/errors';
 import { McpPost, mcpEnv } from '../../shared/limits/channel';
-import { errorResponses, keyed } from '../../shared/schemas/common';
+import { bodyLimitOf } from '../../shared/body-limits';
+import { errorResponses, keyed, tooLargeResponse } from '../../shared/schemas/common';
 import { credentialsOf, runTool } from './dispatch';
 import { serveMcp } from './server';
 import { toolsOf } from './tools';
@@ -33,7 +34,7 @@ const route = createRoute({
     'your key as for every route. `tools/list` names the read-only tools, one per GET route of this API (tracking lists, ' +
     'metrics, roll-ups, matches, articles, category analytics, geo, usage); `tools/call` runs that route with your key, ' +
     'so its scope, plan gates and errors apply (an error comes back as a tool result with `isError: true` and the ' +
-    'route\'s `{detail}` body). Each `tools/call` counts as one request of the monthly quota shared with the REST API; ' +
+    'route\'s `{detail}` body). The body is at most 256 KiB (otherwise 413, before the key is checked). Each `tools/call` counts as one request of the monthly quota shared with the REST API; ' +
     '`initialize`, `tools/list` and `ping` spend none. 403 `mcp_not_in_plan` when MCP access is switched off for the project.',
   security: keyed,
   request: {
@@ -56,6 +57,7 @@ const route = createRoute({
     },
     202: { description: 'Accepted: the body held only notifications (e.g. `notifications/initialized`).' },
     ...errorResponses(401, 402, 403, 422, 429, 503),
+    413: tooLargeResponse(bodyLimitOf('/mcp')),
     400: { description: 'Malformed JSON or not a JSON-RPC message: a JSON-RPC error body (`-32700`, `-32600`).' },
     406: { description: '`Accept` excludes `application/json`: a JSON-RPC error body.' },
   },

@@ -1,12 +1,12 @@
 // POST /public/platform-profile/bulk: up to 100 domains in one request and one SQL statement.
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimitOf } from '../../shared/body-limits';
 import type { App } from '../../shared/app';
 import { normalizeDomain } from '../../shared/domains';
 import type { Env } from '../../shared/env';
 import { ApiError } from '../../shared/errors';
-import { errorResponses } from '../../shared/schemas/common';
+import { errorResponses, tooLargeResponse } from '../../shared/schemas/common';
 import { spendBulk } from './limit';
 import { toResult } from './profile';
 import { profilesFor } from './queries';
@@ -14,7 +14,7 @@ import { BULK_MAX, BulkBodySchema, BulkResponseSchema } from './schemas';
 
 const PATH = '/public/platform-profile/bulk';
 /** 100 URLs of ~600 characters; anything larger is not a list of domains. */
-export const BULK_BODY_MAX_BYTES = 64 * 1024;
+export const BULK_BODY_MAX_BYTES = bodyLimitOf(PATH);
 
 const route = createRoute({
   method: 'post',
@@ -31,13 +31,13 @@ const route = createRoute({
   request: { body: { required: true, content: { 'application/json': { schema: BulkBodySchema } } } },
   responses: {
     200: { description: 'One result per entry.', content: { 'application/json': { schema: BulkResponseSchema } } },
-    413: { description: `Body larger than ${BULK_BODY_MAX_BYTES} bytes.`, content: { 'application/json': { schema: errorResponses(422)[422].content['application/json'].schema } } },
+    413: tooLargeResponse(BULK_BODY_MAX_BYTES),
     415: { description: 'Content-Type is not application/json.', content: { 'application/json': { schema: errorResponses(422)[422].content['application/json'].schema } } },
     ...errorResponses(422, 429, 503),
   },
 });
 
-/** Before the body is read: the media type, then the size (declared or streamed). */
+/** Before the body is read: the media type (its size is bounded earlier, shared/body-limits.ts). */
 const jsonOnly: MiddlewareHandler<Env> = async function jsonOnly(c, next) {
   const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') {
@@ -45,15 +45,9 @@ const jsonOnly: MiddlewareHandler<Env> = async function jsonOnly(c, next) {
   }
   await next();
 };
-const sizeCap: MiddlewareHandler<Env> = bodyLimit({
-  maxSize: BULK_BODY_MAX_BYTES,
-  onError: () => {
-    throw new ApiError(413, `Body larger than ${BULK_BODY_MAX_BYTES} bytes; send at most ${BULK_MAX} domains`);
-  },
-});
 
 export function register(app: App) {
-  app.post(PATH, jsonOnly, sizeCap);
+  app.post(PATH, jsonOnly);
   app.openapi(route, async (c) => {
     const { domains } = c.req.valid('json');
     const firstIndex = new Map<string, number>();

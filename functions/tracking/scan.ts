@@ -75,10 +75,19 @@ export async function scanMentionList(db: Queryable, listId: string, now: Date):
     await db.query('COMMIT');
   } catch (err) {
     await db.query('ROLLBACK').catch(() => undefined);
-    await db.query(`UPDATE tracking_lists SET scan_status = 'failed', scan_error = $2 WHERE id = $1`, [listId, (err as Error).message.slice(0, 500)]);
+    // Callers see a code and a fixed message (scan_error); the raw exception goes to the log only.
+    await db.query(`UPDATE tracking_lists SET scan_status = 'failed', scan_error = $2 WHERE id = $1`, [listId, scanErrorOf(err)]);
     throw err;
   }
   return { matches: found.length, publications: new Set(found.map((f) => f.url)).size };
+}
+
+/** A failed scan as stored for its list's readers: `code: message`, never the exception's own text. */
+export function scanErrorOf(err: unknown): string {
+  const code = String((err as { code?: unknown })?.code ?? '');
+  if (code === '57014') return 'scan_timeout: The scan took longer than its time budget; it is retried at the next scan.';
+  if (/^(08|53|57P)/.test(code)) return 'database_unavailable: The database was briefly unavailable; the scan is retried.';
+  return 'scan_failed: The scan could not complete; it is retried at the next scan.';
 }
 
 /** Mention lists whose next scan is due. */

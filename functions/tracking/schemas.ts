@@ -21,7 +21,7 @@ const MentionFields = {
   last_scanned_at: ts('2026-11-21T09:00:00+00:00').nullable(),
   next_scan_at: ts('2026-11-21T10:00:00+00:00').nullable(),
   scan_status: z.string().nullable().openapi({ description: '`succeeded`, `running` or `failed`.', example: 'succeeded' }),
-  scan_error: z.string().nullable().openapi({ example: null }),
+  scan_error: z.string().nullable().openapi({ description: 'Why the last scan failed: `code: message` (`scan_timeout`, `database_unavailable`, `scan_failed`); null after a success.', example: null }),
 };
 
 export const ListRowSchema = z

@@ -3,6 +3,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
 import { coded } from '../errors';
+import { isFreeRevalidation } from '../etag';
 import { iso } from '../format';
 import { mcpPostOf, type Channel } from './channel';
 import { checkLimits, type LimitState } from './check';
@@ -89,8 +90,8 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     await next();
     // The handler may report a newer state (POST /mcp: its tool calls' limits).
     for (const [name, value] of Object.entries(headerValues(c.var.limits, now.getTime()))) c.header(name, value);
-    // Errors reached no data; a 304 (etag(): the caller's copy is current) is free revalidation.
-    if (c.res.status >= 400 || c.res.status === 304) refund(c, state.quotaKey);
+    // Errors reached no data; a 304 of a tag this key was sent (etag()) is free revalidation.
+    if (c.res.status >= 400 || isFreeRevalidation(c)) refund(c, state.quotaKey);
     else post?.record(state);
   };
 }

@@ -38,6 +38,12 @@ export const errorDescriptions = {
 } as const;
 export type ErrorStatus = keyof typeof errorDescriptions;
 
+/** 413 for a route that takes a body: refused unread, before the key is checked (shared/body-limits.ts). */
+export const tooLargeResponse = (maxBytes: number) => ({
+  description: `Body larger than ${maxBytes} bytes (${maxBytes / 1024} KiB): refused before it is read.`,
+  content: { 'application/json': { schema: ErrorSchema } },
+});
+
 export function errorResponses(...statuses: ErrorStatus[]) {
   return Object.fromEntries(
     statuses.map((status) => [
@@ -71,12 +77,17 @@ export function limitParam(max: number, fallback: number) {
     .openapi({ description: `Page size, 1-${max}.`, example: fallback, type: 'integer' });
 }
 
+/** Deepest offset: deeper pages walk ever more index rows and skip the cache (issue 19). */
+export const MAX_OFFSET = 10_000;
+
 export const offsetParam = z.coerce
   .number()
   .int()
   .min(0)
+  .max(MAX_OFFSET, `offset is at most ${MAX_OFFSET}; page deeper with cursor (next_cursor) where the route has one, or narrow the filters`)
   .default(0)
-  .openapi({ description: 'Rows to skip, >= 0.', example: 0, type: 'integer' });
+  // The explicit type replaces the generated schema, so the range is stated here too.
+  .openapi({ description: `Rows to skip, 0-${MAX_OFFSET}.`, example: 0, type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 });
 
 export const uuidParam = (description: string) =>
   z.string().uuid().openapi({ description, example: '7a1f3c9e-2b4d-4e8f-9a0b-1c2d3e4f5a6b' });

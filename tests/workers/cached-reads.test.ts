@@ -28,6 +28,8 @@ const sha256Tag = async (text: string) => {
   const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
   return `"${[...bytes.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
 };
+/** The tag a key is sent: bound to the key (shared/etag.ts keyedTag), over the content's tag. */
+const keyedTag = async (keyId: string, text: string) => sha256Tag(`${keyId}\n${await sha256Tag(text)}`);
 
 const sameAnswer = (a: { text: string; headers: Headers }, b: { text: string; headers: Headers }) => {
   expect(b.text).toBe(a.text);
@@ -56,7 +58,7 @@ describe('geo reads from the reference cache', () => {
     expect(warm.value.status, show(warm.value)).toBe(200);
     expect(warm.sql).toBe(0);
     sameAnswer(cold.value, warm.value);
-    expect(warm.value.headers.get('etag')).toBe(await sha256Tag(warm.value.text));
+    expect(warm.value.headers.get('etag')).toBe(await keyedTag(full.keyId, warm.value.text));
   });
 
   it('every geo route is served warm without SQL', async () => {
@@ -122,7 +124,7 @@ describe('cached aggregates (tracking metrics)', () => {
     const miss = await world.call(path(), { key: tenant.key });
     expect(miss.status, show(miss)).toBe(200);
     expect(miss.headers.get('x-aggregate-cache')).toBe('miss');
-    expect(miss.headers.get('etag')).toBe(await sha256Tag(miss.text));
+    expect(miss.headers.get('etag')).toBe(await keyedTag(tenant.keyId, miss.text));
     const memory = await world.call(path(), { key: tenant.key });
     expect(memory.headers.get('x-aggregate-cache')).toBe('hit');
     sameAnswer(miss, memory);

@@ -310,6 +310,17 @@ describe('GET /v2/feed/{url_id}', () => {
   });
 });
 
+describe('issue 19, finding 3: one tenant never breaks another\'s paging', () => {
+  it('a first page cached for one project does not hand its cursor to another project of the same scope', async () => {
+    const mine = await feed('?limit=1&country=US', full.key);
+    expect(mine.body.next_cursor, show(mine)).toEqual(expect.any(String));
+    const theirs = await feed('?limit=1&country=US', other.key);
+    expect(theirs.status, show(theirs)).toBe(200);
+    const next = await feed(`?limit=1&country=US&cursor=${encodeURIComponent(theirs.body.next_cursor)}`, other.key);
+    expect(next.status, show(next)).toBe(200);
+  });
+});
+
 describe('ETag and 304', () => {
   it('If-None-Match answers 304 without spending monthly quota; the minute limit still counts it', async () => {
     const tenant = await world.tenant({ plan: 'scale', countries: ['US'] });

@@ -1,6 +1,7 @@
 // Every area in one app: local development, tests, and the single OpenAPI document.
 import { Scalar } from '@scalar/hono-api-reference';
 import { createApp } from '../shared/app';
+import { observe } from '../shared/observability/middleware';
 import { articlesArea } from './articles/app';
 import { entitiesArea } from './entities/app';
 import { feedArea } from './feed/app';
@@ -25,6 +26,8 @@ export const OPENAPI_INFO = {
 /** Every area and the MCP endpoint, whose tool calls run this same app's REST routes in-process. */
 export function apiApp() {
   const app = createApp();
+  // Paths outside every area (404s, /openapi.json, /docs) get their request id and log line too.
+  app.use('*', observe());
   for (const area of [trackingArea(), feedArea(), publicArea(), geoArea(), trendsArea(), entitiesArea(), articlesArea()]) {
     app.route('/', area);
   }

@@ -10,6 +10,7 @@ import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
 import { inputHygiene } from './hygiene';
+import { observe } from './observability/middleware';
 import { etag } from './etag';
 import { createStore } from './redis';
 import { validationHook } from './validation';
@@ -65,8 +66,8 @@ export interface AreaOptions {
  */
 export function createArea(options: AreaOptions): App {
   const app = createApp();
-  // Edge middleware (CORS, preflight) first; hostile URLs are refused next: before auth and any query.
-  const chain: MiddlewareHandler<Env>[] = [...(options.edge ?? []), inputHygiene(), services()];
+  // The request id and log line wrap everything; edge middleware (CORS, preflight) next; hostile URLs are refused next: before auth and any query.
+  const chain: MiddlewareHandler<Env>[] = [observe(), ...(options.edge ?? []), inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag());

@@ -34,6 +34,10 @@ const bindingsSchema = z.object({
    * [vars] holds a dev-only value for `npm start` and the tests.
    */
   CURSOR_SECRET: z.union([z.literal('').transform(() => undefined), z.string().min(16)]).optional(),
+  /** Lowest level written to the logs (shared/observability/log.ts). */
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** The Worker's name in log lines (wrangler.toml vars per environment). */
+  WORKER_NAME: z.string().default('discovery-api'),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });
@@ -63,6 +67,8 @@ export interface Variables {
   clock: Clock;
   auth: AuthContext;
   limits: LimitState;
+  /** X-Request-Id of this request (shared/observability). */
+  requestId: string;
 }
 
 export interface Env {

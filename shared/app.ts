@@ -11,6 +11,7 @@ import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
 import { inputHygiene } from './hygiene';
 import { observe } from './observability/middleware';
+import { staleIfDown } from './stale/middleware';
 import { etag } from './etag';
 import { createStore } from './redis';
 import { validationHook } from './validation';
@@ -70,6 +71,8 @@ export function createArea(options: AreaOptions): App {
   const chain: MiddlewareHandler<Env>[] = [observe(), ...(options.edge ?? []), inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
+  // A keyed read that fails because the database is unreachable is answered from its last good copy.
+  if (options.auth) chain.splice(1 + (options.edge?.length ?? 0), 0, staleIfDown());
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag());
   chain.push(...(options.after ?? []));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.

@@ -4,6 +4,7 @@
 // the 503. Copies are keyed by a hash of the API key itself: never another key's (or scope's) copy.
 // Bounds: STALE_LIMITS entries and bytes, 24 h; an oversized answer is not kept.
 import type { MiddlewareHandler } from 'hono';
+import { sha256Hex } from '../auth/keys';
 import { IsolateCache } from '../cache/memory';
 import type { Env } from '../env';
 import { ifNoneMatch } from '../etag';
@@ -32,9 +33,7 @@ function keyOf(headers: Headers): string | null {
 
 async function identity(request: Request, key: string): Promise<string> {
   const url = new URL(request.url);
-  const text = `${key}\n${url.pathname}${url.search}\n${request.headers.get('accept') ?? ''}`;
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return sha256Hex(`${key}\n${url.pathname}${url.search}\n${request.headers.get('accept') ?? ''}`);
 }
 
 export function staleIfDown(): MiddlewareHandler<Env> {

@@ -24,6 +24,8 @@ export default defineConfig({
                 TEMPLATE_DATABASE: inject<string>('templateDatabase'),
                 RUN_ID: inject<string>('runId'),
                 APP_URL: 'https://app.example.com',
+                // One log line per request would bury test output; tests/workers/observability.test.ts sets info.
+                LOG_LEVEL: 'warn',
               },
             },
           })),

@@ -1,6 +1,7 @@
 // Every area in one app: local development, tests, and the single OpenAPI document.
 import { Scalar } from '@scalar/hono-api-reference';
 import { createApp, type App } from '../shared/app';
+import { observe } from '../shared/observability/middleware';
 import { completeDocument } from '../shared/schemas/document';
 import type { Env } from '../shared/env';
 import { articlesArea } from './articles/app';
@@ -44,6 +45,8 @@ export const OPENAPI_TAGS = [
 /** Every area and the MCP endpoint, whose tool calls run this same app's REST routes in-process. */
 export function apiApp() {
   const app = createApp();
+  // Paths outside every area (404s, /openapi.json, /docs) get their request id and log line too.
+  app.use('*', observe());
   for (const area of [trackingArea(), feedArea(), publicArea(), geoArea(), trendsArea(), entitiesArea(), articlesArea()]) {
     app.route('/', area);
   }

@@ -11,6 +11,8 @@ import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
 import { bodyLimits } from './body-limits';
 import { inputHygiene } from './hygiene';
+import { observe } from './observability/middleware';
+import { staleIfDown } from './stale/middleware';
 import { etag } from './etag';
 import { createStore } from './redis';
 import { securityHeaders } from './security-headers';
@@ -68,11 +70,13 @@ export interface AreaOptions {
  */
 export function createArea(options: AreaOptions): App {
   const app = createApp();
-  // Edge middleware (CORS, preflight) first; oversized bodies (413, unread) and hostile URLs are
-  // refused next: before auth and any query.
-  const chain: MiddlewareHandler<Env>[] = [...(options.edge ?? []), bodyLimits(), inputHygiene(), services()];
+  // The request id and log line wrap everything; edge middleware (CORS, preflight) next; oversized bodies
+  // (413, unread) and hostile URLs are refused next: before auth and any query.
+  const chain: MiddlewareHandler<Env>[] = [observe(), ...(options.edge ?? []), bodyLimits(), inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
+  // A keyed read that fails because the database is unreachable is answered from its last good copy.
+  if (options.auth) chain.splice(1 + (options.edge?.length ?? 0), 0, staleIfDown());
   if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag());
   chain.push(...(options.after ?? []));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.

@@ -39,6 +39,10 @@ const bindingsSchema = z.object({
    * is served on a loopback address. Never set in a deployed Worker.
    */
   DOCS_DEMO_KEY: z.string().optional(),
+  /** Lowest level written to the logs (shared/observability/log.ts). */
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** The Worker's name in log lines (wrangler.toml vars per environment). */
+  WORKER_NAME: z.string().default('discovery-api'),
   /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
   NOW: z.string().datetime({ offset: true }).optional(),
 });
@@ -68,6 +72,8 @@ export interface Variables {
   clock: Clock;
   auth: AuthContext;
   limits: LimitState;
+  /** X-Request-Id of this request (shared/observability). */
+  requestId: string;
 }
 
 export interface Env {

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { markOutage } from './stale/outage';
 
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -51,8 +52,14 @@ function isDependencyOutage(err: Error): boolean {
   return /fetch failed|network connection lost|ECONNREFUSED|connect ECONN|timed? ?out|socket hang up/i.test(text);
 }
 
+/** 503 codes that mean a dependency could not be reached (not `computing`, not configuration). */
+const OUTAGE_CODES = new Set(['entitlement_unavailable', 'scope_unavailable', 'dependency_unavailable']);
+
 export function onError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
+    if (err.status === 503 && typeof err.detail === 'object' && !Array.isArray(err.detail) && OUTAGE_CODES.has(err.detail.code)) {
+      markOutage(c.req.raw);
+    }
     return c.json({ detail: err.detail }, err.status, err.headers);
   }
   if (err instanceof HTTPException) {
@@ -64,6 +71,8 @@ export function onError(err: Error, c: Context): Response {
   }
   if (isDependencyOutage(err)) {
     console.error('dependency unavailable', err.message);
+    // shared/stale may answer this request from its last good copy instead.
+    markOutage(c.req.raw);
     return c.json({ detail: 'A dependency is briefly unavailable; retry after the Retry-After header' }, 503, { 'Retry-After': '5' });
   }
   console.error('unhandled error', err);

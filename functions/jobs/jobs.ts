@@ -5,6 +5,7 @@ import { createClock } from '../../shared/clock';
 import { createDb, createPool } from '../../shared/db/client';
 import { readConfig, type Bindings, type JobQueue } from '../../shared/env';
 import { pruneWindowHistory, slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
+import { levelOf, log, messageOf } from '../../shared/observability/log';
 import { createStore } from '../../shared/redis';
 import { completeAggregate, dueForWarming, type AggregateJob } from '../../shared/aggregate';
 import { aggregateKind } from './aggregates';
@@ -41,10 +42,13 @@ export function chunkMessages<T>(messages: T[]): T[][] {
 }
 
 /** Sends in chunks; one refused chunk is logged and does not stop the others. */
-async function sendAll(queue: JobQueue, messages: JobMessage[], what: string): Promise<void> {
+/** Sends in chunks within the Queues limits; a refused chunk is reported and the rest still go. Returns how many were sent. */
+async function sendAll(queue: JobQueue, messages: JobMessage[], refused: (err: unknown) => void): Promise<number> {
+  let sent = 0;
   for (const chunk of chunkMessages(messages)) {
-    await queue.sendBatch(chunk.map((body) => ({ body }))).catch((err: Error) => console.error(`${what} batch not sent`, err.message));
+    await queue.sendBatch(chunk.map((body) => ({ body }))).then(() => void (sent += chunk.length), refused);
   }
+  return sent;
 }
 
 function services(env: Bindings) {
@@ -66,39 +70,68 @@ async function withClient<T>(env: Bindings, work: (client: PoolClient) => Promis
 export const jobs = {
   async queue(batch: MessageBatch<JobMessage>, env: Bindings, _ctx: ExecutionContext): Promise<void> {
     const { config, db, store, clock } = services(env);
+    const threshold = levelOf(env.LOG_LEVEL);
+    const worker = env.WORKER_NAME ?? 'discovery-jobs';
     for (const message of batch.messages) {
       const job = message.body;
+      const started = Date.now();
+      // One log line per job: what it was, how it ended, how long it took.
+      const fields = () => ({
+        worker, message_id: message.id, type: job?.type ?? null, kind: job?.type === 'aggregate' ? job.kind : null,
+        list_id: job?.type === 'scan' ? job.listId : null, attempt: message.attempts, duration_ms: Date.now() - started,
+      });
       try {
         const kind = job?.type === 'aggregate' ? aggregateKind(job.kind) : undefined;
         if (kind) await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob);
         else if (job?.type === 'scan') await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
-        else console.warn('dropping unknown job', JSON.stringify(job).slice(0, 200));
+        else {
+          log(threshold, 'warn', 'job dropped', { ...fields(), outcome: 'dropped', job: JSON.stringify(job).slice(0, 200) });
+          message.ack();
+          continue;
+        }
         message.ack();
+        log(threshold, 'info', 'job', { ...fields(), outcome: 'done' });
       } catch (err) {
         // Retried with backoff; after max_retries the platform moves it to the dead-letter queue.
         // An aggregate's lock expires on its own TTL, so a failed job never blocks its request for long.
-        console.error(`${job?.type} job failed`, (err as Error).message);
+        log(threshold, 'error', 'job', { ...fields(), outcome: 'retry', error: messageOf(err) });
         message.retry({ delaySeconds: 5 * message.attempts });
       }
     }
   },
 
-  async scheduled(_controller: ScheduledController, env: Bindings, _ctx: ExecutionContext): Promise<void> {
+  async scheduled(controller: ScheduledController, env: Bindings, _ctx: ExecutionContext): Promise<void> {
     const { db, store, clock } = services(env);
+    const threshold = levelOf(env.LOG_LEVEL);
+    const started = Date.now();
+    const failures: string[] = [];
+    const failed = (step: string) => (err: unknown) => void failures.push(`${step}: ${messageOf(err)}`);
     // Feed windows follow the clock's hour (a request that finds them behind slides them itself).
     const end = windowEnd(clock.now());
     await windowsAsOf(db)
       .then((asOf) => (asOf.getTime() !== end.getTime() ? slideWindows(db, end, asOf) : undefined))
-      .catch((err: Error) => console.error('feed windows slide failed', err.message));
+      .catch(failed('feed windows slide'));
     // Cursor snapshots older than a cursor's lifetime (docs/DATA.md "Feed snapshots").
-    await pruneWindowHistory(db).catch((err: Error) => console.error('feed history prune failed', err.message));
-    // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
-    // Only kinds this deployment still knows (a renamed kind's old entries age out within the hour).
-    const due: JobMessage[] = (await dueForWarming(store, Date.now())).filter((job) => aggregateKind(job.kind));
-    const scans = await withClient(env, (client) => listsDueForScan(client, clock.now()));
-    if (!env.JOBS_QUEUE) return;
-    // Scans go apart from warmers, first: however many aggregates one tenant left due, scans are sent.
-    await sendAll(env.JOBS_QUEUE, scans.map((listId): ScanJob => ({ type: 'scan', listId })), 'scan');
-    await sendAll(env.JOBS_QUEUE, due, 'warmer');
+    await pruneWindowHistory(db).catch(failed('feed history prune'));
+    let queued = 0;
+    try {
+      // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
+      // Only kinds this deployment still knows (a renamed kind's old entries age out within the hour).
+      const due: JobMessage[] = (await dueForWarming(store, Date.now())).filter((job) => aggregateKind(job.kind));
+      const scans = await withClient(env, (client) => listsDueForScan(client, clock.now()));
+      if (env.JOBS_QUEUE) {
+        // Scans go apart from warmers, first: however many aggregates one tenant left due, scans are sent.
+        queued += await sendAll(env.JOBS_QUEUE, scans.map((listId): ScanJob => ({ type: 'scan', listId })), failed('scan batch'));
+        queued += await sendAll(env.JOBS_QUEUE, due, failed('warmer batch'));
+      }
+    } catch (err) {
+      failed('queue due work')(err);
+      throw err;
+    } finally {
+      // One log line per cron run.
+      log(threshold, failures.length ? 'error' : 'info', 'cron', {
+        worker: env.WORKER_NAME ?? 'discovery-jobs', cron: controller.cron, duration_ms: Date.now() - started, queued, failures,
+      });
+    }
   },
 };

@@ -22,8 +22,9 @@ export interface DispatchTarget {
 
 const KEY_HEADERS = ['x-api-key', 'authorization'];
 
-export function credentialsOf(headers: Headers): Headers {
+export function credentialsOf(headers: Headers, requestId?: string): Headers {
   const credentials = new Headers();
+  if (requestId) credentials.set('X-Request-Id', requestId);
   // The caller's address too: the public tools are limited per client IP, as their REST routes.
   for (const name of [...KEY_HEADERS, 'cf-connecting-ip']) {
     const value = headers.get(name);
@@ -32,9 +33,9 @@ export function credentialsOf(headers: Headers): Headers {
   return credentials;
 }
 
-/** A tool result carrying a REST body verbatim; `isError` for any status but 2xx. */
-function result(text: string, isError: boolean): CallToolResult {
-  return { content: [{ type: 'text', text }], isError };
+/** A tool result carrying a REST body verbatim; `isError` for any status but 2xx; the request id in `_meta`. */
+function result(text: string, isError: boolean, requestId?: string | null): CallToolResult {
+  return { content: [{ type: 'text', text }], isError, ...(requestId ? { _meta: { request_id: requestId } } : {}) };
 }
 
 /** Argument problems found before the route runs, in the route's own 422 shape. */
@@ -77,5 +78,5 @@ export async function runTool(target: DispatchTarget, tool: McpTool, args: Recor
   if ('issues' in placed) return invalidArguments(placed.issues);
   const request = new Request(new URL(placed.url, target.origin), { method: 'GET', headers: target.credentials });
   const response = await target.app.fetch(request, target.env, target.ctx);
-  return result(await response.text(), !response.ok);
+  return result(await response.text(), !response.ok, response.headers.get('X-Request-Id'));
 }

@@ -73,7 +73,8 @@ export function register(area: App, app: App, info: McpInfo) {
       env: mcpEnv(c.env, post),
       ctx: c.executionCtx,
       origin: new URL(c.req.url).origin,
-      credentials: credentialsOf(c.req.raw.headers),
+      // Each tool call's inner request carries this POST's request id: one id across the log lines.
+      credentials: credentialsOf(c.req.raw.headers, c.var.requestId),
     };
     const response = await serveMcp(c.req.raw, {
       info: { name: 'discovery-analytics-api', ...info },

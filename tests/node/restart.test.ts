@@ -55,9 +55,9 @@ async function stopRedis(): Promise<void> {
 async function get(path: string) {
   try {
     const res = await fetch(`http://127.0.0.1:${apiPort}${path}`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(5_000) });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), cacheStatus: res.headers.get('cache-status'), text: await res.text() };
   } catch (err) {
-    return { status: 0, retryAfter: null, text: (err as Error).message };
+    return { status: 0, retryAfter: null, cacheStatus: null, text: (err as Error).message };
   }
 }
 
@@ -119,9 +119,16 @@ afterAll(async () => {
 });
 
 describe('npm start when PostgreSQL or Redis restarts', () => {
-  it('PostgreSQL restart: 503 + Retry-After while down, 200 within 5 s after, npm start still up', async () => {
-    expect((await get('/v1/articles?limit=5')).status).toBe(200);
+  it('PostgreSQL restart: stale copies or 503 + Retry-After while down, 200 within 5 s after, npm start still up', async () => {
+    const before = await get('/v1/articles?limit=5');
+    expect(before.status).toBe(200);
     pgCtl('-m', 'immediate', 'stop');
+    // Answered a moment ago by this key: its last good copy, marked stale (shared/stale).
+    const stale = await get('/v1/articles?limit=5');
+    expect(stale.status, stale.text).toBe(200);
+    expect(stale.text).toBe(before.text);
+    expect(stale.cacheStatus).toMatch(/fwd=stale/);
+    // Never answered: 503.
     const down = await get('/v1/articles?limit=5&offset=1');
     expect(down.status, down.text).toBe(503);
     expect(Number(down.retryAfter)).toBeGreaterThan(0);

@@ -1,0 +1,56 @@
+// The first middleware of every app: gives the request its id (X-Request-Id on every answer,
+// errors and 304s included), counts its round trips and writes its one log line.
+import type { Context, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import type { Env } from '../env';
+import { mcpPostOf } from '../limits/channel';
+import { levelOf, log } from './log';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
+import { countTrips } from './round-trips';
+
+/** The route pattern that answered (`/v1/tracking/lists/:list_id/metrics`), or null (404). */
+function routeOf(c: Context): string | null {
+  const routes = matchedRoutes(c).filter((r) => r.method !== 'ALL' && !r.path.endsWith('*'));
+  return routes.at(-1)?.path ?? null;
+}
+
+/** How the answer came about: the aggregate cache's outcome, a stale copy, or none. */
+function cacheOf(res: Response): string {
+  if (res.headers.get('Cache-Status')?.includes('fwd=stale')) return 'stale';
+  return res.headers.get('X-Aggregate-Cache') ?? 'none';
+}
+
+export function observe(): MiddlewareHandler<Env> {
+  return async function observe(c, next) {
+    // The combined app runs this at `*` and again in each area's chain: the first one owns the request.
+    if (c.get('requestId')) return next();
+    const started = Date.now();
+    const requestId = requestIdOf(c.req.raw.headers);
+    c.set('requestId', requestId);
+    const { trips, done } = countTrips(next);
+    await done;
+    try {
+      c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    } catch {
+      // Immutable headers (a response passed through from fetch): copy it once.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    }
+    const auth = c.get('auth');
+    const status = c.res.status;
+    log(levelOf(c.env.LOG_LEVEL), status >= 500 ? 'error' : 'info', 'request', {
+      request_id: requestId,
+      worker: c.env.WORKER_NAME ?? 'discovery-api',
+      channel: mcpPostOf(c.env) ? 'mcp' : 'rest',
+      method: c.req.method,
+      route: routeOf(c),
+      status,
+      duration_ms: Date.now() - started,
+      cache: cacheOf(c.res),
+      round_trips: trips.sequential,
+      calls: trips.calls,
+      project_id: auth?.projectId ?? null,
+      key_id: auth?.keyId ?? null,
+    });
+  };
+}

@@ -1,0 +1,40 @@
+// Counts a request's sequential round trips to Neon and Upstash (the log line's `round_trips`).
+// Both clients call the global `fetch`; it is wrapped once per isolate and attributes each call to
+// the request whose async context issued it (AsyncLocalStorage, nodejs_compat), so concurrent
+// requests in one isolate never mix their counts.
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface Trips {
+  /** Waves of calls: a call started while another of the same request is in flight adds none. */
+  sequential: number;
+  /** Every call, parallel or not. */
+  calls: number;
+  inFlight: number;
+}
+
+const storage = new AsyncLocalStorage<Trips>();
+let wrapped = false;
+
+function wrapFetch(): void {
+  if (wrapped) return;
+  wrapped = true;
+  const original = globalThis.fetch;
+  globalThis.fetch = function countedFetch(input: RequestInfo | URL, init?: RequestInit) {
+    const trips = storage.getStore();
+    if (!trips) return original(input, init);
+    if (trips.inFlight === 0) trips.sequential++;
+    trips.calls++;
+    trips.inFlight++;
+    const done = () => void trips.inFlight--;
+    const pending = original(input, init);
+    pending.then(done, done);
+    return pending;
+  } as typeof fetch;
+}
+
+/** Runs `work` with a fresh counter for its outgoing calls; the counter is read after it settles. */
+export function countTrips<T>(work: () => Promise<T>): { trips: Trips; done: Promise<T> } {
+  wrapFetch();
+  const trips: Trips = { sequential: 0, calls: 0, inFlight: 0 };
+  return { trips, done: storage.run(trips, work) };
+}

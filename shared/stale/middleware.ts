@@ -1,0 +1,84 @@
+// Stale beats down (issue 21, DESIGN.md): each keyed GET answered 200 leaves its last good copy in
+// isolate memory; while PostgreSQL is unreachable, the same key asking the same thing (path, query,
+// Accept) gets that copy with `Cache-Status: ...; fwd=stale`, `Age` and its `Data-As-Of`, instead of
+// the 503. Copies are keyed by a hash of the API key itself: never another key's (or scope's) copy.
+// Bounds: STALE_LIMITS entries and bytes, 24 h; an oversized answer is not kept.
+import type { MiddlewareHandler } from 'hono';
+import { sha256Hex } from '../auth/keys';
+import { IsolateCache } from '../cache/memory';
+import type { Env } from '../env';
+import { ifNoneMatch } from '../etag';
+import { wasOutage } from './outage';
+
+export const STALE_TTL_MS = 24 * 3600_000;
+export const STALE_LIMITS = { entries: 5_000, bytes: 64 * 1024 * 1024 };
+/** One answer larger than this is not kept (a few of them would crowd out everything else). */
+export const STALE_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+
+interface Copy {
+  body: ArrayBuffer;
+  headers: [string, string][];
+  storedAt: number;
+}
+
+const copies = new IsolateCache<Copy>(STALE_LIMITS);
+
+/** Headers a stale copy keeps: what the body means, not per-request state (limits, request id). */
+const KEEP = ['content-type', 'etag', 'link', 'data-as-of', 'vary', 'content-disposition'];
+
+function keyOf(headers: Headers): string | null {
+  const bearer = headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  return headers.get('x-api-key') ?? bearer ?? null;
+}
+
+async function identity(request: Request, key: string): Promise<string> {
+  const url = new URL(request.url);
+  return sha256Hex(`${key}\n${url.pathname}${url.search}\n${request.headers.get('accept') ?? ''}`);
+}
+
+export function staleIfDown(): MiddlewareHandler<Env> {
+  return async function staleIfDown(c, next) {
+    const key = c.req.method === 'GET' ? keyOf(c.req.raw.headers) : null;
+    await next();
+    if (!key) return;
+    const id = await identity(c.req.raw, key);
+    const res = c.res;
+    if (res.status === 200) {
+      // Keep the copy after the answer is sent (the body is read from a clone).
+      const keep = (async () => {
+        const body = await res.clone().arrayBuffer();
+        if (body.byteLength > STALE_MAX_ANSWER_BYTES) return;
+        const headers: [string, string][] = [];
+        res.headers.forEach((value, name) => {
+          if (KEEP.includes(name.toLowerCase())) headers.push([name, value]);
+        });
+        copies.set(id, { body, headers, storedAt: Date.now() }, body.byteLength, STALE_TTL_MS);
+      })().catch(() => undefined);
+      try {
+        c.executionCtx.waitUntil(keep);
+      } catch {
+        await keep;
+      }
+      return;
+    }
+    if (res.status !== 503 || !wasOutage(c.req.raw)) return;
+    const copy = copies.get(id);
+    if (!copy) return;
+    const age = Math.max(0, Math.floor((Date.now() - copy.storedAt) / 1000));
+    const headers = new Headers(copy.headers);
+    // RFC 9211: forwarded because the stored answer is not fresh, the origin answered 503, so the
+    // stored answer is served; a negative ttl is how stale it is.
+    headers.set('Cache-Status', `discovery-api; fwd=stale; fwd-status=503; ttl=${-age}; detail=database-unreachable`);
+    headers.set('Age', String(age));
+    headers.set('Cache-Control', 'private, no-cache');
+    const etag = headers.get('etag');
+    if (etag && ifNoneMatch(c.req.header('If-None-Match'), etag)) {
+      c.res = new Response(null, { status: 304, headers });
+      return;
+    }
+    c.res = new Response(copy.body.slice(0), { status: 200, headers });
+  };
+}
+
+/** Tests: forget every stale copy (as a fresh isolate would). */
+export const forgetStaleCopies = () => copies.clear();

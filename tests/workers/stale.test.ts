@@ -1,0 +1,76 @@
+// Stale answers while PostgreSQL is unreachable (shared/stale, issue 21): the last good copy for the
+// same key, path and query, marked with Cache-Status/Age; 503 for what was never answered; never
+// another key's copy; never stale while the database answers.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { geoRecords, NOW } from '../fixtures/geo';
+import { seed } from '../helpers/seed';
+import { createWorld, show, type Tenant, type World } from '../helpers/world';
+import { STALE_LIMITS, STALE_MAX_ANSWER_BYTES, STALE_TTL_MS } from '../../shared/stale/middleware';
+
+let world: World;
+let tenant: Tenant;
+let other: Tenant;
+
+/** A Neon endpoint nobody listens on: every query fails to connect, as when PostgreSQL is down. */
+const DOWN = { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:9/sql', REFERENCE_CACHE_SECONDS: '0' };
+const up = (path: string, key: string) => world.call(path, { key, env: { REFERENCE_CACHE_SECONDS: '0' } });
+const down = (path: string, key: string, headers: Record<string, string> = {}) => world.call(path, { key, env: DOWN, headers });
+
+beforeAll(async () => {
+  world = await createWorld('stale');
+  world.setNow(NOW);
+  await seed(world, geoRecords());
+  tenant = await world.tenant({ countries: ['US', 'GB', 'DE', 'FR'] });
+  other = await world.tenant({ countries: ['US', 'GB', 'DE', 'FR'] });
+});
+
+describe('stale answers while the database is unreachable', () => {
+  it('answers a read answered before from its last good copy, marked stale', async () => {
+    const fresh = await up('/v1/tracking/lists?limit=5', tenant.key);
+    expect(fresh.status, show(fresh)).toBe(200);
+    expect(fresh.headers.get('Cache-Status')).toBeNull();
+    const stale = await down('/v1/tracking/lists?limit=5', tenant.key);
+    expect(stale.status, show(stale)).toBe(200);
+    expect(stale.text).toBe(fresh.text);
+    expect(stale.headers.get('Cache-Status')).toMatch(/^discovery-api; fwd=stale; fwd-status=503; ttl=-?\d+; detail=database-unreachable$/);
+    expect(Number(stale.headers.get('Age'))).toBeGreaterThanOrEqual(0);
+    expect(stale.headers.get('ETag')).toBe(fresh.headers.get('ETag'));
+    expect(stale.headers.get('X-Request-Id')).toBeTruthy();
+    // Revalidation works on the stale copy too.
+    const revalidated = await down('/v1/tracking/lists?limit=5', tenant.key, { 'If-None-Match': fresh.headers.get('ETag')! });
+    expect(revalidated.status).toBe(304);
+  });
+
+  it('answers 503 + Retry-After for what was never answered (other parameters)', async () => {
+    const never = await down('/v1/tracking/lists?limit=6', tenant.key);
+    expect(never.status, show(never)).toBe(503);
+    expect(never.headers.get('Retry-After')).toBeTruthy();
+    expect(never.headers.get('Cache-Status')).toBeNull();
+  });
+
+  it('never serves another key\'s copy', async () => {
+    await up('/v1/geo/languages', tenant.key);
+    const foreign = await down('/v1/geo/languages', other.key);
+    expect(foreign.status, show(foreign)).toBe(503);
+    const own = await down('/v1/geo/languages', tenant.key);
+    expect(own.status, show(own)).toBe(200);
+  });
+
+  it('never answers stale while the database answers', async () => {
+    await up('/v1/geo/regions', tenant.key);
+    await down('/v1/geo/regions', tenant.key);
+    const back = await up('/v1/geo/regions', tenant.key);
+    expect(back.status).toBe(200);
+    expect(back.headers.get('Cache-Status')).toBeNull();
+    expect(back.headers.get('Age')).toBeNull();
+    // An answer the database gave (a 404 for an unknown list) is never replaced by an old copy.
+    const unknown = await up('/v1/tracking/lists/00000000-0000-4000-8000-000000000000', tenant.key);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('keeps bounded storage: 24 h, entries and bytes', () => {
+    expect(STALE_TTL_MS).toBe(24 * 3600_000);
+    expect(STALE_LIMITS.entries).toBeGreaterThan(0);
+    expect(STALE_MAX_ANSWER_BYTES).toBeLessThan(STALE_LIMITS.bytes);
+  });
+});

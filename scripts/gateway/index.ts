@@ -51,6 +51,8 @@ export interface Gateway {
   upstashUrl: string;
   upstashToken: string;
   backend: { postgres: 'postgres' | 'pglite'; redis: 'redis' | 'memory' };
+  /** Changes the delay added to every SQL and Redis request (the distance bench runs with and without). */
+  setRtt(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -97,7 +99,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   // Requests served per protocol, and their spans: benchmarks and tests read them to count round trips.
   const stats = { sql: 0, redis: 0 };
   const trips = new TripLog();
-  const rttMs = opts.rttMs ?? 0;
+  let rttMs = opts.rttMs ?? 0;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '') || '/';
@@ -173,6 +175,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     upstashUrl: `http://${base}/redis`,
     upstashToken: token,
     backend,
+    setRtt(ms) {
+      rttMs = ms;
+    },
     async close() {
       relay.close();
       server.closeAllConnections();

@@ -9,17 +9,22 @@
 // slack: 10% of the per-minute limit, max(1%, 5 requests) of the monthly quota. So the isolates of a
 // key together overshoot by at most the slack, and with small limits (a per-minute limit below 10)
 // every request is checked in Redis, as in `strict` mode. Every hit is counted in the quota counter
-// (INCRBY is unconditional), so Upstash's counters end exact. A stale state (older than FRESH_MS),
+// (INCRBY is unconditional), so Upstash's counters end exact. A stale state (older than FRESH_MS, or
+// an auth version read more than AUTH_VERSION_FRESH_MS ago),
 // a denial, an exhausted grant, /v1/usage and MCP calls take the synchronous path (one Redis call,
 // today's behaviour, which also carries the hits still owed); concurrent synchronous checks of one
 // key in one isolate share one call.
 import type { AuthContext } from '../auth/types';
-import { authVersionKey, observeAuthVersion } from '../auth/version';
+import { authVersionFresh, authVersionKey, observeAuthVersion } from '../auth/version';
 import type { Store } from '../redis';
 import { countLimits, quotaKeyOf, type Hits, type LimitState, type MinuteState } from './check';
 
-/** How old a state may be and still decide a request here; also how often an active isolate rereads the auth version. */
-export const FRESH_MS = 1_000;
+/**
+ * How old a key's state may be and still decide a request here (its grant bounds the overshoot at
+ * any age; the age bounds how stale the headers get). The auth version must be fresher still
+ * (AUTH_VERSION_FRESH_MS, read by any key's call): that is what bounds a revocation to 2 s.
+ */
+export const FRESH_MS = 10_000;
 export const MINUTE_SLACK_SHARE = 0.1;
 export const MONTH_SLACK_SHARE = 0.01;
 export const MONTH_SLACK_MIN = 5;
@@ -82,7 +87,7 @@ export class EdgeLimits {
       const entry = this.#entries.get(key);
       const nowMs = Date.now();
       const local = !options.sync && !options.decided && charge;
-      if (entry && local && nowMs - entry.at < FRESH_MS && entry.unconfirmed < entry.grant && entry.state.minute.resetMs > nowMs) {
+      if (entry && local && nowMs - entry.at < FRESH_MS && authVersionFresh(store, nowMs) && entry.unconfirmed < entry.grant && entry.state.minute.resetMs > nowMs) {
         entry.unconfirmed++;
         entry.owed++;
         entry.owedMonth++;

@@ -71,7 +71,9 @@ export async function runScript(scriptPath: string, dir: string, overrides: Reco
   });
   const mf = new Miniflare(options);
   try {
-    return { url: await mf.ready, mf, restart: () => mf.setOptions(options), dispose: () => mf.dispose() };
+    const url = await mf.ready;
+    // The same port after a restart: callers keep the URL.
+    return { url, mf, restart: () => mf.setOptions({ ...options, port: Number(url.port) }), dispose: () => mf.dispose() };
   } catch (err) {
     await mf.dispose();
     throw err;

@@ -12,8 +12,8 @@
 // (INCRBY is unconditional), so Upstash's counters end exact. A stale state (older than FRESH_MS, or
 // an auth version read more than AUTH_VERSION_FRESH_MS ago),
 // a denial, an exhausted grant, /v1/usage and MCP calls take the synchronous path (one Redis call,
-// today's behaviour, which also carries the hits still owed); concurrent synchronous checks of one
-// key in one isolate share one call.
+// today's behaviour, which also carries the hits still owed). One Redis call per key and isolate at a
+// time: concurrent requests wait for it and decide again from its answer.
 import type { AuthContext } from '../auth/types';
 import { authVersionFresh, authVersionKey, observeAuthVersion } from '../auth/version';
 import type { Store } from '../redis';
@@ -87,7 +87,7 @@ export class EdgeLimits {
       const entry = this.#entries.get(key);
       const nowMs = Date.now();
       const local = !options.sync && !options.decided && charge;
-      if (entry && local && nowMs - entry.at < FRESH_MS && authVersionFresh(store, nowMs) && entry.unconfirmed < entry.grant && entry.state.minute.resetMs > nowMs) {
+      if (entry && local && this.#current(entry, store, nowMs)) {
         entry.unconfirmed++;
         entry.owed++;
         entry.owedMonth++;
@@ -101,6 +101,13 @@ export class EdgeLimits {
       }
       return { state: await this.#check(store, auth, key, now, charge, options.decided), local: false };
     }
+  }
+
+  /** The entry may decide now: fresh, auth version fresh, grant left, neither window turned since Redis answered. */
+  #current(entry: Entry, store: Store, nowMs: number): boolean {
+    const { minute, month } = entry.state;
+    return nowMs - entry.at < FRESH_MS && authVersionFresh(store, nowMs) && entry.unconfirmed < entry.grant &&
+      minute.resetMs > nowMs && (!month || month.resetMs > nowMs);
   }
 
   /** A request admitted here reached no data (an error, a 304): its quota hit is taken back before it is sent, if it has not gone. */

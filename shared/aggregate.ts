@@ -238,11 +238,12 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
   const [options, { found, acquired }] = await Promise.all([admitted, lookup(config, store, kind, cacheKey, token, ttl)]);
   const services: AggregateServices = { db, store, config, now: clock.now() };
   const afterwards: Later = (work) => void afterResponse(c, work);
-  if (found === DOWN || acquired === DOWN) return degraded(c, kind, request, options);
+  if (found === DOWN) return degraded(c, kind, request, options);
   if (found) {
-    if (acquired) afterwards(release(store, cacheKey, token).catch(() => undefined));
+    if (acquired === true) afterwards(release(store, cacheKey, token).catch(() => undefined));
     return { cached: found, outcome: 'hit' };
   }
+  if (acquired === DOWN) return degraded(c, kind, request, options);
   const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey };
   if (kind.warm !== false) afterwards(noteAsked(store, job).catch(() => undefined)); // warming is best effort
   if (options.background && queue) {

@@ -20,6 +20,7 @@ export default defineConfig({
                 DEAD_REDIS_UPSTASH_URL: inject<string>('deadRedisUpstashUrl'),
                 HUNG_REDIS_UPSTASH_URL: inject<string>('hungRedisUpstashUrl'),
                 QUIET_UPSTASH_URL: inject<string>('quietUpstashUrl'),
+                DISTANT_UPSTASH_URL: inject<string>('distantUpstashUrl'),
                 ADMIN_DATABASE_URL: inject<string>('adminDatabaseUrl'),
                 TEMPLATE_DATABASE: inject<string>('templateDatabase'),
                 RUN_ID: inject<string>('runId'),

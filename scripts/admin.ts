@@ -1,10 +1,11 @@
 // The operator's CLI: `npm run admin -- <command> [options]` (see `npm run admin -- help`).
 import { parseArgs } from 'node:util';
+import { announceAuthChange } from '../shared/admin/announce';
 import { createKey, listKeys, revokeKey } from '../shared/admin/keys';
 import { AdminError, createProject, getProject, listProjects, updateProject } from '../shared/admin/projects';
-import type { Addons, Plan, SubscriptionStatus } from '../shared/db/schema';
+import type { Addons, LimitsMode, Plan, SubscriptionStatus } from '../shared/db/schema';
 import { usage } from './lib/usage';
-import { connect, type Connection } from './lib/connect';
+import { connect, storeOf, type Connection } from './lib/connect';
 
 const HELP = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -12,7 +13,7 @@ const HELP = `Usage: npm run admin -- <command> [options] [--json]
   project:list
   project:show <project_id>
   project:set <project_id> [--plan P] [--countries ..] [--categories ..|all] [--subscription active|trialing|past_due|canceled]
-              [--api on|off] [--mcp on|off] [--history-days N] [--rate-limit N]
+              [--api on|off] [--mcp on|off] [--history-days N] [--rate-limit N] [--limits edge|strict]
               [--addons request_packs=1,extra_entities=5,extra_keywords=20,extra_publishers=2]
   usage <project_id>                                                 month quota, and minute usage per live key
   key:create --project <project_id> [--name N] [--countries US]     a project key (at most 10 live per project)
@@ -20,7 +21,12 @@ const HELP = `Usage: npm run admin -- <command> [options] [--json]
   key:list [--project <project_id>]
   key:revoke <key_id>
 
-Keys are printed once and stored only as SHA-256 hashes.`;
+Keys are printed once and stored only as SHA-256 hashes. project:set and key:revoke reach every
+running isolate within 2 s (they bump the auth version in Redis).
+
+--limits edge (default): limits decided in each isolate, reconciled with Redis in the background
+(overshoot at most 10% of the per-minute limit, max(1%, 5) of the monthly quota); strict: Redis
+checks every request (one more round trip per cached answer).`;
 
 const list = (value?: string) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 const onOff = (value?: string) => (value === undefined ? undefined : value === 'on' || value === 'true');
@@ -39,8 +45,7 @@ const commands: Record<string, Command> = {
     }),
   'project:list': ({ db }) => listProjects(db),
   'project:show': ({ db }, [id]) => getProject(db, required(id, 'project_id')),
-  'project:set': ({ db }, [id], o) =>
-    updateProject(db, required(id, 'project_id'), {
+  'project:set': (conn, [id], o) => announced(conn, updateProject(conn.db, required(id, 'project_id'), {
       ...(o.plan !== undefined && { plan: o.plan as Plan }),
       ...(o.countries !== undefined && { countries: list(o.countries as string) }),
       ...(o.categories !== undefined && { categories: o.categories === 'all' ? null : list(o.categories as string) }),
@@ -50,7 +55,8 @@ const commands: Record<string, Command> = {
       ...(o['history-days'] !== undefined && { historyDays: int(o['history-days'] as string) }),
       ...(o['rate-limit'] !== undefined && { rateLimitPerMinute: int(o['rate-limit'] as string) }),
       ...(o.addons !== undefined && { addons: addons(o.addons as string) }),
-    }),
+      ...(o.limits !== undefined && { limitsMode: o.limits as LimitsMode }),
+    })),
   usage: async ({ db, info }, [id]) => usage(db, info, required(id, 'project_id')),
   'key:create': ({ db }, _args, o) =>
     createKey(db, {
@@ -60,15 +66,24 @@ const commands: Record<string, Command> = {
       countries: list(o.countries as string) ?? null,
     }),
   'key:list': ({ db }, _args, o) => listKeys(db, o.project as string | undefined),
-  'key:revoke': ({ db }, [id]) => revokeKey(db, required(id, 'key_id'), new Date()),
+  'key:revoke': (conn, [id]) => announced(conn, revokeKey(conn.db, required(id, 'key_id'), new Date())),
 };
+
+/** A change of keys or plans, announced to the running isolates once it is stored. */
+async function announced<T>(conn: Connection, change: Promise<T>): Promise<T> {
+  const result = await change;
+  await announceAuthChange(storeOf(conn.info, 'announcing the change')).catch((err: Error) => {
+    console.error(`admin: stored, but not announced (${err.message}): running isolates honour it within 30 s`);
+  });
+  return result;
+}
 
 function required(value: string | undefined, name: string): string {
   if (!value) throw new AdminError(`missing <${name}>`);
   return value;
 }
 
-const STRING_OPTIONS = ['name', 'plan', 'countries', 'categories', 'project', 'subscription', 'api', 'mcp', 'history-days', 'rate-limit', 'addons'];
+const STRING_OPTIONS = ['name', 'plan', 'countries', 'categories', 'project', 'subscription', 'api', 'mcp', 'history-days', 'rate-limit', 'addons', 'limits'];
 const ADDONS = ['request_packs', 'extra_entities', 'extra_keywords', 'extra_publishers'] as const;
 
 function addons(value: string): Addons {

@@ -35,7 +35,9 @@ function freePort(): Promise<number> {
 
 await mkdir(DATA_DIR, { recursive: true });
 const databaseUrl = process.env.DATABASE_URL;
-const gateway = await startGateway({ databaseUrl, redisUrl: process.env.REDIS_URL, pgliteDir: `${DATA_DIR}/pglite`, log });
+const gateway = await startGateway({ databaseUrl, redisUrl: process.env.REDIS_URL, pgliteDir: `${DATA_DIR}/pglite`, log,
+  // GATEWAY_RTT_MS=50 npm start: every SQL and Redis request pays the distance to the data region.
+  rttMs: Number(process.env.GATEWAY_RTT_MS ?? 0) });
 const info = gatewayInfo(gateway, databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 await writeFile(`${DATA_DIR}/gateway.json`, JSON.stringify(info, null, 2));
 log(`gateway on ${gateway.neonHttpUrl.replace('/sql', '')} (postgres: ${gateway.backend.postgres}, redis: ${gateway.backend.redis})`);

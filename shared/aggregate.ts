@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { sha256Hex } from './auth/keys';
 import { IsolateCache } from './cache/memory';
-import { pack, respond, toCached, unpack, type CachedResponse } from './cache/response';
+import { afterResponse, pack, respond, toCached, unpack, type CachedResponse } from './cache/response';
 import type { Db } from './db/client';
 import type { Config, Env } from './env';
 import { coded } from './errors';
@@ -41,6 +41,9 @@ export interface AggregateServices {
   /** Business time (the clock), the same value the request path would use. */
   now: Date;
 }
+
+/** Work that finishes after the answer (ctx.waitUntil). */
+type Later = (work: Promise<unknown>) => void;
 
 /**
  * One kind of aggregate. `R` is the request: plain JSON, because queued jobs carry it through the
@@ -123,21 +126,27 @@ async function release(store: Store, cacheKey: string, token: string): Promise<v
   if (holder === token) await store.redis.del(lockOf(cacheKey));
 }
 
-/** Computes and stores as the lock holder; the lock is released on success and on failure. */
-async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
+/**
+ * Computes as the lock holder. Storing the answer and releasing the lock (in that order: a follower
+ * that finds the lock gone finds the answer) go off the critical path; on failure the lock is released too.
+ */
+async function lead<R, H>(services: AggregateServices, later: Later, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
+  let cached: CachedResponse;
+  let value: unknown;
   try {
-    // A leader that finished between our miss and our lock: its result is there, use it.
-    const late = unpack(await attempt(services.store.text.get<string>(cacheKey)));
-    if (late) return { cached: late, outcome: 'shared' };
-    const value = await kind.compute(services, request, hint);
-    const cached = await cachedOf(kind, value);
-    // The answer stands even if Redis fails now; followers then time out into 503 `computing`.
-    await services.store.redis.set(cacheKey, pack(cached), { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS }).catch(() => undefined);
-    remember(services.config, kind, cacheKey, cached);
-    return { cached, value, outcome: 'miss' };
-  } finally {
-    await release(services.store, cacheKey, token).catch(() => undefined);
+    value = await kind.compute(services, request, hint);
+    cached = await cachedOf(kind, value);
+  } catch (err) {
+    later(release(services.store, cacheKey, token).catch(() => undefined));
+    throw err;
   }
+  remember(services.config, kind, cacheKey, cached);
+  // The answer stands even if Redis fails now; followers then time out into 503 `computing`.
+  later((async () => {
+    await services.store.redis.set(cacheKey, pack(cached), { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS }).catch(() => undefined);
+    await release(services.store, cacheKey, token).catch(() => undefined);
+  })());
+  return { cached, value, outcome: 'miss' };
 }
 
 /**
@@ -146,7 +155,7 @@ async function lead<R, H>(services: AggregateServices, kind: AggregateKind<R, H>
  * in time (a burst of followers on a busy machine) is just a poll without news. Gives up after
  * FOLLOWER_WAIT_MS with 503 `computing`.
  */
-async function follow<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
+async function follow<R, H>(services: AggregateServices, later: Later, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
   const redis = services.store.text;
   const deadline = Date.now() + FOLLOWER_WAIT_MS;
   for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
@@ -157,7 +166,7 @@ async function follow<R, H>(services: AggregateServices, kind: AggregateKind<R, 
     const cached = unpack(stored);
     if (cached) return { cached, outcome: 'shared' };
     if (holder == null && (await attempt(acquire(services.store, cacheKey, token, INLINE_LOCK_TTL_SECONDS))) === true) {
-      return lead(services, kind, request, cacheKey, token, hint);
+      return lead(services, later, kind, request, cacheKey, token, hint);
     }
   }
   throw computing(INLINE_RETRY_AFTER_SECONDS);
@@ -189,16 +198,25 @@ interface Served {
   outcome: CacheOutcome;
 }
 
-/** This isolate's copy, else Redis's (then kept here too); null on a miss, DOWN when Redis cannot answer. */
-async function lookup(config: Config, store: Store, kind: AggregateKind, cacheKey: string): Promise<CachedResponse | null | typeof DOWN> {
-  const held = config.ISOLATE_CACHE_SECONDS > 0 ? answers.get(memoryKey(config, cacheKey)) : undefined;
-  if (held) return held;
-  const stored = await attempt(store.text.get<string>(cacheKey));
-  if (stored === DOWN) return DOWN;
-  const cached = unpack(stored);
-  if (!cached) return null;
-  remember(config, kind, cacheKey, cached);
-  return cached;
+/** This isolate's copy (no round trip), or undefined. */
+function held(config: Config, cacheKey: string): CachedResponse | undefined {
+  return config.ISOLATE_CACHE_SECONDS > 0 ? answers.get(memoryKey(config, cacheKey)) : undefined;
+}
+
+interface Lookup {
+  /** The stored answer; null on a miss, DOWN when Redis cannot answer. */
+  found: CachedResponse | null | typeof DOWN;
+  /** Whether this request took the single-flight lock (asked beside the lookup: one round trip). */
+  acquired: boolean | typeof DOWN;
+}
+
+/** Redis's copy (then kept here too) and the lock, in one wave: a miss needs no second Redis call to lead. */
+async function lookup(config: Config, store: Store, kind: AggregateKind, cacheKey: string, token: string, ttl: number): Promise<Lookup> {
+  const [stored, acquired] = await Promise.all([attempt(store.text.get<string>(cacheKey)), attempt(acquire(store, cacheKey, token, ttl))]);
+  if (stored === DOWN) return { found: DOWN, acquired };
+  const cached = unpack(stored) ?? null;
+  if (cached) remember(config, kind, cacheKey, cached);
+  return { found: cached, acquired };
 }
 
 /**
@@ -211,31 +229,41 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
   const admitted = Promise.resolve(admit);
   admitted.catch(() => undefined); // it may fail while the key is hashed: handled by Promise.all below
   const cacheKey = await aggregateKey(store, kind, request);
-  const [options, found] = await Promise.all([admitted, lookup(config, store, kind, cacheKey)]);
-  if (found === DOWN) return degraded(c, kind, request, options);
-  if (found) return { cached: found, outcome: 'hit' };
-  const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey };
-  if (kind.warm !== false) await noteAsked(store, job).catch(() => undefined); // warming is best effort
+  const memory = held(config, cacheKey);
+  if (memory) return { cached: memory, outcome: (await admitted, 'hit') };
   const token = crypto.randomUUID();
   const queue = c.env.JOBS_QUEUE;
-  const ttl = options.background && queue ? QUEUED_LOCK_TTL_SECONDS : INLINE_LOCK_TTL_SECONDS;
-  const acquired = await attempt(acquire(store, cacheKey, token, ttl));
+  // The lock's lifetime depends on the path, known only once admitted: the queued one (the longer) when queued can be.
+  const ttl = queue ? QUEUED_LOCK_TTL_SECONDS : INLINE_LOCK_TTL_SECONDS;
+  const [options, { found, acquired }] = await Promise.all([admitted, lookup(config, store, kind, cacheKey, token, ttl)]);
+  const services: AggregateServices = { db, store, config, now: clock.now() };
+  const afterwards: Later = (work) => void afterResponse(c, work);
+  if (found === DOWN) return degraded(c, kind, request, options);
+  if (found) {
+    if (acquired === true) afterwards(release(store, cacheKey, token).catch(() => undefined));
+    return { cached: found, outcome: 'hit' };
+  }
   if (acquired === DOWN) return degraded(c, kind, request, options);
+  const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey };
+  if (kind.warm !== false) afterwards(noteAsked(store, job).catch(() => undefined)); // warming is best effort
   if (options.background && queue) {
     if (acquired) {
       try {
         await queue.send(job);
       } catch (err) {
-        await release(store, cacheKey, token).catch(() => undefined);
+        afterwards(release(store, cacheKey, token).catch(() => undefined));
         throw err;
       }
     }
     throw computing(RETRY_AFTER_SECONDS);
   }
-  const services: AggregateServices = { db, store, config, now: clock.now() };
+  if (acquired && queue) {
+    // Computed inline after all: the lock should not outlive a crash by the queued path's lifetime.
+    afterwards(store.redis.expire(lockOf(cacheKey), INLINE_LOCK_TTL_SECONDS).catch(() => undefined));
+  }
   return acquired
-    ? lead(services, kind, request, cacheKey, token, options.hint)
-    : follow(services, kind, request, cacheKey, token, options.hint);
+    ? lead(services, afterwards, kind, request, cacheKey, token, options.hint)
+    : follow(services, afterwards, kind, request, cacheKey, token, options.hint);
 }
 
 /**

@@ -10,6 +10,7 @@ declare global {
       DEAD_REDIS_UPSTASH_URL: string;
       HUNG_REDIS_UPSTASH_URL: string;
       QUIET_UPSTASH_URL: string;
+      DISTANT_UPSTASH_URL: string;
       ADMIN_DATABASE_URL: string;
       TEMPLATE_DATABASE: string;
       RUN_ID: string;

@@ -6,6 +6,8 @@
 //   GET  /v1  (WebSocket upgrade)   Neon wsproxy relay (neonConfig.wsProxy)
 //   POST /redis[/pipeline|/multi-exec]  Upstash REST   (new Redis({ url, token }))
 //   GET  /health                    backends and whether they answer
+//   GET  /stats, POST /stats/reset  requests served per protocol and sequential round trips
+//   POST /stats/mark                (scripts/gateway/trips.ts) since the last reset, up to the mark
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { HttpError, sendJson } from './http-util';
 import { MemoryRedis } from './memory-redis';
@@ -15,6 +17,7 @@ import { PgPools, targetFromUrl, type PgTarget } from './pg-pools';
 import { startPgliteServer, type PgliteServer } from './pglite-backend';
 import { RealRedis } from './redis-real';
 import type { RedisBackend } from './redis-types';
+import { TripLog } from './trips';
 import { createUpstashHandler } from './upstash';
 
 export interface GatewayOptions {
@@ -31,6 +34,11 @@ export interface GatewayOptions {
   /** Bearer token Upstash clients must send; default 'local-token'. */
   redisToken?: string;
   log?: (line: string) => void;
+  /**
+   * Milliseconds added to every SQL and Redis request (the Worker -> data-region round trip of
+   * production, e.g. 50); default 0. Also what makes the round-trip count deterministic.
+   */
+  rttMs?: number;
 }
 
 export interface Gateway {
@@ -43,6 +51,8 @@ export interface Gateway {
   upstashUrl: string;
   upstashToken: string;
   backend: { postgres: 'postgres' | 'pglite'; redis: 'redis' | 'memory' };
+  /** Changes the delay added to every SQL and Redis request (the distance bench runs with and without). */
+  setRtt(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -86,12 +96,22 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const upstash = createUpstashHandler(redis, token);
   const relay = createWsRelay(() => target, log);
 
-  // Requests served per protocol: benchmarks and tests read them to count round trips.
+  // Requests served per protocol, and their spans: benchmarks and tests read them to count round trips.
   const stats = { sql: 0, redis: 0 };
+  const trips = new TripLog();
+  let rttMs = opts.rttMs ?? 0;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '') || '/';
-    if (path === '/stats' && req.method === 'GET') return sendJson(res, 200, stats);
+    if (path === '/stats' && req.method === 'GET') return sendJson(res, 200, { ...stats, sequential: trips.sequential() });
+    if (path === '/stats/reset' && req.method === 'POST') {
+      trips.clear();
+      return sendJson(res, 200, { ok: true });
+    }
+    if (path === '/stats/mark' && req.method === 'POST') {
+      trips.mark(performance.now());
+      return sendJson(res, 200, { ok: true });
+    }
     if (path === '/health' && req.method === 'GET') {
       const { pg, rd } = await health(pools, redis);
       const ok = pg === 'ok' && rd === 'ok';
@@ -100,6 +120,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const redisMatch = /^\/redis(?:\/(pipeline|multi-exec))?$/.exec(path);
     if (path !== '/sql' && !redisMatch) throw new HttpError(404, `no route for ${path}`);
     if (req.method !== 'POST') throw new HttpError(405, 'use POST');
+    const start = performance.now();
+    res.once('finish', () => trips.record({ start, end: performance.now() }));
+    if (rttMs > 0) await new Promise((resolve) => setTimeout(resolve, rttMs));
     if (path === '/sql') {
       stats.sql++;
       return sql(req, res);
@@ -143,7 +166,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const port = addr.port;
   const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const base = `${publicHost}:${port}`;
-  log(`gateway on http://${base} (postgres: ${backend.postgres}, redis: ${backend.redis})`);
+  log(`gateway on http://${base} (postgres: ${backend.postgres}, redis: ${backend.redis}${rttMs ? `, rtt ${rttMs} ms` : ''})`);
 
   return {
     port,
@@ -152,6 +175,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     upstashUrl: `http://${base}/redis`,
     upstashToken: token,
     backend,
+    setRtt(ms) {
+      rttMs = ms;
+    },
     async close() {
       relay.close();
       server.closeAllConnections();

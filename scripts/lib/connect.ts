@@ -8,6 +8,7 @@ import { drizzle } from 'drizzle-orm/neon-http';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as schema from '../../shared/db/schema';
+import { createStore, type Store } from '../../shared/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { guardPool } from './resilient';
 
@@ -79,4 +80,12 @@ export async function connect(): Promise<Connection> {
       await gateway?.close();
     },
   };
+}
+
+/** The Workers' Redis, as the gateway (or UPSTASH_REDIS_REST_* for a deployment) reaches it; `what` names the command that needs it. */
+export function storeOf(info: GatewayInfo | null, what: string): Store {
+  const url = info?.upstashUrl ?? process.env.UPSTASH_REDIS_REST_URL;
+  const token = info?.upstashToken ?? process.env.UPSTASH_REDIS_REST_TOKEN;
+  if (!url || !token) throw new Error(`${what} needs Redis: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN`);
+  return createStore({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, REDIS_PREFIX: process.env.REDIS_PREFIX ?? '' });
 }

@@ -121,6 +121,9 @@ async function gatewayChild(databaseUrl: string, redisUrl: string): Promise<Gate
   return {
     port, neonHttpUrl: `http://${base}/sql`, neonWsProxy: `${base}/v1`, upstashUrl: `http://${base}/redis`, upstashToken: 'local-token',
     backend: { postgres: 'postgres', redis: 'redis' },
+    setRtt() {
+      throw new Error('the gateway process takes its delay at start (GATEWAY_RTT_MS)');
+    },
     async close() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

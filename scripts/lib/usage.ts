@@ -5,14 +5,10 @@ import type { Db } from '../../shared/db/client';
 import { limiterFor } from '../../shared/limits/check';
 import { monthlyQuota, monthOf, nextMonthStart } from '../../shared/limits/quota';
 import { PLAN_RULES } from '../../shared/plans';
-import { createStore } from '../../shared/redis';
-import type { GatewayInfo } from './connect';
+import { storeOf, type GatewayInfo } from './connect';
 
 export async function usage(db: Db, info: GatewayInfo | null, projectId: string) {
-  const url = info?.upstashUrl ?? process.env.UPSTASH_REDIS_REST_URL;
-  const token = info?.upstashToken ?? process.env.UPSTASH_REDIS_REST_TOKEN;
-  if (!url || !token) throw new Error('usage needs Redis: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN');
-  const store = createStore({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, REDIS_PREFIX: process.env.REDIS_PREFIX ?? '' });
+  const store = storeOf(info, 'usage');
   const project = await getProject(db, projectId);
   const now = new Date();
   const quota = monthlyQuota(project.plan, project.addons);

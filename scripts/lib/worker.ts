@@ -28,6 +28,8 @@ export interface RunningWorker {
   /** Where workerd listens (plain HTTP on 127.0.0.1). */
   url: URL;
   mf: Miniflare;
+  /** The same Worker in a new isolate (empty module state: a cold start). */
+  restart(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -64,11 +66,14 @@ export async function startBundled(
 /** Starts an already bundled Worker script (modules under `dir`) with the dev vars and `overrides`. */
 export async function runScript(scriptPath: string, dir: string, overrides: Record<string, string> = {}): Promise<RunningWorker> {
   const bindings = { ...devVars(), ...overrides };
-  const mf = new Miniflare(convertV4MiniflareOptions({
+  const options = convertV4MiniflareOptions({
     workers: [{ name: 'api', modules: true, scriptPath, modulesRoot: dir, ...COMPATIBILITY, bindings }],
-  }));
+  });
+  const mf = new Miniflare(options);
   try {
-    return { url: await mf.ready, mf, dispose: () => mf.dispose() };
+    const url = await mf.ready;
+    // The same port after a restart: callers keep the URL.
+    return { url, mf, restart: () => mf.setOptions({ ...options, port: Number(url.port) }), dispose: () => mf.dispose() };
   } catch (err) {
     await mf.dispose();
     throw err;

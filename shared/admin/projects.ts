@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client';
-import { PLANS, projects, SUBSCRIPTION_STATES, type Addons } from '../db/schema';
+import { LIMITS_MODES, PLANS, projects, SUBSCRIPTION_STATES, type Addons } from '../db/schema';
 
 const countryCode = z.string().regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2, e.g. US').transform((c) => c.toUpperCase());
 
@@ -18,6 +18,7 @@ const ProjectFields = z.object({
   historyDays: z.number().int().positive().nullable(),
   rateLimitPerMinute: z.number().int().positive().nullable(),
   addons: z.custom<Addons>(),
+  limitsMode: z.enum(LIMITS_MODES),
 });
 const { shape } = ProjectFields;
 
@@ -31,6 +32,7 @@ export const NewProjectSchema = ProjectFields.extend({
   historyDays: shape.historyDays.default(null),
   rateLimitPerMinute: shape.rateLimitPerMinute.default(null),
   addons: shape.addons.default({}),
+  limitsMode: shape.limitsMode.default('edge'),
 });
 export type NewProject = z.input<typeof NewProjectSchema>;
 

@@ -21,8 +21,13 @@ export function generateKey(): string {
 
 const CACHE_TTL_MS = 30_000;
 const cache = new Map<string, { auth: AuthContext | null; until: number }>();
+/** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
+const outdated = new WeakSet<AuthContext>();
 
-/** How long a revoked key may still be honoured by a warm isolate. */
+/**
+ * How long a cached key is kept. A revocation or plan change reaches warm isolates sooner, through
+ * the auth version (shared/auth/version.ts): within 2 s.
+ */
 export const KEY_CACHE_SECONDS = CACHE_TTL_MS / 1000;
 
 /** Cache expiry uses wall time, not the business clock: a pinned NOW must not pin the cache. */
@@ -38,7 +43,13 @@ export async function resolveKey(db: Db, key: string): Promise<AuthContext | nul
 }
 
 export function forgetCachedKeys(): void {
+  for (const { auth } of cache.values()) if (auth) outdated.add(auth);
   cache.clear();
+}
+
+/** True for a context read before the cache was forgotten (a key may have been revoked since). */
+export function isOutdated(auth: AuthContext): boolean {
+  return outdated.has(auth);
 }
 
 async function loadKey(db: Db, hash: string): Promise<AuthContext | null> {
@@ -55,7 +66,7 @@ async function loadKey(db: Db, hash: string): Promise<AuthContext | null> {
     return {
       keyId: key.id, keyKind: key.kind, projectId: null, plan: null,
       allowedCountries: key.countries, categories: null, apiEnabled: true, mcpEnabled: true,
-      subscriptionStatus: 'active', historyDays: rules.historyDays, rateLimitPerMinute: rules.perMinute, addons: {},
+      subscriptionStatus: 'active', historyDays: rules.historyDays, rateLimitPerMinute: rules.perMinute, addons: {}, limitsMode: 'edge',
     };
   }
   const rules = PLAN_RULES[project.plan];
@@ -73,5 +84,6 @@ async function loadKey(db: Db, hash: string): Promise<AuthContext | null> {
     historyDays: project.historyDays ?? rules.historyDays,
     rateLimitPerMinute: project.rateLimitPerMinute ?? rules.perMinute,
     addons: project.addons,
+    limitsMode: project.limitsMode,
   };
 }

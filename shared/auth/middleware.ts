@@ -1,5 +1,5 @@
 // Authenticates every keyed request: `X-API-Key` or `Authorization: Bearer`, never the query.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
 import { ApiError, coded } from '../errors';
 import { resolveKey } from './keys';
@@ -32,13 +32,25 @@ export function requireApiKey(): MiddlewareHandler<Env> {
         CHALLENGE,
       );
     }
-    const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
-      // The plan cannot be read: never guess, never serve unfiltered data.
-      console.error('key lookup failed', err.message);
-      throw coded(503, 'entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
-    });
-    if (!auth) throw new ApiError(401, 'Invalid API key: the X-API-Key header or Authorization: Bearer key is missing or invalid (unknown or revoked)', CHALLENGE);
-    c.set('auth', auth);
+    c.set('auth', await authenticate(c, key));
     await next();
   };
+}
+
+async function authenticate(c: Context<Env>, key: string) {
+  const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
+    // The plan cannot be read: never guess, never serve unfiltered data.
+    console.error('key lookup failed', err.message);
+    throw coded(503, 'entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
+  });
+  if (!auth) throw new ApiError(401, 'Invalid API key: the X-API-Key header or Authorization: Bearer key is missing or invalid (unknown or revoked)', CHALLENGE);
+  return auth;
+}
+
+/**
+ * Reads the request's key again (the auth version changed after it was read from the isolate's
+ * cache: it may have been revoked, or its plan changed): 401 if it is gone.
+ */
+export async function reauthenticate(c: Context<Env>): Promise<void> {
+  c.set('auth', await authenticate(c, presentedKey(c.req)!));
 }

@@ -1,4 +1,4 @@
-import type { Addons, KeyKind, Plan, SubscriptionStatus } from '../db/schema';
+import type { Addons, KeyKind, LimitsMode, Plan, SubscriptionStatus } from '../db/schema';
 
 /** Everything a request may do, resolved from its API key. */
 export interface AuthContext {
@@ -18,4 +18,6 @@ export interface AuthContext {
   historyDays: number;
   rateLimitPerMinute: number;
   addons: Addons;
+  /** `strict`: limits checked in Redis on every request; `edge`: decided in the isolate (shared/limits/edge.ts). */
+  limitsMode: LimitsMode;
 }

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { sha256Hex } from '../auth/keys';
 import type { Env } from '../env';
 import { IsolateCache } from './memory';
-import { respond, toCached, type CachedResponse } from './response';
+import { afterResponse, respond, toCached, type CachedResponse } from './response';
 
 interface Entry {
   cached: CachedResponse;
@@ -22,15 +22,6 @@ const EXPIRES = 'X-Reference-Expires';
 
 /** The location's shared cache, where the runtime has one (workerd; not Node). */
 const sharedCache = (): Cache | undefined => (globalThis as { caches?: { default?: Cache } }).caches?.default;
-
-function later(c: Context<Env>, work: Promise<unknown>): Promise<unknown> {
-  try {
-    c.executionCtx.waitUntil(work);
-    return Promise.resolve();
-  } catch {
-    return work; // no execution context (app.request in tests): finish it in the request
-  }
-}
 
 async function fromShared(cache: Cache, url: string, now: number): Promise<Entry | undefined> {
   const hit = await cache.match(url);
@@ -66,7 +57,7 @@ export async function referenceRead(c: Context<Env>, route: string, scope: unkno
     const stored = new Response(entry.cached.text, {
       headers: { 'Content-Type': 'application/json', 'Cache-Control': `max-age=${seconds}`, [ETAG]: entry.cached.etag, [EXPIRES]: String(entry.expires) },
     });
-    await later(c, cache.put(url, stored).catch(() => undefined));
+    await afterResponse(c, cache.put(url, stored).catch(() => undefined));
   }
   return respond(c, entry.cached);
 }

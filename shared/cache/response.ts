@@ -39,3 +39,13 @@ export function unpack(stored: unknown): CachedResponse | undefined {
 export function respond(c: Context<Env>, cached: CachedResponse): Response {
   return c.body(cached.text, 200, { ...cached.headers, 'Content-Type': 'application/json', ETag: cached.etag });
 }
+
+/** Work after the answer (ctx.waitUntil); without an execution context (app.request in tests) the caller awaits it. */
+export function afterResponse(c: Context<Env>, work: Promise<unknown>): Promise<unknown> {
+  try {
+    c.executionCtx.waitUntil(work);
+    return Promise.resolve();
+  } catch {
+    return work;
+  }
+}

@@ -33,6 +33,11 @@ export interface LimitState {
   quotaKey: string | null;
 }
 
+/** The project's quota counter for the month of `now`; null for keys without a project. */
+export function quotaKeyOf(store: Store, auth: AuthContext, now: Date): string | null {
+  return auth.projectId ? store.key('quota', auth.projectId, monthOf(now)) : null;
+}
+
 export function limiterFor(store: Store, perMinute: number) {
   return new Ratelimit({
     redis: store.redis,
@@ -46,33 +51,38 @@ export function limiterFor(store: Store, perMinute: number) {
   });
 }
 
+/** Hits to count in Redis in one call: this request's, plus those an isolate admitted on its own (shared/limits/edge.ts). */
+export interface Hits {
+  minute: number;
+  month: number;
+}
+
 /**
- * Checks the per-minute limit and, when `charge`, spends one request of the monthly quota
- * (INCRBY 0 reads it without spending, keeping the read in the same write pipeline). `decided` is a
- * per-minute decision already taken for this request (an MCP tool call carried by a POST /mcp that
- * was counted): the limiter is then not asked again.
+ * Counts `hits` in Redis (one pipeline: the limiter's EVALSHA, the quota INCRBY and its EXPIRE) and
+ * answers the state after them; INCRBY 0 reads the quota without spending it (/v1/usage). The minute decision is
+ * the limiter's for all the hits at once (@upstash/ratelimit's `rate`); with `minute: 0`, `decided` stands.
  */
-export async function checkLimits(store: Store, auth: AuthContext, now: Date, charge: boolean, decided?: MinuteState): Promise<LimitState> {
+export async function countLimits(store: Store, auth: AuthContext, now: Date, hits: Hits, decided?: MinuteState): Promise<LimitState> {
   const quota = auth.plan ? monthlyQuota(auth.plan, auth.addons) : null;
-  const quotaKey = auth.projectId ? store.key('quota', auth.projectId, monthOf(now)) : null;
+  const quotaKey = quotaKeyOf(store, auth, now);
   const resetMs = nextMonthStart(now).getTime();
   try {
     const [limited, used] = await Promise.all([
-      decided ? Promise.resolve(null) : limiterFor(store, auth.rateLimitPerMinute).limit(auth.keyId),
-      quotaKey ? store.redis.incrby(quotaKey, charge ? 1 : 0) : Promise.resolve(0),
-      quotaKey && charge ? store.redis.expire(quotaKey, QUOTA_TTL_SECONDS) : Promise.resolve(0),
+      hits.minute > 0 ? limiterFor(store, auth.rateLimitPerMinute).limit(auth.keyId, { rate: hits.minute }) : Promise.resolve(null),
+      quotaKey ? store.redis.incrby(quotaKey, hits.month) : Promise.resolve(0),
+      quotaKey && hits.month > 0 ? store.redis.expire(quotaKey, QUOTA_TTL_SECONDS) : Promise.resolve(0),
     ]);
     const minute: MinuteState = limited
-      ? { limit: limited.limit, remaining: limited.remaining, resetMs: limited.reset, success: limited.success, mode: 'redis' }
+      ? { limit: limited.limit, remaining: Math.max(0, limited.remaining), resetMs: limited.reset, success: limited.success, mode: 'redis' }
       : decided!;
     return {
       minute,
       month: quota && quotaKey ? { limit: quota.total, used, resetMs, success: used <= quota.total } : null,
-      quotaKey: charge ? quotaKey : null,
+      quotaKey: hits.month > 0 ? quotaKey : null,
     };
   } catch (err) {
     console.error('rate limit store unavailable, using the isolate limiter', (err as Error).message);
-    const local = decided ? null : limitLocally(auth.keyId, auth.rateLimitPerMinute, now.getTime());
+    const local = hits.minute > 0 ? limitLocally(auth.keyId, auth.rateLimitPerMinute, now.getTime()) : null;
     return {
       minute: local
         ? { limit: auth.rateLimitPerMinute, remaining: local.remaining, resetMs: local.reset, success: local.success, mode: 'local' }

@@ -6,7 +6,10 @@ import { coded } from '../errors';
 import { isFreeRevalidation } from '../etag';
 import { iso } from '../format';
 import { mcpPostOf, type Channel } from './channel';
-import { checkLimits, type LimitState } from './check';
+import { isOutdated } from '../auth/keys';
+import { reauthenticate } from '../auth/middleware';
+import type { LimitState } from './check';
+import { edgeLimits } from './edge';
 import { policyHeader, rateLimitHeader, type PolicyState } from './headers';
 import { assertMarketsEntitled } from '../markets-entitled';
 
@@ -35,9 +38,12 @@ function headerValues(state: LimitState, nowMs: number): Record<string, string> 
   return { 'RateLimit-Policy': policyHeader(list), RateLimit: rateLimitHeader(list) };
 }
 
-/** Gives a spent request back: it did not reach data (an error, refused by a limit) or was a 304. */
-function refund(c: Context<Env>, quotaKey: string | null) {
-  if (!quotaKey) return;
+/**
+ * Gives a spent request back: it did not reach data (an error, refused by a limit) or was a 304.
+ * A hit decided at the edge and not sent yet is taken back in the isolate.
+ */
+function refund(c: Context<Env>, quotaKey: string | null, local = false) {
+  if (!quotaKey || (local && edgeLimits.refund(c.var.store, c.var.auth))) return;
   c.executionCtx.waitUntil(c.var.store.redis.decr(quotaKey).catch(() => undefined));
 }
 
@@ -69,8 +75,23 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     const charge = (options.spendsQuota ?? true) && !QUOTA_EXEMPT.has(c.req.path);
     // An MCP tool call's per-minute hit was counted by the POST /mcp carrying it (the first call of a batch).
     const post = mcpPostOf(c.env);
-    const state = await checkLimits(c.var.store, c.var.auth, now, charge, post?.takeMinute());
+    const { auth, store } = c.var;
+    // Edge mode decides here from the isolate's counters (shared/limits/edge.ts); strict mode and
+    // /v1/usage (which reports exact usage) ask Redis on every request.
+    const { state, local } = await edgeLimits.decide(store, auth, now, {
+      charge, sync: auth.limitsMode === 'strict' || !charge, decided: post?.takeMinute(),
+      later: (work) => c.executionCtx.waitUntil(work),
+    });
     c.set('limits', state);
+    // The auth version changed while this request's key came from the isolate's cache: read it again.
+    if (isOutdated(auth)) {
+      try {
+        await reauthenticate(c);
+      } catch (err) {
+        refund(c, state.quotaKey, local);
+        throw err;
+      }
+    }
     if (!state.minute.success) {
       refund(c, state.quotaKey);
       const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
@@ -91,7 +112,7 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     // The handler may report a newer state (POST /mcp: its tool calls' limits).
     for (const [name, value] of Object.entries(headerValues(c.var.limits, now.getTime()))) c.header(name, value);
     // Errors reached no data; a 304 of a tag this key was sent (etag()) is free revalidation.
-    if (c.res.status >= 400 || isFreeRevalidation(c)) refund(c, state.quotaKey);
+    if (c.res.status >= 400 || isFreeRevalidation(c)) refund(c, state.quotaKey, local);
     else post?.record(state);
   };
 }

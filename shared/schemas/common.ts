@@ -1,5 +1,6 @@
 // Schemas every area shares: errors, pagination, query booleans, route defaults.
 import { z } from '@hono/zod-openapi';
+import { LIMITS_NOTE } from '../limits/headers';
 
 export const ValidationIssueSchema = z
   .object({
@@ -33,9 +34,9 @@ export const errorDescriptions = {
   403: 'The key is not scoped to the requested market, its markets resolve to nothing (`market_not_entitled`, on every market-scoped route), or a plan gate applies.',
   404: 'Resource not found.',
   422: 'Parameter validation failure (type, enum, range).',
-  429: 'Per-minute rate limit or monthly quota exceeded; see `Retry-After`.',
+  429: `Per-minute rate limit or monthly quota exceeded; see \`Retry-After\`. ${LIMITS_NOTE}`,
   503: 'A dependency is briefly degraded or an aggregate is being computed; retry after `Retry-After`.',
-} as const;
+};
 export type ErrorStatus = keyof typeof errorDescriptions;
 
 /** 413 for a route that takes a body: refused unread, before the key is checked (shared/body-limits.ts). */

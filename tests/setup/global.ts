@@ -26,6 +26,8 @@ declare module 'vitest' {
     hungRedisUpstashUrl: string;
     /** A gateway to the real Redis that only one test file uses, to count round trips. */
     quietUpstashUrl: string;
+    /** A gateway 20 ms away (every request delayed), that only the round-trip file uses: its /stats counts sequential trips. */
+    distantUpstashUrl: string;
   }
 }
 
@@ -55,6 +57,7 @@ export default async function setup(project: TestProject) {
   const gateway = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL });
   const deadRedis = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: 'redis://127.0.0.1:1' });
   const quiet = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL });
+  const distant = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL, rttMs: 20 });
   const hung = createServer(() => {}).listen(0, '127.0.0.1');
   await new Promise((resolve) => hung.once('listening', resolve));
   project.provide('databaseUrl', `${SERVER}/${template}`);
@@ -68,9 +71,11 @@ export default async function setup(project: TestProject) {
   project.provide('deadRedisUpstashUrl', deadRedis.upstashUrl);
   project.provide('hungRedisUpstashUrl', `http://127.0.0.1:${(hung.address() as { port: number }).port}/redis`);
   project.provide('quietUpstashUrl', quiet.upstashUrl);
+  project.provide('distantUpstashUrl', distant.upstashUrl);
   return async () => {
     hung.close();
     await quiet.close();
+    await distant.close();
     await deadRedis.close();
     await gateway.close();
     await admin(async (client) => {

@@ -6,6 +6,9 @@ export const PLANS = ['start', 'grow', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 export const SUBSCRIPTION_STATES = ['active', 'trialing', 'past_due', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATES)[number];
+/** How limits are decided: at the edge with background reconciliation, or by Redis on every request. */
+export const LIMITS_MODES = ['edge', 'strict'] as const;
+export type LimitsMode = (typeof LIMITS_MODES)[number];
 export const KEY_KINDS = ['project', 'internal', 'legacy'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
@@ -32,6 +35,7 @@ export const projects = pgTable('projects', {
   /** Overrides the plan's per-minute rate limit when set. */
   rateLimitPerMinute: integer('rate_limit_per_minute'),
   addons: jsonb('addons').$type<Addons>().notNull().default({}),
+  limitsMode: text('limits_mode').$type<LimitsMode>().notNull().default('edge'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

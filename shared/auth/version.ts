@@ -1,0 +1,33 @@
+// The auth version: a counter in Redis that every key revocation and plan or subscription change
+// bumps (shared/admin/announce.ts). Each limits call reads it in the same pipeline (shared/limits/edge.ts,
+// strict mode included); an isolate decides a request without Redis only while its last read is
+// younger than AUTH_VERSION_FRESH_MS (shared/limits/edge.ts); a new value drops
+// the isolate's cached keys and edge states, so a change reaches every isolate within 2 s.
+import type { Store } from '../redis';
+import { forgetCachedKeys } from './keys';
+
+/** The last version seen, per deployment (Redis namespace), and when it was read (wall time). */
+const seen = new Map<string, number>();
+const readAt = new Map<string, number>();
+
+/** How old the version read may be for a cached key to be honoured without asking Redis. */
+export const AUTH_VERSION_FRESH_MS = 1_000;
+
+export const authVersionKey = (store: Store) => store.key('auth-version');
+
+/**
+ * Records the version just read; true when it differs from the last one seen (or none was seen yet,
+ * when the keys cached so far were read without it): the cached keys are then forgotten.
+ */
+export function observeAuthVersion(store: Store, version: number): boolean {
+  const changed = seen.get(store.prefix) !== version;
+  seen.set(store.prefix, version);
+  readAt.set(store.prefix, Date.now());
+  if (changed) forgetCachedKeys();
+  return changed;
+}
+
+/** True while the version was read less than AUTH_VERSION_FRESH_MS ago (by any key's limits call). */
+export function authVersionFresh(store: Store, nowMs = Date.now()): boolean {
+  return nowMs - (readAt.get(store.prefix) ?? -Infinity) < AUTH_VERSION_FRESH_MS;
+}

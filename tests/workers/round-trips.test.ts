@@ -1,0 +1,73 @@
+// Sequential round trips from the Worker to the data region, counted at the gateway (the distant
+// gateway of tests/setup/global.ts delays every SQL and Redis request, so requests of one wave
+// overlap and count once; scripts/gateway/trips.ts). Work after the answer (limit reconciliation,
+// cache writes) is left out: the test marks the moment it received the answer. A regression on any
+// route shape fails here.
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import worker from '../../functions/index';
+import { createWorld, type Tenant, type World } from '../helpers/world';
+
+let world: World;
+let tenant: Tenant;
+let strict: Tenant;
+const DISTANT = {
+  UPSTASH_REDIS_REST_URL: env.DISTANT_UPSTASH_URL,
+  NEON_HTTP_ENDPOINT: new URL('/sql', env.DISTANT_UPSTASH_URL).toString(),
+};
+const gateway = (path: string, method = 'GET') => fetch(new URL(path, env.DISTANT_UPSTASH_URL), { method });
+
+beforeAll(async () => {
+  world = await createWorld('round_trips');
+  tenant = await world.tenant({ plan: 'scale' });
+  strict = await world.tenant({ plan: 'scale', limitsMode: 'strict' });
+});
+
+/** One request through the distant gateway; answers its status and its sequential round trips. */
+async function trips(path: string, key: string): Promise<{ status: number; trips: number }> {
+  await gateway('/stats/reset', 'POST');
+  const ctx = createExecutionContext();
+  const request = new Request(`http://api.test${path}`, { headers: { 'X-API-Key': key } });
+  const response = await worker.fetch(request as never, { ...world.env, ...DISTANT } as never, ctx);
+  await gateway('/stats/mark', 'POST');
+  await response.text();
+  await waitOnExecutionContext(ctx);
+  const stats = (await (await gateway('/stats')).json()) as { sequential: number };
+  return { status: response.status, trips: stats.sequential };
+}
+
+/** Warms the key (its lookup, its limits state) and the route; then the measured request. */
+async function warm(path: string, key: string) {
+  for (let i = 0; i < 3; i++) expect((await trips(path, key)).status).toBe(200);
+  return trips(path, key);
+}
+
+describe('warm answers: no round trip (edge limits + isolate memory)', () => {
+  for (const path of ['/v1/geo/languages', '/v1/geo/regions', '/v1/entities/trending?region=us&limit=5']) {
+    it(`GET ${path}`, async () => {
+      expect(await warm(path, tenant.key)).toEqual({ status: 200, trips: 0 });
+    });
+  }
+});
+
+describe('strict mode: a warm answer costs the one limit check', () => {
+  it('GET /v1/geo/languages', async () => {
+    expect(await warm('/v1/geo/languages', strict.key)).toEqual({ status: 200, trips: 1 });
+  });
+});
+
+describe('fresh answers: at most 2 sequential round trips (Redis, then PostgreSQL)', () => {
+  it('GET /v1/geo/regions with parameters nobody asked before', async () => {
+    await warm('/v1/geo/languages', tenant.key); // the key and its limits are warm; the route's answer is not
+    const fresh = await trips('/v1/geo/regions?window=7d', tenant.key);
+    expect(fresh.status).toBe(200);
+    expect(fresh.trips).toBeLessThanOrEqual(2);
+  });
+
+  it('GET /v1/entities/trending with parameters nobody asked before', async () => {
+    await warm('/v1/geo/languages', tenant.key);
+    const fresh = await trips('/v1/entities/trending?region=us&limit=7', tenant.key);
+    expect(fresh.status).toBe(200);
+    expect(fresh.trips).toBeLessThanOrEqual(2);
+  });
+});

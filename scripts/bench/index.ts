@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   public: () => import('./public'),
   feed: () => import('./feed'),
   startup: () => import('./startup'),
+  'startup:profile': () => import('./startup-profile'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import WebSocket from 'ws';
 import { bundle, NO_SERVICES, PROBES, type WorkerName } from '../lib/bundles';
@@ -75,7 +75,7 @@ export async function run(argv: string[]): Promise<void> {
 
     const map = new SourceMap(JSON.parse(readFileSync(`${b.script}.map`, 'utf8')));
     const where = ({ functionName, url: script, lineNumber, columnNumber }: CallFrame) => {
-      if (!script.endsWith('.js') || !script.includes(dir)) return script ? script.split('/').pop()! : functionName || '(native)';
+      if (!script.endsWith(`/${basename(b.script)}`) && script !== basename(b.script)) return script ? script.split('/').pop()! : functionName || '(native)';
       const entry = map.findEntry(lineNumber, columnNumber);
       const source = 'originalSource' in entry ? entry.originalSource : '(bundle glue)';
       if (argv.includes('--files')) return source.replace(/.*node_modules\//, '').replace(/^(\.\.\/)+/, '');

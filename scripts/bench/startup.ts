@@ -25,7 +25,6 @@ const arg = (argv: string[], name: string, fallback: number) => {
 
 const MINIMAL = 'minimal';
 
-
 /**
  * wrangler.toml's build settings around the minimal Worker, so that both are built the same way: an
  * area environment's (the same compatibility flags as the request Workers).
@@ -83,7 +82,6 @@ async function firstRequest(b: Bundle, probe: Probe, bindings: Record<string, st
     await worker.dispose();
   }
 }
-
 
 export async function run(argv: string[]): Promise<void> {
   const runs = arg(argv, '--runs', 5);

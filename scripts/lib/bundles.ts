@@ -102,7 +102,7 @@ export interface Bundle {
   script: string;
   dir: string;
   code: string;
-  /** The environment's compatibility flags, as deployed (the request Workers run without nodejs_compat). */
+  /** The environment's compatibility flags, as deployed (the request Workers opt out of Node compatibility). */
   flags: string[];
   raw: number;
   gzip: number;

@@ -63,7 +63,7 @@ export async function startBundled(
 
 /**
  * Starts an already bundled Worker script (modules under `dir`) with the dev vars and `overrides`;
- * `compatibilityFlags`: its environment's (a deployed request Worker's are `[]`, see wrangler.toml).
+ * `compatibilityFlags`: its environment's (a deployed request Worker opts out of Node compatibility, see wrangler.toml).
  */
 export async function runScript(
   scriptPath: string, dir: string, overrides: Record<string, string> = {}, compatibilityFlags = COMPATIBILITY.compatibilityFlags,

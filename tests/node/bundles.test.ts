@@ -2,7 +2,7 @@
 // area's routes, and answering its first request in workerd (the lazily loaded routes, the zod
 // locale and ajv aliases and the minified names work in the shipped bundle, not only in the sources),
 // keyless and keyed (the demo data behind a local gateway), with its environment's compatibility
-// flags: the request Workers run without nodejs_compat (wrangler.toml).
+// flags: the request Workers opt out of Node compatibility (wrangler.toml).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -15,7 +15,6 @@ import { liveStep, topUp } from './demo/live';
 import { scanMentionList } from '../functions/tracking/scan';
 import { drizzle } from 'drizzle-orm/neon-http';
 import { neon } from '@neondatabase/serverless';
-import * as schema from '../shared/db/schema';
 
 const PORT = Number(process.env.PORT ?? 8787);
 /** Where the embedded database, the gateway address and the demo keys live (tests use a temp dir). */
@@ -46,7 +45,7 @@ configureDriver(info);
 // Kept open between live steps (no idle timeout): it must outlive a PostgreSQL restart, which the
 // guard makes a logged, recoverable event (the dead client is dropped, the next step reconnects).
 const pool = guardPool(new Pool({ connectionString: info.databaseUrl, max: 2, idleTimeoutMillis: 0 }), 'database pool', log);
-const db = drizzle({ client: neon(info.databaseUrl), schema });
+const db = drizzle({ client: neon(info.databaseUrl) });
 const now = new Date();
 const client = await pool.connect();
 try {

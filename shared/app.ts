@@ -62,6 +62,8 @@ export interface AreaOptions {
   edge?: MiddlewareHandler<Env>[];
   /** Runs after the whole chain, before the routes (the public area's per-IP limit, which needs the services). */
   after?: MiddlewareHandler<Env>[];
+  /** Body limits of this area's body-taking routes, by path (shared/body-limits.ts); 8 KiB elsewhere. */
+  bodyLimits?: Record<string, number>;
 }
 
 /**
@@ -72,7 +74,7 @@ export function createArea(options: AreaOptions): App {
   const app = createApp();
   // The request id and log line wrap everything; edge middleware (CORS, preflight) next; oversized bodies
   // (413, unread) and hostile URLs are refused next: before auth and any query.
-  const chain: MiddlewareHandler<Env>[] = [observe(), ...(options.edge ?? []), bodyLimits(), inputHygiene(), services()];
+  const chain: MiddlewareHandler<Env>[] = [observe(), ...(options.edge ?? []), bodyLimits(options.bodyLimits), inputHygiene(), services()];
   const channel = options.channel ?? 'rest';
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
   // A keyed read that fails because the database is unreachable is answered from its last good copy.

@@ -2,19 +2,15 @@
 // JSON and before authentication, so an anonymous 50 MB POST costs at most its route's limit in
 // memory. A declared Content-Length over the limit is refused unread; a streamed body is counted and
 // refused once it passes the limit (hono's bodyLimit buffers at most `maxSize` bytes).
+// Each area names the limits of its own body-taking routes (AreaOptions.bodyLimits), so no bundle
+// carries another area's paths.
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './errors';
 
-const KiB = 1024;
-/** Route limits by path; every other path (no route takes a body there) gets DEFAULT_BODY_LIMIT. */
-export const BODY_LIMITS: Record<string, number> = {
-  '/public/platform-profile/bulk': 64 * KiB,
-  '/mcp': 256 * KiB,
-};
+export const KiB = 1024;
+/** Every path an area does not name (no route takes a body there). */
 export const DEFAULT_BODY_LIMIT = 8 * KiB;
-
-export const bodyLimitOf = (path: string) => BODY_LIMITS[path.replace(/\/+$/, '')] ?? DEFAULT_BODY_LIMIT;
 
 const limiters = new Map<number, MiddlewareHandler>();
 function limiter(maxSize: number): MiddlewareHandler {
@@ -31,9 +27,10 @@ function limiter(maxSize: number): MiddlewareHandler {
   return limit;
 }
 
-export function bodyLimits(): MiddlewareHandler {
+/** `limits`: bytes by exact path (a trailing slash ignored); every other path gets DEFAULT_BODY_LIMIT. */
+export function bodyLimits(limits: Record<string, number> = {}): MiddlewareHandler {
   return async function bodyLimits(c, next) {
     if (!c.req.raw.body) return next();
-    return limiter(bodyLimitOf(c.req.path))(c, next);
+    return limiter(limits[c.req.path.replace(/\/+$/, '')] ?? DEFAULT_BODY_LIMIT)(c, next);
   };
 }

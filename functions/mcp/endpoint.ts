@@ -5,7 +5,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { ApiError } from '../../shared/errors';
 import { McpPost, mcpEnv } from '../../shared/limits/channel';
-import { bodyLimitOf } from '../../shared/body-limits';
+import { KiB } from '../../shared/body-limits';
 import { errorResponses, keyed, tooLargeResponse } from '../../shared/schemas/common';
 import { credentialsOf, runTool } from './dispatch';
 import { serveMcp } from './server';
@@ -17,6 +17,9 @@ export interface McpInfo {
 }
 
 /** JSON-RPC 2.0 as plain OpenAPI schemas: documented, not validated (the transport answers JSON-RPC errors). */
+/** A batch of tool calls fits easily; anything larger is refused before it is read (shared/body-limits.ts). */
+export const MCP_BODY_MAX_BYTES = 256 * KiB;
+
 const jsonRpc = (description: string, example: object) => {
   const message = { type: 'object' as const, properties: { jsonrpc: { type: 'string' as const, enum: ['2.0'] } }, required: ['jsonrpc'] };
   return { description, anyOf: [message, { type: 'array' as const, items: message }], example };
@@ -57,7 +60,7 @@ const route = createRoute({
     },
     202: { description: 'Accepted: the body held only notifications (e.g. `notifications/initialized`).' },
     ...errorResponses(401, 402, 403, 422, 429, 503),
-    413: tooLargeResponse(bodyLimitOf('/mcp')),
+    413: tooLargeResponse(MCP_BODY_MAX_BYTES),
     400: { description: 'Malformed JSON or not a JSON-RPC message: a JSON-RPC error body (`-32700`, `-32600`).' },
     406: { description: '`Accept` excludes `application/json`: a JSON-RPC error body.' },
   },

@@ -1,20 +1,18 @@
 // POST /public/platform-profile/bulk: up to 100 domains in one request and one SQL statement.
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimitOf } from '../../shared/body-limits';
 import type { App } from '../../shared/app';
 import { normalizeDomain } from '../../shared/domains';
 import type { Env } from '../../shared/env';
 import { ApiError } from '../../shared/errors';
 import { errorResponses, tooLargeResponse } from '../../shared/schemas/common';
+import { BULK_BODY_MAX_BYTES, BULK_PATH } from './body-limits';
 import { spendBulk } from './limit';
 import { toResult } from './profile';
 import { profilesFor } from './queries';
 import { BULK_MAX, BulkBodySchema, BulkResponseSchema } from './schemas';
 
-const PATH = '/public/platform-profile/bulk';
-/** 100 URLs of ~600 characters; anything larger is not a list of domains. */
-export const BULK_BODY_MAX_BYTES = bodyLimitOf(PATH);
+const PATH = BULK_PATH;
 
 const route = createRoute({
   method: 'post',

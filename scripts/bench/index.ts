@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   feed: () => import('./feed'),
   startup: () => import('./startup'),
   distance: () => import('./distance'),
+  'startup:profile': () => import('./startup-profile'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

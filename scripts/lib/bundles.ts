@@ -20,7 +20,7 @@ export type WorkerName = (typeof WORKERS)[number];
 const AREA_BUDGET_KIB = 210;
 export const BUDGET_KIB: Record<WorkerName, number> = {
   tracking: AREA_BUDGET_KIB, feed: AREA_BUDGET_KIB, public: AREA_BUDGET_KIB, geo: AREA_BUDGET_KIB, trends: AREA_BUDGET_KIB,
-  entities: AREA_BUDGET_KIB, articles: AREA_BUDGET_KIB, jobs: AREA_BUDGET_KIB, mcp: 280,
+  entities: AREA_BUDGET_KIB, articles: AREA_BUDGET_KIB, jobs: AREA_BUDGET_KIB, mcp: 290,
 };
 
 /** A path literal that only the named area registers. */
@@ -62,6 +62,35 @@ export const PROBES: Partial<Record<WorkerName | 'minimal', { method: string; pa
   mcp: { method: 'POST', path: '/mcp', status: 401 },
 };
 
+const MCP_ACCEPT = 'application/json, text/event-stream';
+/**
+ * A real caller's first request: the demo `full` key on a cheap route of each Worker (200). The
+ * public Worker takes no key: its probe is a keyless lookup of the demo data instead.
+ */
+const KEYED: Record<WorkerName | 'minimal', { method: string; path: string; body?: object; keyless?: boolean } | undefined> = {
+  minimal: { method: 'GET', path: '/hello/world', keyless: true },
+  tracking: { method: 'GET', path: '/v1/usage' },
+  feed: { method: 'GET', path: '/v2/feed?limit=1' },
+  public: { method: 'GET', path: '/public/platform-profile?domain=citypost.co.uk', keyless: true },
+  geo: { method: 'GET', path: '/v1/geo/languages' },
+  trends: { method: 'GET', path: '/v1/themes' },
+  entities: { method: 'GET', path: '/v1/entities?limit=1' },
+  articles: { method: 'GET', path: '/v1/analytics/categories' },
+  jobs: undefined,
+  mcp: { method: 'POST', path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_languages', arguments: {} } } },
+};
+
+export interface Probe { method: string; path: string; status: number; headers?: Record<string, string>; body?: string }
+
+/** The keyed first request of a Worker (200 with `key`), or undefined for the jobs Worker. */
+export function keyedProbe(name: WorkerName | 'minimal', key: string): Probe | undefined {
+  const probe = KEYED[name];
+  if (!probe) return undefined;
+  const headers: Record<string, string> = probe.keyless ? {} : { 'X-API-Key': key };
+  if (probe.body) Object.assign(headers, { 'Content-Type': 'application/json', Accept: MCP_ACCEPT });
+  return { method: probe.method, path: probe.path, status: 200, headers, body: probe.body && JSON.stringify(probe.body) };
+}
+
 /** Unreachable services: the probes never get past the key check (or need no data). */
 export const NO_SERVICES = {
   DATABASE_URL: 'postgres://probe@127.0.0.1:9/none', UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9', UPSTASH_REDIS_REST_TOKEN: 'none',
@@ -73,6 +102,8 @@ export interface Bundle {
   script: string;
   dir: string;
   code: string;
+  /** The environment's compatibility flags, as deployed (the request Workers opt out of Node compatibility). */
+  flags: string[];
   raw: number;
   gzip: number;
   /** Largest contributors first: npm package, or the project folder (`functions/geo`, `shared`). */
@@ -89,15 +120,16 @@ export function bundle(name: string, dir: string, env: string = name, config = j
     stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: ROOT,
   });
   // Named after the entry module: index.js for the areas.
-  const script = join(dir, basename(mainOf(config, env)).replace(/\.ts$/, '.js'));
+  const { main, compatibility_flags: flags } = configOf(config, env);
+  const script = join(dir, basename(main).replace(/\.ts$/, '.js'));
   const code = readFileSync(script, 'utf8');
-  return { name, script, dir, code, raw: Buffer.byteLength(code), gzip: gzipSync(code).length, packages: packagesOf(meta) };
+  return { name, script, dir, code, flags, raw: Buffer.byteLength(code), gzip: gzipSync(code).length, packages: packagesOf(meta) };
 }
 
-function mainOf(config: string, env: string): string {
-  const main = unstable_readConfig({ config, env: env || undefined }, { hideWarnings: true }).main;
+function configOf(config: string, env: string): { main: string; compatibility_flags: string[] } {
+  const { main, compatibility_flags } = unstable_readConfig({ config, env: env || undefined }, { hideWarnings: true });
   if (!main) throw new Error(`${config} [${env}] has no main module`);
-  return main;
+  return { main, compatibility_flags };
 }
 
 /** The last package folder of a module path, else the project folder it sits in. */

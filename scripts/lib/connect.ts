@@ -5,9 +5,9 @@
 // - otherwise an in-process gateway in front of DATABASE_URL / REDIS_URL, or the embedded engines.
 import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
+import type { Db } from '../../shared/db/client';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import * as schema from '../../shared/db/schema';
 import { createStore, type Store } from '../../shared/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { guardPool } from './resilient';
@@ -27,7 +27,7 @@ export interface GatewayInfo {
 }
 
 export interface Connection {
-  db: ReturnType<typeof drizzle<typeof schema>>;
+  db: Db;
   pool: Pool;
   info: GatewayInfo | null;
   close(): Promise<void>;
@@ -72,7 +72,7 @@ export async function connect(): Promise<Connection> {
   const connectionString = info?.databaseUrl ?? url!;
   const pool = guardPool(new Pool({ connectionString, max: 4 }), 'database pool', (line) => console.error(line));
   return {
-    db: drizzle({ client: neon(connectionString), schema }),
+    db: drizzle({ client: neon(connectionString) }),
     pool,
     info,
     async close() {

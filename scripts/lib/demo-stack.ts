@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { neon, neonConfig } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
 import pg from 'pg';
-import * as schema from '../../shared/db/schema';
 import { loadDemoData } from '../demo/load';
 import { createDemoTenants, type DemoKey } from '../demo/tenants';
 import { startGateway, type Gateway } from '../gateway/index';
@@ -133,7 +132,17 @@ async function gatewayChild(databaseUrl: string, redisUrl: string): Promise<Gate
   };
 }
 
-export async function startStack(options: StackOptions): Promise<Stack> {
+/** The demo database (a clone of the template), the gateway in front of it and Redis, and the demo tenants. */
+export interface DemoServices {
+  gateway: Gateway;
+  keys: DemoKey[];
+  databaseUrl: string;
+  /** What a Worker binds to reach them (DATABASE_URL, NEON_HTTP_ENDPOINT, UPSTASH_*, REDIS_PREFIX, NOW). */
+  bindings: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+export async function startDemoServices(options: StackOptions): Promise<DemoServices> {
   const log = options.log ?? (() => undefined);
   const { server, database } = options;
   const template = await demoTemplate(server, log);
@@ -155,28 +164,40 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ? await gatewayChild(`${server}/postgres`, options.redisUrl)
     : await startGateway({ databaseUrl: `${server}/postgres`, redisUrl: options.redisUrl });
   neonConfig.fetchEndpoint = gateway.neonHttpUrl;
-  const db = drizzle({ client: neon(databaseUrl), schema });
+  const db = drizzle({ client: neon(databaseUrl) });
   const keys = await createDemoTenants(db, new Date(FUZZ_NOW));
   // Many thousand requests a minute from one key: lift the per-minute limit (429 stays reachable
   // through the fuzz's own requests to the other keys' projects).
   await onServer(databaseUrl, (c) => c.query(`UPDATE projects SET rate_limit_per_minute = 1000000 WHERE name = 'Demo newsroom'`));
-  let worker: RunningWorker;
-  try {
-    worker = await startWorker({
+  return {
+    gateway, keys, databaseUrl,
+    bindings: {
       DATABASE_URL: databaseUrl, NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, NEON_WS_PROXY: gateway.neonWsProxy,
       UPSTASH_REDIS_REST_URL: gateway.upstashUrl, UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-      REDIS_PREFIX: database, APP_URL: 'https://app.example.com', NOW: FUZZ_NOW, ...options.bindings,
-    });
+      REDIS_PREFIX: database, APP_URL: 'https://app.example.com', NOW: FUZZ_NOW,
+    },
+    async dispose() {
+      await gateway.close();
+      await onServer(`${server}/postgres`, (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
+    },
+  };
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const services = await startDemoServices(options);
+  let worker: RunningWorker;
+  try {
+    worker = await startWorker({ ...services.bindings, ...options.bindings });
   } catch (err) {
-    await gateway.close();
+    await services.dispose();
     throw err;
   }
+  const { gateway, keys, databaseUrl } = services;
   return {
     url: worker.url, worker, gateway, keys, databaseUrl,
     async dispose() {
       await worker.dispose();
-      await gateway.close();
-      await onServer(`${server}/postgres`, (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
+      await services.dispose();
     },
   };
 }

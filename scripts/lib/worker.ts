@@ -63,11 +63,16 @@ export async function startBundled(
   }
 }
 
-/** Starts an already bundled Worker script (modules under `dir`) with the dev vars and `overrides`. */
-export async function runScript(scriptPath: string, dir: string, overrides: Record<string, string> = {}): Promise<RunningWorker> {
+/**
+ * Starts an already bundled Worker script (modules under `dir`) with the dev vars and `overrides`;
+ * `compatibilityFlags`: its environment's (a deployed request Worker opts out of Node compatibility, see wrangler.toml).
+ */
+export async function runScript(
+  scriptPath: string, dir: string, overrides: Record<string, string> = {}, compatibilityFlags = COMPATIBILITY.compatibilityFlags,
+): Promise<RunningWorker> {
   const bindings = { ...devVars(), ...overrides };
   const options = convertV4MiniflareOptions({
-    workers: [{ name: 'api', modules: true, scriptPath, modulesRoot: dir, ...COMPATIBILITY, bindings }],
+    workers: [{ name: 'api', modules: true, scriptPath, modulesRoot: dir, ...COMPATIBILITY, compatibilityFlags, bindings }],
   });
   const mf = new Miniflare(options);
   try {

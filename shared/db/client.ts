@@ -1,7 +1,6 @@
 // Request-scoped Postgres access over Neon's HTTP driver (one round trip per query or batch).
 import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
-import * as schema from './schema';
 
 export type Db = ReturnType<typeof createDb>;
 
@@ -26,10 +25,15 @@ export function createPool(config: DbConfig): Pool {
   return new Pool({ connectionString: config.DATABASE_URL, max: 1 });
 }
 
+/**
+ * Without drizzle's `schema` option: nothing uses the relational API (`db.query.*`), and with it
+ * every request rebuilt the relational config of every table, and the first request of an isolate
+ * evaluated every area's table modules (docs/PERFORMANCE.md, "The first request").
+ */
 export function createDb(config: DbConfig) {
   if (config.NEON_HTTP_ENDPOINT) {
     // Global in the driver, so set per call: the value is the same for the whole isolate.
     neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
   }
-  return drizzle({ client: neon(config.DATABASE_URL), schema });
+  return drizzle({ client: neon(config.DATABASE_URL) });
 }

@@ -1,15 +1,29 @@
 // Every deployed Worker as `wrangler deploy` bundles it: within its gzip budget, holding only its own
 // area's routes, and answering its first request in workerd (the lazily loaded routes, the zod
-// locale and ajv aliases and the minified names work in the shipped bundle, not only in the sources).
+// locale and ajv aliases and the minified names work in the shipped bundle, not only in the sources),
+// keyless and keyed (the demo data behind a local gateway), with its environment's compatibility
+// flags: the request Workers opt out of Node compatibility (wrangler.toml).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { BUDGET_KIB, bundle, kib, NO_SERVICES, overBudget, PROBES, routesIn, WORKERS } from '../../scripts/lib/bundles';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BUDGET_KIB, bundle, keyedProbe, kib, NO_SERVICES, overBudget, PROBES, routesIn, WORKERS } from '../../scripts/lib/bundles';
+import { startDemoServices, type DemoServices } from '../../scripts/lib/demo-stack';
 import { runScript } from '../../scripts/lib/worker';
 
 const dir = mkdtempSync(join(tmpdir(), 'bundles-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let services: DemoServices;
+beforeAll(async () => {
+  services = await startDemoServices({
+    server: inject('adminDatabaseUrl').replace(/\/[^/]*$/, ''),
+    redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    database: `bundles_test_${inject('runId')}`, // global teardown drops leftovers by the run id suffix
+  });
+}, 150_000);
+afterAll(async () => {
+  await services?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe.each(WORKERS)('the %s Worker bundle', (name) => {
   const built = () => bundle(name, join(dir, name));
@@ -29,12 +43,27 @@ describe.each(WORKERS)('the %s Worker bundle', (name) => {
   const probe = PROBES[name];
   if (probe) it('answers its first request in workerd', async () => {
     const b = get();
-    const worker = await runScript(b.script, b.dir, NO_SERVICES);
+    const worker = await runScript(b.script, b.dir, NO_SERVICES, b.flags);
     try {
       const res = await worker.mf.dispatchFetch(new URL(probe!.path, worker.url), { method: probe!.method });
       const text = await res.text();
       expect(res.status, text.slice(0, 300)).toBe(probe!.status);
       if (probe!.status === 401) expect(JSON.parse(text).detail).toBeTruthy();
+    } finally {
+      await worker.dispose();
+    }
+  });
+
+  if (probe) it('answers a keyed first request on the demo data', async () => {
+    const b = get();
+    const keyed = keyedProbe(name, services.keys.find((k) => k.name === 'full')!.key)!;
+    const worker = await runScript(b.script, b.dir, services.bindings, b.flags);
+    try {
+      const res = await worker.mf.dispatchFetch(new URL(keyed.path, worker.url), keyed);
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBe(200);
+      // The answer carries data, not an empty shell: the MCP tool call's result is not an error.
+      expect(text).not.toMatch(/"isError":true/);
     } finally {
       await worker.dispose();
     }

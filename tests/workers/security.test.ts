@@ -3,7 +3,9 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
-import { BODY_LIMITS, DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
+import { DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
+import { BULK_BODY_MAX_BYTES } from '../../functions/public/body-limits';
+import { MCP_BODY_MAX_BYTES } from '../../functions/mcp/endpoint';
 import { chunkMessages } from '../../functions/jobs/jobs';
 import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
@@ -85,7 +87,7 @@ describe('finding 2: bodies read before they are bounded', () => {
     expect(reply.status, reply.text).toBe(413);
     expect(JSON.parse(reply.text).detail).toMatch(/Body larger than 262144 bytes/);
     // Memory watch: the Worker read (buffered) at most the route's limit plus one chunk of the 50 MB.
-    expect(counter.pulled).toBeLessThanOrEqual(BODY_LIMITS['/mcp']! + 2 * 16 * 1024);
+    expect(counter.pulled).toBeLessThanOrEqual(MCP_BODY_MAX_BYTES + 2 * 16 * 1024);
   });
 
   it('four unauthenticated streamed 50 MB POST /mcp (no length) -> 413 each, each pulling at most the limit', async () => {
@@ -93,11 +95,11 @@ describe('finding 2: bodies read before they are bounded', () => {
     const replies = await Promise.all(attacks.map(({ stream }) => post('/mcp', stream)));
     for (const reply of replies) expect(reply.status, reply.text).toBe(413);
     const pulled = attacks.reduce((sum, { counter }) => sum + counter.pulled, 0);
-    expect(pulled).toBeLessThanOrEqual(4 * (BODY_LIMITS['/mcp']! + 2 * 16 * 1024));
+    expect(pulled).toBeLessThanOrEqual(4 * (MCP_BODY_MAX_BYTES + 2 * 16 * 1024));
   });
 
   it('bulk refuses 64 KiB + 1, any other path 8 KiB + 1, with a key or without', async () => {
-    const bulk = await post('/public/platform-profile/bulk', 'x'.repeat(BODY_LIMITS['/public/platform-profile/bulk']! + 1));
+    const bulk = await post('/public/platform-profile/bulk', 'x'.repeat(BULK_BODY_MAX_BYTES + 1));
     expect(bulk.status, bulk.text).toBe(413);
     const other = await post('/v1/articles', 'x'.repeat(DEFAULT_BODY_LIMIT + 1), { 'x-api-key': key });
     expect(other.status, other.text).toBe(413);

@@ -235,9 +235,15 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
   const queue = c.env.JOBS_QUEUE;
   // The lock's lifetime depends on the path, known only once admitted: the queued one (the longer) when queued can be.
   const ttl = queue ? QUEUED_LOCK_TTL_SECONDS : INLINE_LOCK_TTL_SECONDS;
-  const [options, { found, acquired }] = await Promise.all([admitted, lookup(config, store, kind, cacheKey, token, ttl)]);
-  const services: AggregateServices = { db, store, config, now: clock.now() };
   const afterwards: Later = (work) => void afterResponse(c, work);
+  const looked = lookup(config, store, kind, cacheKey, token, ttl); // never rejects (attempt)
+  const [options, { found, acquired }] = await Promise.all([admitted, looked]).catch(async (err) => {
+    // Refused (403, 404, ...) while the lock was taken beside the lookup: give it back, or the next
+    // admitted caller would follow a leader that never computes.
+    if ((await looked).acquired === true) afterwards(release(store, cacheKey, token).catch(() => undefined));
+    throw err;
+  });
+  const services: AggregateServices = { db, store, config, now: clock.now() };
   if (found === DOWN) return degraded(c, kind, request, options);
   if (found) {
     if (acquired === true) afterwards(release(store, cacheKey, token).catch(() => undefined));

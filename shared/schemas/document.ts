@@ -43,6 +43,16 @@ export const HEADERS: HeaderRule[] = [
     on: (op) => !op.keyed && 'required' },
   { name: 'Access-Control-Expose-Headers', description: 'Public routes: headers a browser script may read.', schema: text('ETag, Retry-After, RateLimit, RateLimit-Policy'),
     on: (op) => !op.keyed && 'required' },
+  { name: 'X-Request-Id', description: 'This request\'s id (the caller\'s own `X-Request-Id` echoed when it is 8-128 letters, digits or `-_.:`); it names the request\'s log line (README "Operating").', schema: text('0f8e2c4a-9b1d-4e6f-8a3c-5d7e9f1b2c4d'),
+    on: () => 'required' },
+  { name: 'X-Content-Type-Options', description: 'Always `nosniff`.', schema: text('nosniff'), on: () => 'required' },
+  { name: 'Referrer-Policy', description: 'Always `no-referrer`.', schema: text('no-referrer'), on: () => 'required' },
+  { name: 'Content-Security-Policy', description: 'JSON answers: nothing may load and no page may frame them; `/docs` and the widget demo: their own scripts and styles, framed only by this site (docs/SECURITY.md).', schema: text("default-src 'none'; frame-ancestors 'none'"),
+    on: () => 'required' },
+  { name: 'Cache-Status', description: 'Only on a stale answer (RFC 9211): the database was unreachable and this is the last good copy of the same request by the same key, e.g. `discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable`.', schema: text('discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable'),
+    on: (op, s) => op.keyed && isGet(op) && s === 200 && 'optional' },
+  { name: 'Age', description: 'Only on a stale answer: seconds since the copy was answered.', schema: { type: 'integer', minimum: 0, example: 120 },
+    on: (op, s) => op.keyed && isGet(op) && s === 200 && 'optional' },
 ];
 
 const NOT_MODIFIED = 'Not modified: the `If-None-Match` tag is current. Keyed routes: counts toward the per-minute limit, not the monthly quota.';

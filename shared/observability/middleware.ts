@@ -38,7 +38,8 @@ export function observe(): MiddlewareHandler<Env> {
     }
     const auth = c.get('auth');
     const status = c.res.status;
-    log(levelOf(c.env.LOG_LEVEL), status >= 500 ? 'error' : 'info', 'request', {
+    // A 503 is a documented, retryable answer (computing, a dependency briefly down): worth a look, not a page.
+    log(levelOf(c.env.LOG_LEVEL), status === 503 ? 'warn' : status >= 500 ? 'error' : 'info', 'request', {
       request_id: requestId,
       worker: c.env.WORKER_NAME ?? 'discovery-api',
       channel: mcpPostOf(c.env) ? 'mcp' : 'rest',

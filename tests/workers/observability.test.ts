@@ -126,11 +126,17 @@ describe('one JSON log line per request', () => {
     expect(Date.parse(line.time)).not.toBeNaN();
   });
 
-  it('logs failures at error level, answers without a key with null ids, and respects LOG_LEVEL', async () => {
+  it('logs a 503 at warn level, answers without a key with null ids, and respects LOG_LEVEL', async () => {
     const logs = await captureLogs(() => call('/v1/geo/regions', { headers: { 'X-Request-Id': 'log-line-test-2' } }));
     expect(logs.find((l) => l.request_id === 'log-line-test-2')).toMatchObject({ level: 'info', status: 401, project_id: null, key_id: null });
     const quiet = await captureLogs(() => call('/v1/geo/regions', { key: tenant.key, env: { LOG_LEVEL: 'warn' }, headers: { 'X-Request-Id': 'log-line-test-3' } }));
     expect(quiet.filter((l) => l.request_id === 'log-line-test-3')).toEqual([]);
+    // A 503 (here: the plan cannot be read, the database is down) is a documented, retryable answer: warn.
+    const fresh = await world.tenant({ countries: ['US'] });
+    const down = await captureLogs(() => call('/v1/geo/regions', {
+      key: fresh.key, env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' }, headers: { 'X-Request-Id': 'log-line-test-4' },
+    }));
+    expect(down.find((l) => l.request_id === 'log-line-test-4')).toMatchObject({ level: 'warn', status: 503 });
   });
 
   it('a cron run writes one line', async () => {

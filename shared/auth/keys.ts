@@ -19,6 +19,9 @@ export function generateKey(): string {
   return KEY_PREFIX + [...bytes].map((b) => alphabet[b % 62]).join('');
 }
 
+/** What generateKey makes. Anything else cannot be a key: refused without a lookup, and never cached. */
+const KEY_FORMAT = /^dk_[0-9A-Za-z]{40}$/;
+
 const CACHE_TTL_MS = 30_000;
 const cache = new Map<string, { auth: AuthContext | null; until: number }>();
 /** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
@@ -32,6 +35,8 @@ export const KEY_CACHE_SECONDS = CACHE_TTL_MS / 1000;
 
 /** Cache expiry uses wall time, not the business clock: a pinned NOW must not pin the cache. */
 export async function resolveKey(db: Db, key: string): Promise<AuthContext | null> {
+  // Random strings cost no query and cannot push valid keys out of the isolate's cache.
+  if (!KEY_FORMAT.test(key)) return null;
   const nowMs = Date.now();
   const hash = await sha256Hex(key);
   const hit = cache.get(hash);

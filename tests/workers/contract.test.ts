@@ -79,7 +79,7 @@ describe('error contract', () => {
     const { default: worker } = await import('../../functions/index');
     const { createExecutionContext } = await import('cloudflare:test');
     const response = await worker.fetch(
-      new Request('http://api.test/v1/geo/languages', { headers: { 'X-API-Key': 'dk_unreadable' } }) as any,
+      new Request('http://api.test/v1/geo/languages', { headers: { 'X-API-Key': `dk_${'0'.repeat(40)}` } }) as any,
       { ...world.env, ...override } as any,
       createExecutionContext(),
     );

@@ -154,6 +154,20 @@ describe('finding 7: headers and errors', () => {
   });
 });
 
+describe('finding 6: keys that cannot be keys', () => {
+  const DOWN = { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' };
+  it.each(['dk_nope', `dk_${'x'.repeat(39)}!`, 'x'.repeat(43), `DK_${'0'.repeat(40)}`])('%s is refused with 401 before any lookup (the database is down and it is still 401)', async (bad) => {
+    const reply = await world.call('/v1/geo/languages', { key: bad, env: DOWN });
+    expect(reply.status, show(reply)).toBe(401);
+  });
+
+  it('a well-formed unknown key is looked up (so with the database down: 503), and a real key still works', async () => {
+    const reply = await world.call('/v1/geo/languages', { key: `dk_${'A'.repeat(40)}`, env: DOWN });
+    expect(reply.status, show(reply)).toBe(503);
+    expect((await world.call('/v1/geo/languages', { key })).status).toBe(200);
+  });
+});
+
 describe('finding 1: quota bypass through 304', () => {
   const used = async (k: string) => (await world.call('/v1/usage', { key: k })).body.month.used as number;
 

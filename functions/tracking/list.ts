@@ -35,10 +35,10 @@ export function register(app: App) {
     if (!list) throw listNotFound();
     const items = await listItems(db, list.id);
     if (list.kind !== 'mention') {
-      return c.json({ ...toListRow(list), items: (await resolveItems(db, list.kind, items)).map(toItem) } as never, 200);
+      return c.json({ ...toListRow(list), items: (await resolveItems(db, list.kind, items)).map(toItem) }, 200);
     }
     const terms = items.map(toTerm);
     const mentions = [...new Set([...terms].sort((a, b) => a.position - b.position).map((t) => t.raw_text))];
-    return c.json({ ...toListRow(list), mentions, items: terms, extraction_started_at: iso(list.extraction_started_at) } as never, 200);
+    return c.json({ ...toListRow(list), mentions, items: terms, extraction_started_at: iso(list.extraction_started_at) }, 200);
   });
 }

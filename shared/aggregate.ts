@@ -10,6 +10,7 @@ import { afterResponse, pack, respond, toCached, unpack, type CachedResponse } f
 import type { Db } from './db/client';
 import type { Config, Env } from './env';
 import { coded } from './errors';
+import { dataAsOf } from './freshness';
 import type { Store } from './redis';
 
 export const CACHE_TTL_SECONDS = 600;
@@ -23,7 +24,7 @@ export const RETRY_AFTER_SECONDS = 15;
 export const INLINE_RETRY_AFTER_SECONDS = 2;
 const RECENT = 'recent-aggregates';
 /** Stored answers are packed responses (shared/cache/response.ts); the segment keeps older formats apart. */
-const FORMAT = 'r1';
+const FORMAT = 'r2';
 
 /**
  * Hits of this isolate, in front of Redis: a warm aggregate costs no Redis read here. Keyed by the
@@ -85,10 +86,16 @@ export async function aggregateKey(store: Store, kind: AggregateKind, request: u
   return store.key('agg', FORMAT, kind.name, await sha256Hex(JSON.stringify(identity)));
 }
 
-/** The answer a computed value makes, as it is stored and sent. */
-function cachedOf(kind: AggregateKind, value: unknown): Promise<CachedResponse> {
+/** The answer a computed value makes, as it is stored and sent, with the watermark read beside the computation. */
+function cachedOf(kind: AggregateKind, value: unknown, asOf: string | null): Promise<CachedResponse> {
   const made = kind.respond ? kind.respond(value) : { body: value };
-  return toCached(made.body, made.headers);
+  return toCached(made.body, asOf, made.headers);
+}
+
+/** Computes the value and reads the data watermark in parallel (one wave of round trips). */
+async function computeWithAsOf<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, hint?: H) {
+  const [value, asOf] = await Promise.all([kind.compute(services, request, hint), dataAsOf(services.db, services.config)]);
+  return { value, cached: await cachedOf(kind, value, asOf) };
 }
 
 const memoryKey = (config: Config, cacheKey: string) => `${config.UPSTASH_REDIS_REST_URL}|${cacheKey}`;
@@ -134,8 +141,7 @@ async function lead<R, H>(services: AggregateServices, later: Later, kind: Aggre
   let cached: CachedResponse;
   let value: unknown;
   try {
-    value = await kind.compute(services, request, hint);
-    cached = await cachedOf(kind, value);
+    ({ value, cached } = await computeWithAsOf(services, kind, request, hint));
   } catch (err) {
     later(release(services.store, cacheKey, token).catch(() => undefined));
     throw err;
@@ -187,8 +193,8 @@ async function degraded<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, reques
     throw coded(503, 'dependency_unavailable', 'A dependency is briefly unavailable; retry after the Retry-After header.', {}, { 'Retry-After': '5' });
   }
   const { db, store, config, clock } = c.var;
-  const value = await kind.compute({ db, store, config, now: clock.now() }, request, options.hint);
-  return { cached: await cachedOf(kind, value), value, outcome: 'bypass' };
+  const { value, cached } = await computeWithAsOf({ db, store, config, now: clock.now() }, kind, request, options.hint);
+  return { cached, value, outcome: 'bypass' };
 }
 
 interface Served {
@@ -291,12 +297,12 @@ export async function serveAggregateResponse<R, H>(
 ): Promise<Response> {
   const served = await serve(c, kind, request, admit);
   c.header('X-Aggregate-Cache', served.outcome);
-  return respond(c, served.cached);
+  return respond(c, served.cached, served.outcome === 'hit' || served.outcome === 'shared');
 }
 
 /** The consumer's side: compute, store with the kind's TTL, release the queued lock. Idempotent. */
 export async function completeAggregate(services: AggregateServices, kind: AggregateKind, job: AggregateJob): Promise<void> {
-  const cached = await cachedOf(kind, await kind.compute(services, job.request));
+  const { cached } = await computeWithAsOf(services, kind, job.request);
   await services.store.redis.set(job.cacheKey, pack(cached), { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS });
   await services.store.redis.del(lockOf(job.cacheKey));
 }

@@ -14,6 +14,8 @@ import { inputHygiene } from './hygiene';
 import { observe } from './observability/middleware';
 import { staleIfDown } from './stale/middleware';
 import { etag } from './etag';
+import { exports } from './exports';
+import { freshness } from './freshness';
 import { createStore } from './redis';
 import { securityHeaders } from './security-headers';
 import { validationHook } from './validation';
@@ -79,8 +81,9 @@ export function createArea(options: AreaOptions): App {
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
   // A keyed read that fails because the database is unreachable is answered from its last good copy.
   if (options.auth) chain.splice(1 + (options.edge?.length ?? 0), 0, staleIfDown());
-  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag());
-  chain.push(...(options.after ?? []));
+  // CSV/NDJSON exports and Data-As-Of (with data_as_of) sit inside etag(): the ETag covers what is sent.
+  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag(), exports());
+  chain.push(freshness(), ...(options.after ?? []));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;

@@ -2,6 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { invalid } from '../../shared/errors';
+import { exportable } from '../../shared/exports';
 import { assertEndpointScopable, clampToHistory } from '../../shared/limits/gates';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { resolveMarkets } from '../../shared/scope';
@@ -10,7 +11,7 @@ import { listArticles } from './queries';
 import { ArticleListSchema, ArticlesQuery } from './schemas';
 import { toArticle } from './serialize';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/articles',
   operationId: 'listArticles',
@@ -27,7 +28,7 @@ const route = createRoute({
     200: { description: 'A page of articles.', content: { 'application/json': { schema: ArticleListSchema } } },
     ...errorResponses(401, 402, 403, 422, 429, 503),
   },
-});
+}), 'articles');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

@@ -2,12 +2,13 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { notFound } from '../../shared/errors';
+import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { countArticles, entityArticles, getEntity } from './queries';
 import { ArticlesQuery, EntityArticlesSchema, entityNameParam } from './schemas';
 import { lookupName, toEntityArticle } from './serialize';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/entities/{entity_name}/articles',
   operationId: 'listEntityArticles',
@@ -23,7 +24,7 @@ const route = createRoute({
     200: { description: 'A page of articles.', content: { 'application/json': { schema: EntityArticlesSchema } } },
     ...errorResponses(401, 402, 403, 404, 422, 429, 503),
   },
-});
+}), 'articles');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

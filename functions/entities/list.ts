@@ -1,12 +1,13 @@
 // GET /v1/entities: unique entities by normalized name, best visible occurrence first.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { listEntities } from './queries';
 import { EntityListSchema, ListQuery } from './schemas';
 import { toEntity } from './serialize';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/entities',
   operationId: 'listEntities',
@@ -23,7 +24,7 @@ const route = createRoute({
     200: { description: 'A page of entities.', content: { 'application/json': { schema: EntityListSchema } } },
     ...errorResponses(401, 402, 403, 422, 429, 503),
   },
-});
+}), 'entities');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { serveAggregate, type AggregateKind } from '../../shared/aggregate';
 import type { App } from '../../shared/app';
 import type { Db } from '../../shared/db/client';
+import { exportable } from '../../shared/exports';
 import { cabinetUrl } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { errorResponses, keyed } from '../../shared/schemas/common';
@@ -11,7 +12,7 @@ import { windowEndingAt } from '../../shared/windows';
 import { TrendingListSchema, TrendingQuery } from './schemas';
 import { rankTrending, type TrendingRequest } from './trending-queries';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/entities/trending',
   operationId: 'listTrendingEntities',
@@ -29,7 +30,7 @@ const route = createRoute({
     200: { description: 'Trending entities.', content: { 'application/json': { schema: TrendingListSchema } } },
     ...errorResponses(401, 402, 403, 422, 429, 503),
   },
-});
+}), 'trending_entities');
 
 /** The ranking with each entity's top article: what every key allowed the region gets. */
 async function trendingEntities(db: Db, request: TrendingRequest) {

@@ -1,13 +1,14 @@
 // GET /v2/feed: the filtered, region-scoped feed of full URL profiles, by offset or cursor.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { feedAnswer } from './cache';
 import { feedNow, feedPage, nextLink } from './page';
 import { applyPeriod, baseFilter, historyClamped, resolveSort } from './params';
 import { FeedPageSchema, FeedQuery } from './schemas';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v2/feed',
   operationId: 'listFeed',
@@ -26,7 +27,7 @@ const route = createRoute({
     304: { description: '`If-None-Match` matched the current `ETag`: no body, no monthly quota spent.' },
     ...errorResponses(400, 401, 402, 403, 422, 429, 503),
   },
-});
+}), 'items');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

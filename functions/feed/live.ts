@@ -1,6 +1,7 @@
 // GET /v2/live: profiles first seen in the last `since_minutes`, newest first.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { exportable } from '../../shared/exports';
 import { iso } from '../../shared/format';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { feedAnswer } from './cache';
@@ -8,7 +9,7 @@ import { feedNow, feedPage, nextLink } from './page';
 import { baseFilter } from './params';
 import { LivePageSchema, LiveQuery } from './schemas';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v2/live',
   operationId: 'listLive',
@@ -24,7 +25,7 @@ const route = createRoute({
     304: { description: '`If-None-Match` matched the current `ETag`: no body, no monthly quota spent.' },
     ...errorResponses(400, 401, 402, 403, 422, 429, 503),
   },
-});
+}), 'items');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

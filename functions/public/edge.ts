@@ -5,6 +5,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { readConfig, type Env } from '../../shared/env';
 import { strongTag } from '../../shared/etag';
+import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/freshness';
 import { clientIp, flushDue, flushIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
 import { createStore } from '../../shared/redis';
 
@@ -16,7 +17,7 @@ const MEMORY_MAX = 2_000;
 
 const CORS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy',
+  'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy, Data-As-Of, Age, X-Request-Id',
 };
 const PREFLIGHT: Record<string, string> = {
   ...CORS,
@@ -31,6 +32,9 @@ interface Entry {
   body: string;
   etag: string;
   contentType: string;
+  /** The answer's `Data-As-Of`, when it carries one. */
+  dataAsOf: string | null;
+  storedAt: number;
   expires: number;
 }
 
@@ -63,8 +67,12 @@ function decorate(res: Response) {
   if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
 }
 
-function answer(c: Context<Env>, entry: Entry, extra: Record<string, string>): Response {
-  const headers = { ...CORS, ...extra, ETag: entry.etag, 'Cache-Control': DATA_CACHE_CONTROL, Vary: 'Accept-Encoding' };
+/** `kept`: answered from this isolate's copy, which says its `Age`. */
+function answer(c: Context<Env>, entry: Entry, extra: Record<string, string>, kept: boolean): Response {
+  const headers = {
+    ...CORS, ...extra, ...dataAsOfHeaders(entry.dataAsOf), ...(kept ? ageHeader(entry.storedAt) : {}),
+    ETag: entry.etag, 'Cache-Control': DATA_CACHE_CONTROL, Vary: 'Accept-Encoding',
+  };
   if (matches(c.req.header('if-none-match'), entry.etag)) return c.body(null, 304, headers);
   return c.body(entry.body, 200, { ...headers, 'Content-Type': entry.contentType });
 }
@@ -91,17 +99,20 @@ export function publicEdge(): MiddlewareHandler<Env> {
         }
         // A hit allowed from what the isolate knows is owed to Redis, sent in batches after a response.
         if (known && flushDue(prefix, ip)) c.executionCtx.waitUntil(flushIp(createStore(config), ip, perMinute).catch(() => undefined));
-        return answer(c, hit, ipHeaders(decision));
+        return answer(c, hit, ipHeaders(decision), true);
       }
     }
     await next();
     decorate(c.res);
     if (key && c.res.status === 200) {
       const body = await c.res.text();
-      const entry = { body, etag: await strongTag(body), contentType: c.res.headers.get('Content-Type') ?? 'application/json', expires: Date.now() + MEMORY_TTL_MS };
+      const entry = {
+        body, etag: await strongTag(body), contentType: c.res.headers.get('Content-Type') ?? 'application/json',
+        dataAsOf: c.res.headers.get(DATA_AS_OF), storedAt: Date.now(), expires: Date.now() + MEMORY_TTL_MS,
+      };
       remember(key, entry);
       const limits = Object.fromEntries(['RateLimit', 'RateLimit-Policy'].flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])));
-      c.res = answer(c, entry, limits);
+      c.res = answer(c, entry, limits, false);
     }
   };
 }

@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { isoQueryParam } from '../../shared/dates';
 import { coded, invalid } from '../../shared/errors';
+import { exportable } from '../../shared/exports';
 import { cabinetUrl, iso } from '../../shared/format';
 import { historyWindow } from '../../shared/window-scope';
 import { errorResponses, keyed } from '../../shared/schemas/common';
@@ -29,7 +30,7 @@ const Query = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(200).openapi({ description: 'Publications (not hits), 1-1000.', type: 'integer', example: 200 }),
 });
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/tracking/lists/{list_id}/matches',
   operationId: 'getTrackingListMatches',
@@ -44,7 +45,7 @@ const route = createRoute({
     200: { description: 'Matches.', content: { 'application/json': { schema: MatchesSchema } } },
     ...errorResponses(400, 401, 402, 403, 404, 422, 429, 503),
   },
-});
+}), 'publications');
 
 function matchTypes(raw: string | undefined): string[] {
   if (!raw) return [...MATCH_TYPES];

@@ -1,6 +1,7 @@
 // GET /v1/tracking/lists/{list_id}/metrics: per-item table for one page of items plus summary.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { exportable } from '../../shared/exports';
 import { errorResponses, keyed, limitParam, offsetParam } from '../../shared/schemas/common';
 import { serveTrackingAggregate } from './aggregate';
 import { MetricsSchema } from './aggregate-schemas';
@@ -9,7 +10,7 @@ import { trackingProject } from './project';
 import { listIdParam } from './schemas';
 import { WindowQuery } from '../../shared/window-scope';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/tracking/lists/{list_id}/metrics',
   operationId: 'getTrackingListMetrics',
@@ -35,7 +36,7 @@ const route = createRoute({
     200: { description: 'Metrics.', content: { 'application/json': { schema: MetricsSchema } } },
     ...errorResponses(401, 402, 403, 404, 422, 429, 503),
   },
-});
+}), 'items');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

@@ -1,13 +1,14 @@
 // GET /v1/trends: visible trends, filtered, sorted (nulls last) and paged, with the exact total.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { listTrends } from './queries';
 import { REGION_GATE, TrendListSchema, TrendsQuery } from './schemas';
 import { toTrend } from './serialize';
 import { scopeOf } from './visibility';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/trends',
   operationId: 'listTrends',
@@ -23,7 +24,7 @@ const route = createRoute({
     200: { description: 'A page of trends.', content: { 'application/json': { schema: TrendListSchema } } },
     ...errorResponses(401, 402, 403, 422, 429, 503),
   },
-});
+}), 'trends');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

@@ -1,13 +1,14 @@
 // GET /v1/topics/{topic_id}/trends: the visible trends of one topic, sorted (nulls last) and paged.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { listTrends } from './queries';
 import { REGION_GATE, TopicTrendsQuery, TopicTrendsSchema, topicIdParam } from './schemas';
 import { toTrend } from './serialize';
 import { scopeOf } from './visibility';
 
-const route = createRoute({
+const route = exportable(createRoute({
   method: 'get',
   path: '/v1/topics/{topic_id}/trends',
   operationId: 'listTopicTrends',
@@ -22,7 +23,7 @@ const route = createRoute({
     200: { description: 'A page of trends.', content: { 'application/json': { schema: TopicTrendsSchema } } },
     ...errorResponses(401, 402, 403, 422, 429, 503),
   },
-});
+}), 'trends');
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { sha256Hex } from '../auth/keys';
 import type { Env } from '../env';
+import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
 import { IsolateCache } from './memory';
 import { afterResponse, respond, toCached, type CachedResponse } from './response';
 
@@ -19,6 +20,7 @@ const memory = new IsolateCache<Entry>({ entries: 1_000, bytes: 16 * 1024 * 1024
 const ORIGIN = 'https://reference-cache.internal';
 const ETAG = 'X-Reference-ETag';
 const EXPIRES = 'X-Reference-Expires';
+const STORED = 'X-Reference-Stored';
 
 /** The location's shared cache, where the runtime has one (workerd; not Node). */
 const sharedCache = (): Cache | undefined => (globalThis as { caches?: { default?: Cache } }).caches?.default;
@@ -27,7 +29,8 @@ async function fromShared(cache: Cache, url: string, now: number): Promise<Entry
   const hit = await cache.match(url);
   const expires = Number(hit?.headers.get(EXPIRES));
   if (!hit || !(expires > now)) return undefined;
-  return { cached: { text: await hit.text(), etag: hit.headers.get(ETAG) ?? '', headers: {} }, expires };
+  const headers = dataAsOfHeaders(hit.headers.get(DATA_AS_OF));
+  return { cached: { text: await hit.text(), etag: hit.headers.get(ETAG) ?? '', headers, storedAt: Number(hit.headers.get(STORED)) || now }, expires };
 }
 
 /**
@@ -38,26 +41,33 @@ async function fromShared(cache: Cache, url: string, now: number): Promise<Entry
 export async function referenceRead(c: Context<Env>, route: string, scope: unknown, params: unknown, build: () => Promise<unknown>): Promise<Response> {
   const { config, clock } = c.var;
   const seconds = config.REFERENCE_CACHE_SECONDS;
-  if (seconds === 0) return respond(c, await toCached(await build()));
+  const compute = async () => {
+    const [body, asOf] = await Promise.all([build(), dataAsOf(c.var.db, config)]);
+    return toCached(body, asOf);
+  };
+  if (seconds === 0) return respond(c, await compute(), false);
   const minute = Math.floor(clock.now().getTime() / 60_000);
   const hash = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, route, scope, params, minute]));
   const now = Date.now();
   const held = memory.get(hash, now);
-  if (held) return respond(c, held.cached);
+  if (held) return respond(c, held.cached, true);
   const url = `${ORIGIN}/${hash}`;
   const cache = sharedCache();
   const shared = cache && (await fromShared(cache, url, now).catch(() => undefined));
   if (shared) {
     memory.set(hash, shared, shared.cached.text.length, shared.expires - now, now);
-    return respond(c, shared.cached);
+    return respond(c, shared.cached, true);
   }
-  const entry = { cached: await toCached(await build()), expires: now + seconds * 1000 };
+  const entry = { cached: await compute(), expires: now + seconds * 1000 };
   memory.set(hash, entry, entry.cached.text.length, seconds * 1000, now);
   if (cache) {
     const stored = new Response(entry.cached.text, {
-      headers: { 'Content-Type': 'application/json', 'Cache-Control': `max-age=${seconds}`, [ETAG]: entry.cached.etag, [EXPIRES]: String(entry.expires) },
+      headers: {
+        ...entry.cached.headers, 'Content-Type': 'application/json', 'Cache-Control': `max-age=${seconds}`,
+        [ETAG]: entry.cached.etag, [EXPIRES]: String(entry.expires), [STORED]: String(entry.cached.storedAt),
+      },
     });
     await afterResponse(c, cache.put(url, stored).catch(() => undefined));
   }
-  return respond(c, entry.cached);
+  return respond(c, entry.cached, false);
 }

@@ -3,22 +3,28 @@
 import type { Context } from 'hono';
 import type { Env } from '../env';
 import { strongTag } from '../etag';
+import { ageHeader, dataAsOfHeaders, withDataAsOf } from '../freshness';
 
 export interface CachedResponse {
   text: string;
   etag: string;
   headers: Record<string, string>;
+  /** When it was computed (epoch ms): a kept answer says how long ago with `Age`. */
+  storedAt: number;
 }
 
-/** What `c.json(body, 200, headers)` would send, with the ETag the etag() middleware would give it. */
-export async function toCached(body: unknown, headers: Record<string, string> = {}): Promise<CachedResponse> {
-  const text = JSON.stringify(body);
-  return { text, etag: await strongTag(text), headers };
+/**
+ * What `c.json(body, 200, headers)` would send, with the ETag the etag() middleware would give it,
+ * and the freshness of the data it was computed from (`Data-As-Of`, `data_as_of`).
+ */
+export async function toCached(body: unknown, asOf: string | null, headers: Record<string, string> = {}): Promise<CachedResponse> {
+  const text = JSON.stringify(withDataAsOf(body, asOf));
+  return { text, etag: await strongTag(text), headers: { ...headers, ...dataAsOfHeaders(asOf) }, storedAt: Date.now() };
 }
 
 /** As stored in Redis: one line of metadata (JSON text never holds a raw newline), then the body. */
 export function pack(cached: CachedResponse): string {
-  return `${JSON.stringify({ etag: cached.etag, headers: cached.headers })}\n${cached.text}`;
+  return `${JSON.stringify({ etag: cached.etag, headers: cached.headers, storedAt: cached.storedAt })}\n${cached.text}`;
 }
 
 /** Undefined for anything that is not a packed answer (e.g. a value stored in an older format). */
@@ -28,16 +34,20 @@ export function unpack(stored: unknown): CachedResponse | undefined {
   if (cut < 0) return undefined;
   try {
     const meta = JSON.parse(stored.slice(0, cut)) as Partial<CachedResponse>;
-    if (typeof meta.etag !== 'string' || typeof meta.headers !== 'object' || meta.headers === null) return undefined;
-    return { text: stored.slice(cut + 1), etag: meta.etag, headers: meta.headers };
+    if (typeof meta.etag !== 'string' || typeof meta.headers !== 'object' || meta.headers === null || typeof meta.storedAt !== 'number') return undefined;
+    return { text: stored.slice(cut + 1), etag: meta.etag, headers: meta.headers, storedAt: meta.storedAt };
   } catch {
     return undefined;
   }
 }
 
-/** The 200 answer: the same bytes and headers as `c.json`, plus the ETag (etag() keeps it and answers 304 on a match). */
-export function respond(c: Context<Env>, cached: CachedResponse): Response {
-  return c.body(cached.text, 200, { ...cached.headers, 'Content-Type': 'application/json', ETag: cached.etag });
+/**
+ * The 200 answer: the same bytes and headers as `c.json`, plus the ETag (etag() keeps it and answers
+ * 304 on a match); `kept` (an answer computed by an earlier request) adds its `Age`.
+ */
+export function respond(c: Context<Env>, cached: CachedResponse, kept: boolean): Response {
+  const age = kept ? ageHeader(cached.storedAt) : {};
+  return c.body(cached.text, 200, { ...cached.headers, ...age, 'Content-Type': 'application/json', ETag: cached.etag });
 }
 
 /** Work after the answer (ctx.waitUntil); without an execution context (app.request in tests) the caller awaits it. */

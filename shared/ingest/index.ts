@@ -9,6 +9,7 @@ import { parseLine } from './parse';
 import { rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
 import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
+import { advanceWatermark } from './write-watermark';
 
 export { RECORD_SCHEMAS, RECORD_TYPES, ingestRecord, type IngestRecord, type RecordOf, type RecordType } from './records';
 export { parseLine } from './parse';
@@ -53,14 +54,21 @@ export async function ingest(
     byType: Object.fromEntries(RECORD_TYPES.map((t) => [t, emptyCounts()])) as IngestSummary['byType'],
   };
   let batches = 0;
+  /** The newest observation hour the run committed (epoch ms): it moves the data watermark at the end. */
+  let newestHour = -Infinity;
 
   const fail = (e: LineError) => {
     summary.skipped++;
     if (summary.errors.length < maxErrors) summary.errors.push(e);
   };
 
-  const merge = (r: BatchResult, size: number) => {
+  const merge = (r: BatchResult, batch: Item[]) => {
+    const size = batch.length;
     r.errors.sort((a, b) => a.line - b.line).forEach(fail);
+    const failed = new Set(r.errors.map((e) => e.line));
+    for (const { line, record } of batch) {
+      if (record.type === 'observation' && !failed.has(line)) newestHour = Math.max(newestHour, Date.parse(record.hour));
+    }
     summary.loaded += size - r.errors.length;
     for (const [type, c] of Object.entries(r.counts)) {
       const into = summary.byType[type as keyof typeof summary.byType];
@@ -83,14 +91,14 @@ export async function ingest(
     if (batch.length === 0) return;
     batches++;
     try {
-      merge(await runBatch(client, batch, rollups), batch.length);
+      merge(await runBatch(client, batch, rollups), batch);
     } catch (e) {
       if (!isDataError(e)) throw e;
       // Something in the batch broke a constraint the checks did not foresee: the batch was rolled
       // back; redo it line by line so only the offending lines are skipped.
       for (const item of batch) {
         try {
-          merge(await runBatch(client, [item], rollups), 1);
+          merge(await runBatch(client, [item], rollups), [item]);
         } catch (err) {
           if (!isDataError(err)) throw err;
           fail({ line: item.line, reason: `database: ${(err as Error).message}` });
@@ -127,6 +135,7 @@ export async function ingest(
   await flush(batch);
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
   if (!rollups && summary.changed > 0) await rebuildRollups(client);
+  if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
   if (opts.analyze !== false) await analyzeChanged(client, summary);
   summary.errors.sort((a, b) => a.line - b.line);
   summary.seconds = (Date.now() - started) / 1000;

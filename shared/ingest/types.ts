@@ -62,6 +62,11 @@ export interface IngestOptions {
    * nothing reads meanwhile (the roll-ups are stale until the run ends, then rebuilt in full).
    */
   rollups?: 'incremental' | 'rebuild-at-end';
+  /**
+   * The run's clock (default the wall clock): an hour that has not ended by then is not complete,
+   * so it does not move the data watermark (write-watermark.ts).
+   */
+  now?: Date;
 }
 
 export interface Item<T extends RecordType = RecordType> {

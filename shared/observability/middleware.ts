@@ -8,10 +8,12 @@ import { levelOf, log } from './log';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { countTrips } from './round-trips';
 
-/** The route pattern that answered (`/v1/tracking/lists/:list_id/metrics`), or null (404). */
+/**
+ * The route pattern that answered (`/v1/tracking/lists/:list_id/metrics`), or null (404): the first
+ * matching route answers (`/v1/entities/trending` before `/v1/entities/:entity_name`).
+ */
 function routeOf(c: Context): string | null {
-  const routes = matchedRoutes(c).filter((r) => r.method !== 'ALL' && !r.path.endsWith('*'));
-  return routes.at(-1)?.path ?? null;
+  return matchedRoutes(c).find((r) => r.method !== 'ALL' && !r.path.endsWith('*'))?.path ?? null;
 }
 
 /** How the answer came about: the aggregate cache's outcome, a stale copy, or none. */

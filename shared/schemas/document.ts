@@ -3,6 +3,7 @@
 // every route of an area; they are declared here, once, by rule, so no route can forget one.
 // Adding a header to every operation it applies to is one line in HEADERS.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import { carriesDataAsOf, DATA_AS_OF } from '../freshness';
 import { errorDescriptions, type ErrorStatus } from './common';
 
 type Json = Record<string, unknown>;
@@ -41,7 +42,7 @@ export const HEADERS: HeaderRule[] = [
     on: (op) => !op.keyed && 'required' },
   { name: 'Access-Control-Allow-Origin', description: 'Public routes: CORS for any origin.', schema: text('*'),
     on: (op) => !op.keyed && 'required' },
-  { name: 'Access-Control-Expose-Headers', description: 'Public routes: headers a browser script may read.', schema: text('ETag, Retry-After, RateLimit, RateLimit-Policy'),
+  { name: 'Access-Control-Expose-Headers', description: 'Public routes: headers a browser script may read.', schema: text('ETag, Retry-After, RateLimit, RateLimit-Policy, Data-As-Of, Age, X-Request-Id'),
     on: (op) => !op.keyed && 'required' },
   { name: 'X-Request-Id', description: 'This request\'s id (the caller\'s own `X-Request-Id` echoed when it is 8-128 letters, digits or `-_.:`); it names the request\'s log line (README "Operating").', schema: text('0f8e2c4a-9b1d-4e6f-8a3c-5d7e9f1b2c4d'),
     on: () => 'required' },
@@ -51,8 +52,10 @@ export const HEADERS: HeaderRule[] = [
     on: () => 'required' },
   { name: 'Cache-Status', description: 'Only on a stale answer (RFC 9211): the database was unreachable and this is the last good copy of the same request by the same key, e.g. `discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable`.', schema: text('discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable'),
     on: (op, s) => op.keyed && isGet(op) && s === 200 && 'optional' },
-  { name: 'Age', description: 'Only on a stale answer: seconds since the copy was answered.', schema: { type: 'integer', minimum: 0, example: 120 },
-    on: (op, s) => op.keyed && isGet(op) && s === 200 && 'optional' },
+  { name: 'Age', description: 'Only on an answer kept from an earlier request (a cached aggregate or reference read, the public edge\'s copy, a stale copy): seconds since it was computed.', schema: { type: 'integer', minimum: 0, example: 120 },
+    on: (op, s) => isGet(op) && s === 200 && 'optional' },
+  { name: DATA_AS_OF, description: 'The newest UTC hour whose observations are complete in the data this answer was computed from (docs/DATA.md "Freshness"); the same value as the body\'s `data_as_of`. Absent only before any ingest completed an hour.', schema: text('2026-03-01T11:00:00+00:00'),
+    on: (op, s) => carriesDataAsOf(op.path) && s === 200 && 'optional' },
 ];
 
 const NOT_MODIFIED = 'Not modified: the `If-None-Match` tag is current. Keyed routes: counts toward the per-minute limit, not the monthly quota.';
@@ -94,6 +97,27 @@ function parameterBounds(registry: Registry) {
   return out;
 }
 
+/** The `data_as_of` member every object envelope of a data answer carries (shared/freshness.ts). */
+const DATA_AS_OF_MEMBER: Json = {
+  type: 'object',
+  properties: {
+    data_as_of: {
+      type: ['string', 'null'], format: 'date-time', example: '2026-03-01T11:00:00+00:00',
+      description: 'The same value as the `Data-As-Of` header: the newest UTC hour whose observations are complete in the data behind this answer; null before any ingest completed an hour.',
+    },
+  },
+};
+
+/** A data operation's JSON object answer documents `data_as_of` beside its own schema. */
+function addDataAsOf(op: OperationFacts, response: Response, components: Record<string, Json>) {
+  const media = (response.content as Record<string, { schema?: Json }> | undefined)?.['application/json'];
+  if (!media?.schema || !carriesDataAsOf(op.path)) return;
+  const ref = media.schema.$ref as string | undefined;
+  const target = ref ? components[ref.split('/').at(-1)!] : media.schema;
+  if (target?.type === 'array') return;
+  media.schema = { allOf: [media.schema, DATA_AS_OF_MEMBER] };
+}
+
 function addHeaders(op: OperationFacts, status: string, response: Response) {
   for (const rule of HEADERS) {
     const presence = rule.on(op, Number(status));
@@ -107,11 +131,12 @@ function addHeaders(op: OperationFacts, status: string, response: Response) {
  * of the keyed chain; every GET its 304 (keyed GETs through shared/etag.ts, public ones through the
  * edge); every response the headers HEADERS assigns it; number parameters their zod ranges.
  */
-export function completeDocument<T extends { paths?: object }>(doc: T, registry: Registry): T {
+export function completeDocument<T extends { paths?: object; components?: object }>(doc: T, registry: Registry): T {
   const ranges = parameterBounds(registry);
   const errorRef = { $ref: '#/components/schemas/Error' };
   // The generator's path types are looser than what it emits: every path item here holds operations.
   const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
+  const components = ((doc.components as { schemas?: Record<string, Json> } | undefined)?.schemas ?? {});
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const keyed = (operation.security?.length ?? 0) > 0;
@@ -126,6 +151,7 @@ export function completeDocument<T extends { paths?: object }>(doc: T, registry:
       if (path.includes('{')) responses['404'] ??= { description: NO_ROUTE, content: { 'application/json': { schema: errorRef } } };
       if (method === 'get') responses['304'] = { description: NOT_MODIFIED };
       for (const [status, response] of Object.entries(responses)) addHeaders(facts, status, response);
+      if (responses['200']) addDataAsOf(facts, responses['200'], components);
       for (const parameter of operation.parameters ?? []) {
         const range = ranges.get(`${method} ${path} ${parameter.name}`);
         if (range && parameter.schema) Object.assign(parameter.schema, range);

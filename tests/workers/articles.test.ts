@@ -106,6 +106,7 @@ describe('GET /v1/articles/{id} (happy)', () => {
     const entityIds = Object.fromEntries((await queryRows<{ name: string; id: string }>(world.db, 'SELECT name, id::text FROM entities')).map((r) => [r.name, r.id]));
     expect(reply.body).toEqual({
       ...SOCCER_ARTICLE,
+      data_as_of: expect.any(String),
       summary: 'Soccer final thriller: summary',
       modified_at: null,
       article_meta: { meta_title: 'Soccer final thriller | goal.example.com', meta_description: 'Soccer final thriller', headline: 'Soccer final thriller', section: 'Top' },

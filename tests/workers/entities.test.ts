@@ -79,6 +79,7 @@ describe('GET /v1/entities/trending (happy)', () => {
     expect(reply.body).toEqual({
       region: 'US',
       period: '24h',
+      data_as_of: expect.any(String),
       trending_entities: [
         { name: 'Nova Systems', kg_id: null, kg_name: null, entity_types: ['Organization', 'Corporation'], mentions_in_period: 1, articles_in_period: 1,
           top_article: { url_id: A1, title: 'Tour dates announced', domain: 'us.example.com', cabinet_url: `https://app.example.com/article/${A1}` } },
@@ -131,7 +132,7 @@ describe('GET /v1/entities/{entity_name} (happy)', () => {
     expect(reply.status, show(reply)).toBe(200);
     expect(EntityDetailSchema.safeParse(reply.body).success).toBe(true);
     expect(reply.body).toEqual({
-      name: 'Taylor Swift', normalized_name: 'taylor swift', unified_score: 0.95, embedding_similarity: 0.7, source: 'kg',
+      data_as_of: expect.any(String), name: 'Taylor Swift', normalized_name: 'taylor swift', unified_score: 0.95, embedding_similarity: 0.7, source: 'kg',
       entity_types: TAYLOR.entity_types, wikipedia_url: TAYLOR.wikipedia_url, url_id: A2,
       kg_id: TAYLOR.kg_id, kg_name: TAYLOR.kg_name, kg_description: TAYLOR.kg_description, kg_image_url: TAYLOR.kg_image_url,
       articles_count: 3,

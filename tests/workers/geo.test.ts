@@ -148,7 +148,7 @@ describe('GET /v1/geo/regions/{alpha_2}', () => {
 describe('GET /v1/geo/regions/{alpha_2}/cities', () => {
   it('lists cities with profiles; active_only keeps active ones', async () => {
     const all = await world.call('/v1/geo/regions/US/cities', { key: full.key });
-    expect(all.body).toEqual({ region: 'US', cities: [expect.objectContaining({ name: 'Austin' }), expect.objectContaining({ name: 'Chicago' })] });
+    expect(all.body).toEqual({ data_as_of: expect.any(String), region: 'US', cities: [expect.objectContaining({ name: 'Austin' }), expect.objectContaining({ name: 'Chicago' })] });
     const active = await world.call('/v1/geo/regions/us/cities?active_only=1', { key: full.key });
     expect(active.body.cities.map((c: any) => c.name)).toEqual(['Chicago']);
   });
@@ -156,7 +156,7 @@ describe('GET /v1/geo/regions/{alpha_2}/cities', () => {
   it('a known market without profiles has an empty list', async () => {
     const reply = await world.call('/v1/geo/regions/JP/cities', { key: internal });
     expect(reply.status, show(reply)).toBe(200);
-    expect(reply.body).toEqual({ region: 'JP', cities: [] });
+    expect(reply.body).toEqual({ data_as_of: expect.any(String), region: 'JP', cities: [] });
   });
 });
 

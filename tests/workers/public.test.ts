@@ -36,8 +36,12 @@ describe('GET /public/platform-profile (happy)', () => {
   it('answers a profile with every field of the spec, newest publications first', async () => {
     const reply = await check(HERALD.domain);
     expect(reply.status, show(reply)).toBe(200);
-    expect(ProfileResultSchema.parse(reply.body)).toEqual(reply.body);
-    expect(reply.body).toEqual({
+    // Exactly the schema's members, plus the freshness every data answer carries (docs/DATA.md): null,
+    // as this world holds no observations.
+    const { data_as_of, ...result } = reply.body;
+    expect(data_as_of).toBeNull();
+    expect(ProfileResultSchema.parse(result)).toEqual(result);
+    expect(result).toEqual({
       ok: true, domain: HERALD.domain, profileUrl: `https://app.example.com/publisher/${HERALD.domain}`,
       knowledgeGraphId: HERALD.kg_id, exists: true, title: HERALD.title, totalFollowers: '1.2M',
       recentPublications: await newest(HERALD.domain),
@@ -70,7 +74,7 @@ describe('GET /public/platform-profile (happy)', () => {
     const reply = await check(`https://www.${NOPROFILE.domain}/`);
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body).toEqual({
-      ok: true, domain: NOPROFILE.domain, profileUrl: '', knowledgeGraphId: NOPROFILE.kg_id, exists: false, title: '', totalFollowers: '',
+      data_as_of: null, ok: true, domain: NOPROFILE.domain, profileUrl: '', knowledgeGraphId: NOPROFILE.kg_id, exists: false, title: '', totalFollowers: '',
       recentPublications: await newest(NOPROFILE.domain),
     });
   });
@@ -78,7 +82,7 @@ describe('GET /public/platform-profile (happy)', () => {
   it('an unknown domain is exists:false with nothing else', async () => {
     const reply = await check('never-seen.example');
     expect(reply.status, show(reply)).toBe(200);
-    expect(reply.body).toEqual({ ok: true, domain: 'never-seen.example', profileUrl: '', knowledgeGraphId: '', exists: false, title: '', totalFollowers: '', recentPublications: [] });
+    expect(reply.body).toEqual({ data_as_of: null, ok: true, domain: 'never-seen.example', profileUrl: '', knowledgeGraphId: '', exists: false, title: '', totalFollowers: '', recentPublications: [] });
   });
 
   it('formats followers for people: 999, 12.3K', async () => {
@@ -132,8 +136,10 @@ describe('POST /public/platform-profile/bulk', () => {
   it('one entry answers like the single check, with index, input and duplicateOf', async () => {
     const reply = await bulk({ domains: [HERALD.domain] });
     expect(reply.status, show(reply)).toBe(200);
-    expect(BulkResponseSchema.parse(reply.body)).toEqual(reply.body);
-    const single = (await check(HERALD.domain)).body;
+    const { data_as_of, ...bulkBody } = reply.body;
+    expect(data_as_of).toBeNull();
+    expect(BulkResponseSchema.parse(bulkBody)).toEqual(bulkBody);
+    const { data_as_of: _, ...single } = (await check(HERALD.domain)).body;
     expect(reply.body.results).toEqual([{ ...single, index: 0, input: HERALD.domain, duplicateOf: null }]);
     expect(reply.body.summary).toEqual({ requested: 1, checked: 1, duplicates: 0, invalid: 0, exists: 1 });
   });
@@ -210,7 +216,9 @@ describe('GET /public/platform-profile/query', () => {
   it('finds by profile title or publisher name, best match first, accents and case ignored', async () => {
     const reply = await query('  MÜNCHNER   bote ');
     expect(reply.status, show(reply)).toBe(200);
-    expect(SearchResponseSchema.parse(reply.body)).toEqual(reply.body);
+    const { data_as_of, ...search } = reply.body;
+    expect(data_as_of).toBeNull();
+    expect(SearchResponseSchema.parse(search)).toEqual(search);
     expect(reply.body.q).toBe('MÜNCHNER bote');
     expect(reply.body.results[0]).toMatchObject({
       domain: MUNICH.domain, exists: true, title: MUNICH.title, totalFollowers: '12.3K',

@@ -139,7 +139,7 @@ describe('mention roll-up', () => {
   it('counts matched publications per publisher, entity and category', async () => {
     const reply = await world.call(`/v1/tracking/lists/${mentionList}/rollup?period=7d`, { key: tenant.key });
     expect(reply.status, show(reply)).toBe(200);
-    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'publishers', 'entities', 'categories']);
+    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'publishers', 'entities', 'categories', 'data_as_of']);
     expect(reply.body.publishers.map((p: any) => p.name).sort()).toEqual(['News 1', 'News 3', 'News 4']);
     expect(reply.body.categories).toEqual([{ name: '/Tech', urls: 3 }]);
   });

@@ -182,7 +182,7 @@ describe('rollup', () => {
   it('entity list blocks over the whole list', async () => {
     const reply = await world.call(`/v1/tracking/lists/${lists.entity}/rollup?period=30d`, { key: tenant.key });
     expect(reply.status, show(reply)).toBe(200);
-    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'item_count', 'publishers', 'trends', 'related', 'groups', 'types']);
+    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'item_count', 'publishers', 'trends', 'related', 'groups', 'types', 'data_as_of']);
     expect(reply.body.scope).not.toHaveProperty('grain');
     expect(reply.body.publishers.length).toBeGreaterThan(0);
     expect(reply.body.types).toEqual([expect.objectContaining({ name: 'person' })]);
@@ -201,7 +201,7 @@ describe('rollup', () => {
   ])('%s list blocks', async (kind, blocks) => {
     const reply = await world.call(`/v1/tracking/lists/${lists[kind]}/rollup?period=30d&country=US`, { key: tenant.key });
     expect(reply.status, show(reply)).toBe(200);
-    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'item_count', ...blocks]);
+    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'item_count', ...blocks, 'data_as_of']);
     expect(reply.body.scope).toMatchObject({ country: 'US', markets: ['us'] });
     for (const block of blocks) expect(reply.body[block].length, block).toBeGreaterThan(0);
     if (kind === 'trend') {

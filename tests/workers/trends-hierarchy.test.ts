@@ -64,7 +64,7 @@ describe('GET /v1/themes/{theme_id}/topics', () => {
   ])('%s gives an empty array, not 404', async (_, id) => {
     const reply = await get(`/v1/themes/${id}/topics`);
     expect(reply.status, show(reply)).toBe(200);
-    expect(reply.body).toEqual({ theme_id: id, topics: [] });
+    expect(reply.body).toEqual({ data_as_of: expect.any(String), theme_id: id, topics: [] });
   });
 
   it('422 for a malformed id; 401 without a key', async () => {

@@ -214,7 +214,7 @@ describe('genealogy: /parents and /children', () => {
     expect(children.status, show(children)).toBe(200);
     expect(ChildrenSchema.safeParse(children.body).success).toBe(true);
     expect(children.body).toEqual({
-      trend_id: ELECTION,
+      data_as_of: expect.any(String), trend_id: ELECTION,
       children: [
         { child_id: BUDGET, child_label: 'Budget', child_state: 'decayed', child_structural_type: 'evergreen', relation_type: 'spinoff', strength: 0.8, established_at: '2026-11-18T12:00:00+00:00' },
         { child_id: FINALS, child_label: 'Finals', child_state: 'emerging', child_structural_type: 'unknown', relation_type: 'follow_up', strength: 0.6, established_at: '2026-11-19T12:00:00+00:00' },
@@ -223,7 +223,7 @@ describe('genealogy: /parents and /children', () => {
     const parents = await get(`/v1/trends/${ELECTION}/parents`);
     expect(ParentsSchema.safeParse(parents.body).success).toBe(true);
     expect(parents.body).toEqual({
-      trend_id: ELECTION,
+      data_as_of: expect.any(String), trend_id: ELECTION,
       parents: [{ parent_id: TOUR, parent_label: 'Tour', parent_state: 'persistent', parent_structural_type: 'cyclic', relation_type: 'related', strength: 0.4, established_at: '2026-11-18T13:00:00+00:00' }],
     });
   });

@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   startup: () => import('./startup'),
   distance: () => import('./distance'),
   'startup:profile': () => import('./startup-profile'),
+  chaos: () => import('./chaos'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

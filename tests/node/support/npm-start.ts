@@ -1,16 +1,9 @@
 // `npm start` on embedded defaults (no DATABASE_URL/REDIS_URL) for the Node tests that drive it as
 // a newcomer would, and a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../../../scripts/lib/throwaway';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface StartedApi {
   base: string;

@@ -1,0 +1,124 @@
+// A throwaway PostgreSQL 15 cluster (initdb in a temp dir, its own port) and redis-server, with
+// `npm start` running against them: what the restart test and the chaos bench kill and bring back.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user. */
+const asRoot = process.getuid?.() === 0;
+function pgTool(tool: string, args: string[]) {
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', tool, ...args]] : [tool, args];
+  execFileSync(cmd, argv, { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export interface ThrowawayStack {
+  base: string;
+  /** The demo key named `name` (`full`, `restricted`, ...). */
+  key(name: string): string;
+  /** Everything npm start printed so far. */
+  output(): string;
+  running(): boolean;
+  stopPostgres(): void;
+  startPostgres(): void;
+  stopRedis(): Promise<void>;
+  startRedis(): Promise<void>;
+  /** Stops everything and removes the temp dir. */
+  close(): Promise<void>;
+}
+
+/** Starts the cluster, redis-server and `npm start` (extra `env` for it), and waits until the demo is served. */
+export async function startThrowaway(prefix: string, env: Record<string, string> = {}, readyWithinMs = 200_000): Promise<ThrowawayStack> {
+  const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
+  const [pgPort, redisPort, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const pgData = join(dir, 'pg');
+  await mkdir(pgData, { mode: 0o700 });
+  if (asRoot) {
+    await chmod(dir, 0o755);
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    await chown(pgData, uid, gid);
+  }
+  const pgCtl = (...args: string[]) => pgTool('pg_ctl', ['-D', pgData, '-s', ...args]);
+  const startPostgres = () =>
+    pgCtl('-w', '-l', join(pgData, 'server.log'), '-o', `-p ${pgPort} -k ${pgData} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start');
+  let redis: ChildProcess | undefined;
+  const startRedis = async () => {
+    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 50; i++) {
+      try {
+        execFileSync('redis-cli', ['-p', String(redisPort), 'ping'], { stdio: 'ignore' });
+        return;
+      } catch {
+        await sleep(100);
+      }
+    }
+    throw new Error('redis-server did not start');
+  };
+  const stopRedis = async () => {
+    const child = redis;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+
+  pgTool('initdb', ['-D', pgData, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  startPostgres();
+  await startRedis();
+  const start = spawn('npm', ['start'], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env, PORT: String(apiPort), DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/postgres`, REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...env,
+    },
+  });
+  let output = '';
+  start.stdout!.on('data', (b) => (output += b));
+  start.stderr!.on('data', (b) => (output += b));
+  const base = `http://127.0.0.1:${apiPort}`;
+  const close = async () => {
+    if (start.pid && start.exitCode === null) process.kill(-start.pid, 'SIGTERM');
+    await sleep(1_500);
+    await stopRedis();
+    try {
+      pgCtl('-m', 'immediate', 'stop');
+    } catch {}
+    await rm(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + readyWithinMs;
+  for (;;) {
+    if (start.exitCode !== null || Date.now() > deadline) {
+      await close();
+      throw new Error(`npm start ${start.exitCode !== null ? 'exited' : 'not ready'}:\n${output.slice(-3_000)}`);
+    }
+    const ready = output.includes('Discovery analytics API on') && (await fetch(`${base}/openapi.json`).then((r) => r.ok, () => false));
+    if (ready) break;
+    await sleep(1_000);
+  }
+  const keys = JSON.parse(await readFile(join(dir, 'data', 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
+  return {
+    base,
+    key: (name) => keys.find((k) => k.name === name)!.key,
+    output: () => output,
+    running: () => start.exitCode === null,
+    stopPostgres: () => pgCtl('-m', 'immediate', 'stop'),
+    startPostgres,
+    stopRedis,
+    startRedis,
+    close,
+  };
+}

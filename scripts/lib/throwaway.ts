@@ -26,6 +26,8 @@ function pgTool(tool: string, args: string[]) {
 
 export interface ThrowawayStack {
   base: string;
+  /** DATABASE_URL and REDIS_URL of the throwaway services (for the admin CLI). */
+  env: { DATABASE_URL: string; REDIS_URL: string };
   /** The demo key named `name` (`full`, `restricted`, ...). */
   key(name: string): string;
   /** Everything npm start printed so far. */
@@ -78,13 +80,11 @@ export async function startThrowaway(prefix: string, env: Record<string, string>
   pgTool('initdb', ['-D', pgData, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   startPostgres();
   await startRedis();
+  const services = { DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/postgres`, REDIS_URL: `redis://127.0.0.1:${redisPort}` };
   const start = spawn('npm', ['start'], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env, PORT: String(apiPort), DATA_DIR: join(dir, 'data'),
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/postgres`, REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...env,
-    },
+    env: { ...process.env, PORT: String(apiPort), DATA_DIR: join(dir, 'data'), ...services, ...env },
   });
   let output = '';
   start.stdout!.on('data', (b) => (output += b));
@@ -112,6 +112,7 @@ export async function startThrowaway(prefix: string, env: Record<string, string>
   const keys = JSON.parse(await readFile(join(dir, 'data', 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
   return {
     base,
+    env: services,
     key: (name) => keys.find((k) => k.name === name)!.key,
     output: () => output,
     running: () => start.exitCode === null,

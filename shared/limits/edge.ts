@@ -30,6 +30,13 @@ export const MONTH_SLACK_SHARE = 0.01;
 export const MONTH_SLACK_MIN = 5;
 /** Isolates that have not counted hits of a key for 10-20 s no longer take a share of its grant. */
 const ISOLATE_SEEN_MS = 10_000;
+/**
+ * How a request waits for another request's Redis call on the same key: on its own timers, polling
+ * the entry, never by awaiting that call's promise (workerd cancels a request that awaits a promise
+ * another request's I/O settles, as hung, once that request is gone). After BUSY_WAIT_MS it asks Redis itself.
+ */
+const BUSY_POLL_MS = 5;
+const BUSY_WAIT_MS = 1_000;
 
 interface Entry {
   /** The last state Redis answered. */
@@ -83,6 +90,7 @@ export class EdgeLimits {
   async decide(store: Store, auth: AuthContext, now: Date, options: DecideOptions): Promise<EdgeDecision> {
     const key = this.#keyOf(store, auth);
     const { charge, later } = options;
+    let waited = false;
     for (;;) {
       const entry = this.#entries.get(key);
       const nowMs = Date.now();
@@ -95,8 +103,9 @@ export class EdgeLimits {
         return { state: { ...this.#spent(entry), quotaKey: quotaKeyOf(store, auth, now) }, local: true };
       }
       // One Redis call per key at a time: wait for the one in flight, then decide again (its answer may grant this one).
-      if (entry?.busy) {
-        await entry.busy.catch(() => undefined);
+      if (entry?.busy && !waited) {
+        await this.#idle(key);
+        waited = true;
         continue;
       }
       return { state: await this.#check(store, auth, key, now, charge, options.decided), local: false };
@@ -177,13 +186,24 @@ export class EdgeLimits {
       const entry = this.#entries.get(key);
       if (!entry || entry.owed === 0) return;
       if (entry.busy) {
-        await entry.busy.catch(() => undefined);
+        // Still busy after the wait: the hits stay owed, for the next flush or check to send.
+        if (!(await this.#idle(key))) return;
         continue;
       }
       const owed = { minute: entry.owed, month: entry.owedMonth };
       await this.#busy(key, this.#count(store, auth, key, new Date(), owed, owed)).catch(() => undefined);
       return;
     }
+  }
+
+  /** Waits until no Redis call is in flight for `key` (see BUSY_POLL_MS); false when it gave up. */
+  async #idle(key: string): Promise<boolean> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    while (this.#entries.get(key)?.busy) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, BUSY_POLL_MS));
+    }
+    return true;
   }
 
   #busy<T>(key: string, call: Promise<T>): Promise<T> {

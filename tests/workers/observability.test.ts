@@ -1,20 +1,27 @@
 // Request ids on every kind of answer, their echo rules, and the one JSON log line per request,
 // queue job and cron run (shared/observability, issue 21).
-import { createExecutionContext, createScheduledController } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../functions/index';
+import { createList } from '../../shared/admin/lists';
 import { geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let tenant: Tenant;
+let listId: string;
 
 beforeAll(async () => {
   world = await createWorld('observability');
   world.setNow(NOW);
   await seed(world, geoRecords());
   tenant = await world.tenant({ countries: ['US', 'GB', 'DE', 'FR'] });
+  // Made here: a test that points the driver at a dead endpoint leaves it there for world.db.
+  listId = (await createList(world.db, {
+    projectId: tenant.projectId, kind: 'mention', name: 'Jobs', countries: [], langs: [], searchScope: 'title', createdAt: new Date(NOW),
+    terms: [{ keyword: 'swift', matchType: 'broad' }],
+  })).id;
 });
 
 afterEach(() => vi.restoreAllMocks());
@@ -137,6 +144,28 @@ describe('one JSON log line per request', () => {
       key: fresh.key, env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' }, headers: { 'X-Request-Id': 'log-line-test-4' },
     }));
     expect(down.find((l) => l.request_id === 'log-line-test-4')).toMatchObject({ level: 'warn', status: 503 });
+  });
+
+  it('each queue job writes one line: what it was, how it ended, how long it took', async () => {
+    const batch = createMessageBatch('discovery-jobs', [
+      { id: 'job-done', timestamp: new Date(), attempts: 1, body: { type: 'scan', listId } },
+      { id: 'job-failed', timestamp: new Date(), attempts: 3, body: { type: 'scan', listId: crypto.randomUUID() } },
+      { id: 'job-dropped', timestamp: new Date(), attempts: 2, body: { type: 'no-such-job' } },
+    ]);
+    const ctx = createExecutionContext();
+    const logs = await captureLogs(() => worker.queue(batch as any, { ...world.env, ...INFO } as any, ctx));
+    const lineOf = (id: string) => {
+      const lines = logs.filter((l) => l.message_id === id);
+      expect(lines, id).toHaveLength(1);
+      expect(lines[0].duration_ms).toBeGreaterThanOrEqual(0);
+      return lines[0];
+    };
+    expect(lineOf('job-done')).toMatchObject({ level: 'info', msg: 'job', worker: expect.any(String), type: 'scan', list_id: listId, outcome: 'done', attempt: 1 });
+    expect(lineOf('job-failed')).toMatchObject({ level: 'error', msg: 'job', type: 'scan', outcome: 'retry', attempt: 3, error: expect.stringContaining('no mention list') });
+    expect(lineOf('job-dropped')).toMatchObject({ level: 'warn', msg: 'job dropped', type: 'no-such-job', outcome: 'dropped', attempt: 2 });
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.sort()).toEqual(['job-done', 'job-dropped']);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(['job-failed']);
   });
 
   it('a cron run writes one line', async () => {

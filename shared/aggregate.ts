@@ -10,7 +10,7 @@ import { afterResponse, pack, respond, toCached, unpack, type CachedResponse } f
 import type { Db } from './db/client';
 import type { Config, Env } from './env';
 import { coded } from './errors';
-import { dataAsOf } from './freshness';
+import { DATA_AS_OF, dataAsOf } from './freshness';
 import type { Store } from './redis';
 
 export const CACHE_TTL_SECONDS = 600;
@@ -285,6 +285,9 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
 export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
   const served = await serve(c, kind, request, options);
   c.header('X-Aggregate-Cache', served.outcome);
+  // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
+  const asOf = served.cached.headers[DATA_AS_OF];
+  if (asOf) c.header(DATA_AS_OF, asOf);
   return 'value' in served ? served.value : JSON.parse(served.cached.text);
 }
 

@@ -15,6 +15,8 @@ export const DATA_AS_OF = 'Data-As-Of';
 export const WATERMARK_SECONDS = 5;
 
 const watermarks = new IsolateCache<string | null>({ entries: 16, bytes: 4_096 });
+/** The last watermark each database gave this isolate, whatever its age: what an answer made while it cannot be read reports. */
+const lastKnown = new Map<string, string | null>();
 
 /**
  * Answers that are not data: the caller's quota and the tracking lists' own definitions (index and
@@ -33,6 +35,7 @@ export async function dataAsOf(db: Db, config: Pick<Config, 'DATABASE_URL' | 'IS
   const [row] = await queryRows<{ complete_hour: string | null }>(db, 'SELECT complete_hour FROM data_watermark WHERE id = 1');
   const value = iso(row?.complete_hour ?? null);
   watermarks.set(config.DATABASE_URL, value, 64, seconds * 1000);
+  lastKnown.set(config.DATABASE_URL, value);
   return value;
 }
 
@@ -49,9 +52,12 @@ export const dataAsOfHeaders = (asOf: string | null): Record<string, string> => 
 export const ageHeader = (storedAt: number, now = Date.now()) => ({ Age: String(Math.max(0, Math.floor((now - storedAt) / 1000))) });
 
 /**
- * Marks the data answers this request's handler built itself (a kept answer brings its own header):
- * `Data-As-Of`, and `data_as_of` in a JSON object body. The watermark is read beside the handler's
- * own queries, not after them. Sits inside etag(), so the ETag covers the final body.
+ * Marks the data answers this request's handler built itself: `Data-As-Of`, and `data_as_of` in a
+ * JSON object body. A kept answer sent as stored (it carries its ETag) has both already; a handler
+ * that built its body from a kept value set that value's header, which then wins. The watermark is
+ * read beside the handler's own queries, not after them; when it cannot be read (the database is
+ * down, the answer came from a cache), the last value this isolate read stands. Sits inside etag(),
+ * so the ETag covers the final body.
  */
 export function freshness(): MiddlewareHandler<Env> {
   return async function freshness(c, next) {
@@ -61,9 +67,8 @@ export function freshness(): MiddlewareHandler<Env> {
     asOf.catch(() => undefined); // an unreachable database fails the handler, which answers for it
     await next();
     const res = c.res;
-    if (res.status !== 200 || res.headers.has(DATA_AS_OF)) return;
-    const value = await asOf.catch(() => undefined);
-    if (value === undefined) return;
+    if (res.status !== 200 || res.headers.has('ETag')) return;
+    const value = res.headers.get(DATA_AS_OF) ?? (await asOf.catch(() => lastKnown.get(config.DATABASE_URL) ?? null));
     const json = res.headers.get('Content-Type')?.startsWith('application/json') ?? false;
     if (!json) {
       if (value) res.headers.set(DATA_AS_OF, value);

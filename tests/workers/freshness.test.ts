@@ -117,3 +117,18 @@ describe('the watermark moves when ingest completes an hour', () => {
     expect(completedHour(hourAt(-10), new Date(h.getTime() + HOUR))).toEqual(hourAt(-10));
   });
 });
+
+describe('while the watermark cannot be read', () => {
+  it('an answer built from a kept value reports the watermark the value was computed with', async () => {
+    const path = '/v1/entities/trending?region=us&period=7d&limit=3';
+    const computed = await fresh(path);
+    expect(computed.body.data_as_of).toBe(computed.headers.get('Data-As-Of'));
+    // A fresh isolate (no watermark held) with PostgreSQL unreachable: the key is still held, the value is in Redis.
+    forgetIsolateCaches();
+    const down = await world.call(path, { key: tenant.key, env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' } });
+    expect(down.status, show(down)).toBe(200);
+    expect(down.headers.get('X-Aggregate-Cache')).toBe('hit');
+    expect(down.headers.get('Data-As-Of')).toBe(computed.headers.get('Data-As-Of'));
+    expect(down.body).toEqual(computed.body);
+  });
+});

@@ -26,7 +26,7 @@ export const FormatParam = z.enum(FORMATS).optional().openapi({
     'Representation of the page: `json` (default), `csv` (a header row of the item fields, nested fields as dotted names, arrays as JSON ' +
     'text, RFC 4180) or `ndjson` (one item per line). Wins over `Accept: text/csv` / `application/x-ndjson`. Same paging, cursors ' +
     '(`Link`) and quota as JSON.',
-  example: 'csv',
+  example: 'json',
 });
 
 interface Export {

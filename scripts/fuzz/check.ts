@@ -86,8 +86,11 @@ export function createChecker(doc: Schema, now = Infinity) {
     }
     const validate = validatorFor(op, op.responses[status] ? status : 'default');
     if (!validate) return problems; // documented without a JSON body (e.g. 202, MCP's JSON-RPC errors)
-    if (!/application\/json/.test(res.headers.get('content-type') ?? '')) {
-      problems.push(`content-type ${res.headers.get('content-type')} instead of JSON`);
+    const type = res.headers.get('content-type') ?? '';
+    if (!/application\/json/.test(type)) {
+      // Another representation the operation declares (the CSV and NDJSON exports): its media type is the contract.
+      const declared = Object.keys(op.responses[status]?.content ?? {}).some((media) => type.split(';')[0].trim() === media);
+      if (!declared) problems.push(`content-type ${type} instead of JSON`);
       return problems;
     }
     let body: unknown;

@@ -1,8 +1,10 @@
 // Stale beats down (issue 21, DESIGN.md): each keyed GET answered 200 leaves its last good copy in
-// isolate memory; while PostgreSQL is unreachable, the same key asking the same thing (path, query,
-// Accept) gets that copy with `Cache-Status: ...; fwd=stale`, `Age` and its `Data-As-Of`, instead of
-// the 503. Copies are keyed by a hash of the API key itself: never another key's (or scope's) copy.
-// Bounds: STALE_LIMITS entries and bytes, 24 h; an oversized answer is not kept.
+// isolate memory and in the location's Workers Cache API (`caches.default`, shared by the isolates of
+// a location and kept when an isolate is recycled); while PostgreSQL is unreachable, the same key
+// asking the same thing (path, query, Accept) gets that copy with `Cache-Status: ...; fwd=stale`,
+// `Age` and its `Data-As-Of`, instead of the 503. Copies are keyed by a hash of the API key itself:
+// never another key's (or scope's) copy. Bounds: STALE_LIMITS entries and bytes in memory, 24 h in
+// both tiers; an oversized answer is not kept.
 import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../auth/keys';
 import { IsolateCache } from '../cache/memory';
@@ -22,6 +24,30 @@ interface Copy {
 }
 
 const copies = new IsolateCache<Copy>(STALE_LIMITS);
+/** Never fetched: only a key for the Cache API, which wants a URL. */
+const ORIGIN = 'https://stale-copies.internal';
+const STORED_AT = 'X-Stale-Stored-At';
+
+/** The location's shared cache, where the runtime has one (workerd; not Node). */
+const sharedCache = (): Cache | undefined => (globalThis as { caches?: { default?: Cache } }).caches?.default;
+
+async function fromShared(cache: Cache, id: string): Promise<Copy | undefined> {
+  const hit = await cache.match(`${ORIGIN}/${id}`);
+  const storedAt = Number(hit?.headers.get(STORED_AT));
+  if (!hit || !(Date.now() - storedAt < STALE_TTL_MS)) return undefined;
+  const headers: [string, string][] = [];
+  hit.headers.forEach((value, name) => {
+    if (KEEP.includes(name.toLowerCase())) headers.push([name, value]);
+  });
+  return { body: await hit.arrayBuffer(), headers, storedAt };
+}
+
+function toShared(cache: Cache, id: string, copy: Copy): Promise<void> {
+  const headers = new Headers(copy.headers);
+  headers.set(STORED_AT, String(copy.storedAt));
+  headers.set('Cache-Control', `max-age=${STALE_TTL_MS / 1000}`);
+  return cache.put(`${ORIGIN}/${id}`, new Response(copy.body.slice(0), { headers }));
+}
 
 /** Headers a stale copy keeps: what the body means, not per-request state (limits, request id). */
 const KEEP = ['content-type', 'etag', 'link', 'data-as-of', 'vary', 'content-disposition'];
@@ -52,7 +78,10 @@ export function staleIfDown(): MiddlewareHandler<Env> {
         res.headers.forEach((value, name) => {
           if (KEEP.includes(name.toLowerCase())) headers.push([name, value]);
         });
-        copies.set(id, { body, headers, storedAt: Date.now() }, body.byteLength, STALE_TTL_MS);
+        const copy = { body, headers, storedAt: Date.now() };
+        copies.set(id, copy, body.byteLength, STALE_TTL_MS);
+        const cache = sharedCache();
+        if (cache) await toShared(cache, id, copy);
       })().catch(() => undefined);
       try {
         c.executionCtx.waitUntil(keep);
@@ -62,7 +91,8 @@ export function staleIfDown(): MiddlewareHandler<Env> {
       return;
     }
     if (res.status !== 503 || !wasOutage(c.req.raw)) return;
-    const copy = copies.get(id);
+    const cache = sharedCache();
+    const copy = copies.get(id) ?? (cache && (await fromShared(cache, id).catch(() => undefined)));
     if (!copy) return;
     const age = Math.max(0, Math.floor((Date.now() - copy.storedAt) / 1000));
     const headers = new Headers(copy.headers);

@@ -52,6 +52,9 @@ describe('npm start when PostgreSQL or Redis restarts', () => {
     expect(stale.status, stale.text).toBe(200);
     expect(stale.text).toBe(before.text);
     expect(stale.cacheStatus).toMatch(/fwd=stale/);
+    // Never another key's copy: the restricted key of the same project never asked this.
+    const foreign = await fetch(`${stack.base}/v1/articles?limit=5`, { headers: { 'X-API-Key': stack.key('restricted') } });
+    expect(foreign.status, await foreign.text()).toBe(503);
     // Never answered: 503.
     const down = await get('/v1/articles?limit=5&offset=1');
     expect(down.status, down.text).toBe(503);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
-import { STALE_LIMITS, STALE_MAX_ANSWER_BYTES, STALE_TTL_MS } from '../../shared/stale/middleware';
+import { forgetStaleCopies, STALE_LIMITS, STALE_MAX_ANSWER_BYTES, STALE_TTL_MS } from '../../shared/stale/middleware';
 
 let world: World;
 let tenant: Tenant;
@@ -66,6 +66,18 @@ describe('stale answers while the database is unreachable', () => {
     // An answer the database gave (a 404 for an unknown list) is never replaced by an old copy.
     const unknown = await up('/v1/tracking/lists/00000000-0000-4000-8000-000000000000', tenant.key);
     expect(unknown.status).toBe(404);
+  });
+
+  it('a recycled isolate (memory gone) answers from the location\'s cache, still per key', async () => {
+    const fresh = await up('/v1/geo/regions/us', tenant.key);
+    expect(fresh.status, show(fresh)).toBe(200);
+    forgetStaleCopies();
+    const stale = await down('/v1/geo/regions/us', tenant.key);
+    expect(stale.status, show(stale)).toBe(200);
+    expect(stale.text).toBe(fresh.text);
+    expect(stale.headers.get('Cache-Status')).toMatch(/fwd=stale/);
+    expect(stale.headers.get('Data-As-Of')).toBe(fresh.headers.get('Data-As-Of'));
+    expect((await down('/v1/geo/regions/us', other.key)).status).toBe(503);
   });
 
   it('keeps bounded storage: 24 h, entries and bytes', () => {

@@ -104,9 +104,10 @@ export async function run(argv: string[]): Promise<void> {
       await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
     }
     const done = await Promise.all(outcomes);
+    const restarts = plan.filter(([name], k) => name === 'healthy' && k > 0).map(([, at], k) => ({ after: ['postgres', 'redis', 'both'][k], at }));
     const dump = argv.indexOf('--dump');
     if (dump >= 0) await writeFile(argv[dump + 1], JSON.stringify(done));
-    report(done, stack.running());
+    report(done, stack.running(), restarts);
   } finally {
     await stack.close();
   }
@@ -120,7 +121,22 @@ export async function run(argv: string[]): Promise<void> {
 const content = (body: string) =>
   body.replace(/"next_cursor":"[^"]*"/g, '"next_cursor":"..."').replace(/"\d{4}-\d\d-\d\dT\d\d:(?!00:00)\d\d:\d\d(\.\d+)?(\+00:00|Z)"/g, '"<now>"');
 
-function report(outcomes: Outcome[], stillUp: boolean): void {
+/**
+ * From each restart until every read that was answered stale (or not at all) during the outage is
+ * answered fresh again: per path, the first fresh 200 sent after the restart; the slowest path counts.
+ */
+function recoveries(outcomes: Outcome[], restarts: { after: string; at: number }[]): string {
+  return restarts.map(({ after, at }, k) => {
+    const outage = outcomes.filter((o) => o.at < at && o.at >= (k === 0 ? 0 : restarts[k - 1].at) && o.phase !== 'healthy');
+    const hurt = new Set(outage.filter((o) => o.stale || o.status !== 200).map((o) => o.path));
+    if (hurt.size === 0) return `${after}: nothing to recover`;
+    const waits = [...hurt].map((path) => outcomes.find((o) => o.path === path && o.at >= at && o.status === 200 && !o.stale));
+    if (waits.some((o) => !o)) return `${after}: not within the run`;
+    return `${after}: ${fmt(Math.max(...waits.map((o) => o!.at - at)) / 1000, 2)} s`;
+  }).join(', ');
+}
+
+function report(outcomes: Outcome[], stillUp: boolean, restarts: { after: string; at: number }[]): void {
   const healthyBodies = new Map<string, Set<string>>();
   for (const o of outcomes) {
     if (o.phase === 'healthy' && o.status === 200) (healthyBodies.get(o.path) ?? healthyBodies.set(o.path, new Set()).get(o.path)!).add(content(o.body));
@@ -142,5 +158,6 @@ function report(outcomes: Outcome[], stillUp: boolean): void {
   const odd = outcomes.filter((o) => !expected(o));
   if (odd.length) console.log(`\nunexpected: ${[...new Set(odd.map((o) => `${o.phase} ${o.path} ${o.status}: ${o.body.slice(0, 160)}`))].slice(0, 8).join('\n')}`);
   if (unanswered.length) console.log(`\nnot answered while PostgreSQL was down: ${[...new Set(unanswered.map((o) => `${o.path} (${o.status})`))].join(', ')}`);
-  console.log(`\nnpm start still up after the run: ${stillUp ? 'yes' : 'NO'}`);
+  console.log(`\nfirst fresh 200 after the restart of ${recoveries(outcomes, restarts)}`);
+  console.log(`npm start still up after the run: ${stillUp ? 'yes' : 'NO'}`);
 }

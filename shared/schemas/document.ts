@@ -11,8 +11,8 @@ type Registry = OpenAPIHono['openAPIRegistry'];
 interface Response { description: string; headers?: Record<string, Json>; content?: Json }
 interface Operation { operationId?: string; security?: unknown[]; parameters?: { name: string; in: string; schema?: Json }[]; responses: Record<string, Response> }
 
-/** What a rule knows of an operation: its method, whether it needs a key, whether it pages by cursor. */
-export interface OperationFacts { method: string; path: string; keyed: boolean; cursor: boolean }
+/** What a rule knows of an operation: its method, whether it needs a key, pages by cursor, answers CSV/NDJSON too. */
+export interface OperationFacts { method: string; path: string; keyed: boolean; cursor: boolean; exports: boolean }
 
 export interface HeaderRule {
   name: string;
@@ -40,6 +40,12 @@ export const HEADERS: HeaderRule[] = [
     on: (op, s) => op.cursor && s === 200 && 'optional' },
   { name: 'Vary', description: 'Public answers vary only by encoding: any cache may share them.', schema: text('Accept-Encoding'),
     on: (op) => !op.keyed && 'required' },
+  { name: 'Vary', description: 'The representation follows `Accept` (JSON, CSV or NDJSON; docs/EXPORTS.md).', schema: text('Accept'),
+    on: (op, s) => op.exports && s === 200 && 'required' },
+  { name: 'X-Total-Count', description: 'CSV and NDJSON answers: the envelope\'s `total` (rows matching the filters), where the route has one.', schema: { type: 'integer', minimum: 0, example: 1234 },
+    on: (op, s) => op.exports && s === 200 && 'optional' },
+  { name: 'Content-Disposition', description: 'CSV and NDJSON answers: `inline`, with a file name for saving (`items.csv`).', schema: text('inline; filename="items.csv"'),
+    on: (op, s) => op.exports && s === 200 && 'optional' },
   { name: 'Access-Control-Allow-Origin', description: 'Public routes: CORS for any origin.', schema: text('*'),
     on: (op) => !op.keyed && 'required' },
   { name: 'Access-Control-Expose-Headers', description: 'Public routes: headers a browser script may read.', schema: text('ETag, Retry-After, RateLimit, RateLimit-Policy, Data-As-Of, Age, X-Request-Id'),
@@ -141,7 +147,8 @@ export function completeDocument<T extends { paths?: object; components?: object
     for (const [method, operation] of Object.entries(operations)) {
       const keyed = (operation.security?.length ?? 0) > 0;
       if (!keyed) operation.security = [];
-      const facts: OperationFacts = { method, path, keyed, cursor: (operation.parameters ?? []).some((p) => p.in === 'query' && p.name === 'cursor') };
+      const exports = Object.keys((operation.responses['200']?.content as Json | undefined) ?? {}).includes('text/csv');
+      const facts: OperationFacts = { method, path, keyed, cursor: (operation.parameters ?? []).some((p) => p.in === 'query' && p.name === 'cursor'), exports };
       const { responses } = operation;
       if (keyed) {
         for (const status of KEYED_STATUSES) responses[status] ??= { description: errorDescriptions[status], content: { 'application/json': { schema: errorRef } } };

@@ -13,6 +13,7 @@ import { bodyLimits } from './body-limits';
 import { inputHygiene } from './hygiene';
 import { observe } from './observability/middleware';
 import { staleIfDown } from './stale/middleware';
+import { edgeAnswers } from './cache/edge-answers';
 import { etag } from './etag';
 import { exports } from './exports';
 import { freshness } from './freshness';
@@ -82,7 +83,8 @@ export function createArea(options: AreaOptions): App {
   // A keyed read that fails because the database is unreachable is answered from its last good copy.
   if (options.auth) chain.splice(1 + (options.edge?.length ?? 0), 0, staleIfDown());
   // CSV/NDJSON exports and Data-As-Of (with data_as_of) sit inside etag(): the ETag covers what is sent.
-  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag(), exports());
+  // Warm answers kept in the isolate come next: admitted and counted, converted by exports() when asked.
+  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag(), exports(), edgeAnswers());
   chain.push(freshness(), ...(options.after ?? []));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);

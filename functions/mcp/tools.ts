@@ -102,7 +102,8 @@ export function buildTools(doc: OpenApiDoc): McpTool[] {
   return TOOL_SPECS.map(({ name, path }) => {
     const operation = doc.paths?.[path]?.get;
     if (!operation) throw new Error(`MCP tool ${name}: no GET ${path} in the OpenAPI document`);
-    const parameters = (operation.parameters ?? []).filter((p) => p.in === 'path' || p.in === 'query');
+    // Tools answer JSON: the exports' `format` parameter is not theirs (docs/EXPORTS.md).
+    const parameters = (operation.parameters ?? []).filter((p) => (p.in === 'path' || p.in === 'query') && p.name !== 'format');
     return {
       name,
       title: operation.summary ?? name,

@@ -43,7 +43,11 @@ async function warm(path: string, key: string) {
 }
 
 describe('warm answers: no round trip (edge limits + isolate memory)', () => {
-  for (const path of ['/v1/geo/languages', '/v1/geo/regions', '/v1/entities/trending?region=us&limit=5']) {
+  for (const path of [
+    '/v1/geo/languages', '/v1/geo/regions', '/v1/entities/trending?region=us&limit=5',
+    // Kept in the isolate by shared/cache/edge-answers.ts.
+    '/v1/trends', '/v1/themes', '/v1/entities', '/v1/articles', '/v1/analytics/categories', '/v1/tracking/lists',
+  ]) {
     it(`GET ${path}`, async () => {
       expect(await warm(path, tenant.key)).toEqual({ status: 200, trips: 0 });
     });

@@ -11,9 +11,11 @@ let world: World;
 let tenant: Tenant;
 let other: Tenant;
 
+/** Answers kept for their normal lifetimes would answer instead of the stale tier: these tests keep none. */
+const UNKEPT = { REFERENCE_CACHE_SECONDS: '0', ISOLATE_CACHE_SECONDS: '0' };
 /** A Neon endpoint nobody listens on: every query fails to connect, as when PostgreSQL is down. */
-const DOWN = { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:9/sql', REFERENCE_CACHE_SECONDS: '0' };
-const up = (path: string, key: string) => world.call(path, { key, env: { REFERENCE_CACHE_SECONDS: '0' } });
+const DOWN = { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:9/sql', ...UNKEPT };
+const up = (path: string, key: string) => world.call(path, { key, env: UNKEPT });
 const down = (path: string, key: string, headers: Record<string, string> = {}) => world.call(path, { key, env: DOWN, headers });
 
 beforeAll(async () => {

@@ -8,6 +8,9 @@ import { reference } from '../fixtures/trend-oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, rebuildWorld, show, type World } from '../helpers/world';
 
+/** Each case adds data and asks again at once: answers kept in the isolate (ISOLATE_CACHE_SECONDS) would be the previous case's. */
+const UNCACHED = { ISOLATE_CACHE_SECONDS: '0' };
+
 const DAY = 86_400_000;
 const BASE = Date.parse('2026-11-20T00:00:00Z');
 const THEME = '7e3e0000-0000-4000-8000-0000000000aa';
@@ -94,7 +97,7 @@ describe('trend numbers equal the raw-assignment reference', () => {
         );
         for (const id of trends) {
           const want = reference(raw.filter((r) => r.trend_id === id).map((r) => Date.parse(r.first_seen_at)), now);
-          const reply = await world.call(`/v1/trends/${id}`, { key: internal, env: { NOW: new Date(now).toISOString() } });
+          const reply = await world.call(`/v1/trends/${id}`, { key: internal, env: { NOW: new Date(now).toISOString(), ...UNCACHED } });
           expect(reply.status, show(reply)).toBe(200);
           const got = reply.body;
           expect(got.article_count).toBe(want.article_count);
@@ -142,9 +145,9 @@ async function checkHierarchy(topic: string) {
       n_trends: new Set(visible.filter(filter).map((r) => r.trend_id)).size,
       n_articles: new Set(visible.filter(filter).filter(seen).map((r) => r.url_id)).size,
     });
-    const themes = (await world.call('/v1/themes', { key })).body.themes;
+    const themes = (await world.call('/v1/themes', { key, env: UNCACHED })).body.themes;
     expect(themes.find((n: any) => n.id === THEME)).toMatchObject(want(() => true));
-    const topics = (await world.call(`/v1/themes/${THEME}/topics`, { key })).body.topics;
+    const topics = (await world.call(`/v1/themes/${THEME}/topics`, { key, env: UNCACHED })).body.topics;
     expect(topics.find((n: any) => n.id === topic)).toMatchObject(want((r) => r.topic_id === topic));
     const order = topics.map((n: any) => n.n_articles);
     expect(order).toEqual([...order].sort((a: number, b: number) => b - a));

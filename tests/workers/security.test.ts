@@ -237,3 +237,40 @@ describe('finding 10: every public path reaches exactly one Worker', () => {
     }
   });
 });
+
+describe('finding 4: windows bounded to now at validation', () => {
+  const ID = '00000000-0000-4000-8000-000000000000';
+  const FAR = 'date_from=2026-01-01T00:00:00Z&date_to=9999-12-31T00:00:00Z';
+  it.each([
+    `/v1/tracking/lists/${ID}/metrics?period=custom&${FAR}`,
+    `/v1/tracking/lists/${ID}/rollup?period=custom&${FAR}`,
+    `/v1/tracking/lists/${ID}/matches?${FAR}`,
+    `/v1/trends/${ID}/rollup?period=custom&${FAR}`,
+    `/v2/feed?period=custom&${FAR}`,
+    `/v1/articles?${FAR}`,
+    `/v1/analytics/categories?period=custom&${FAR}`,
+  ])('%s -> 422 on date_to, never 503 computing', async (path) => {
+    const reply = await world.call(path, { key });
+    expect(reply.status, show(reply)).toBe(422);
+    expect(reply.body.detail).toEqual([{ loc: ['query', 'date_to'], msg: expect.stringMatching(/later than now plus one day/), type: 'value_error' }]);
+  });
+
+  it('a date_from past now plus the slack (one day) is refused too; now plus the slack is still served', async () => {
+    world.setNow('2026-11-20T12:00:00Z');
+    try {
+      const future = await world.call('/v2/feed?date_from=2026-11-21T12:00:01Z', { key });
+      expect(future.status, show(future)).toBe(422);
+      expect(future.body.detail[0].loc).toEqual(['query', 'date_from']);
+      const edge = await world.call('/v1/articles?date_from=2026-11-20T00:00:00Z&date_to=2026-11-21T12:00:00Z', { key });
+      expect(edge.status, show(edge)).toBe(200);
+    } finally {
+      world.setNow(undefined);
+    }
+  });
+
+  it('the OpenAPI document states the bound', async () => {
+    const doc = (await world.call('/openapi.json')).body;
+    const params = doc.paths['/v1/tracking/lists/{list_id}/metrics'].get.parameters as any[];
+    expect(params.find((p) => p.name === 'date_to').description).toContain('Later than now plus one day (24 hours) is 422');
+  });
+});

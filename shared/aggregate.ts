@@ -4,6 +4,7 @@
 // answers 503 `computing` with Retry-After (queued, or a leader slower than the wait budget). The
 // lock has a TTL, so a leader that crashes without releasing it blocks nobody beyond that TTL.
 import type { Context } from 'hono';
+import { refusalOf, REFUSAL_TTL_SECONDS, throwIfRefusal } from './aggregate-refusal';
 import { sha256Hex } from './auth/keys';
 import { IsolateCache } from './cache/memory';
 import { afterResponse, pack, respond, toCached, unpack, type CachedResponse } from './cache/response';
@@ -284,6 +285,7 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
  */
 export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
   const served = await serve(c, kind, request, options);
+  throwIfRefusal(served.cached);
   c.header('X-Aggregate-Cache', served.outcome);
   // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
   const asOf = served.cached.headers[DATA_AS_OF];
@@ -299,15 +301,32 @@ export async function serveAggregateResponse<R, H>(
   c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
 ): Promise<Response> {
   const served = await serve(c, kind, request, admit);
+  throwIfRefusal(served.cached);
   c.header('X-Aggregate-Cache', served.outcome);
   return respond(c, served.cached, served.outcome === 'hit' || served.outcome === 'shared');
 }
 
-/** The consumer's side: compute, store with the kind's TTL, release the queued lock. Idempotent. */
-export async function completeAggregate(services: AggregateServices, kind: AggregateKind, job: AggregateJob): Promise<void> {
-  const { cached } = await computeWithAsOf(services, kind, job.request);
-  await services.store.redis.set(job.cacheKey, pack(cached), { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS });
-  await services.store.redis.del(lockOf(job.cacheKey));
+/**
+ * The consumer's side: compute, store with the kind's TTL, release the queued lock. Idempotent. A
+ * failure no retry fixes (shared/aggregate-refusal.ts) stores that refusal instead, leaves the warmer's
+ * list and answers `refused` (the job is done); any other failure throws (retried).
+ */
+export async function completeAggregate(services: AggregateServices, kind: AggregateKind, job: AggregateJob): Promise<'stored' | 'refused'> {
+  const { store } = services;
+  let outcome: 'stored' | 'refused' = 'stored';
+  let stored: CachedResponse;
+  let ttl = kind.ttlSeconds ?? CACHE_TTL_SECONDS;
+  try {
+    stored = (await computeWithAsOf(services, kind, job.request)).cached;
+  } catch (err) {
+    const refusal = refusalOf(err);
+    if (!refusal) throw err;
+    [stored, ttl, outcome] = [refusal, REFUSAL_TTL_SECONDS, 'refused'];
+    await store.redis.zrem(store.key(RECENT), JSON.stringify(job));
+  }
+  await store.redis.set(job.cacheKey, pack(stored), { ex: ttl });
+  await store.redis.del(lockOf(job.cacheKey));
+  return outcome;
 }
 
 /** Recently asked aggregates (last hour) whose cached copy expires within `margin` seconds. */

@@ -82,6 +82,15 @@ export interface ServeOptions<H> {
 /** How the answer came about, in the `X-Aggregate-Cache` header: tests and benchmarks count `miss`. */
 export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass';
 
+/**
+ * Records the outcome for the request's log line; the `X-Aggregate-Cache` header goes to internal keys
+ * (no project) only: to anyone else it would tell whether another tenant asked the same question (issue 19).
+ */
+function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {
+  c.set('aggregateCache', outcome);
+  if (c.get('auth')?.projectId === null) c.header('X-Aggregate-Cache', outcome);
+}
+
 export async function aggregateKey(store: Store, kind: AggregateKind, request: unknown): Promise<string> {
   const identity = kind.identity ? kind.identity(request) : request;
   return store.key('agg', FORMAT, kind.name, await sha256Hex(JSON.stringify(identity)));
@@ -280,13 +289,13 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
 }
 
 /**
- * The aggregate's value (for routes that wrap it in a larger answer). Sets `X-Aggregate-Cache` to
- * hit, miss or shared (or bypass while Redis is unreachable). For kinds without `respond`.
+ * The aggregate's value (for routes that wrap it in a larger answer). Notes the outcome (hit, miss or
+ * shared, or bypass while Redis is unreachable; `X-Aggregate-Cache` for internal keys). For kinds without `respond`.
  */
 export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
   const served = await serve(c, kind, request, options);
   throwIfRefusal(served.cached);
-  c.header('X-Aggregate-Cache', served.outcome);
+  noteOutcome(c, served.outcome);
   // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
   const asOf = served.cached.headers[DATA_AS_OF];
   if (asOf) c.header(DATA_AS_OF, asOf);
@@ -302,7 +311,7 @@ export async function serveAggregateResponse<R, H>(
 ): Promise<Response> {
   const served = await serve(c, kind, request, admit);
   throwIfRefusal(served.cached);
-  c.header('X-Aggregate-Cache', served.outcome);
+  noteOutcome(c, served.outcome);
   return respond(c, served.cached, served.outcome === 'hit' || served.outcome === 'shared');
 }
 

@@ -74,6 +74,8 @@ export interface Variables {
   limits: LimitState;
   /** X-Request-Id of this request (shared/observability). */
   requestId: string;
+  /** How an aggregate answer came about (hit, miss, shared, bypass), for the log line; the header only for internal keys. */
+  aggregateCache?: string;
 }
 
 export interface Env {

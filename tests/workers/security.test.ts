@@ -11,6 +11,10 @@ import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
 import wranglerToml from '../../wrangler.toml?raw';
 import { MAX_OFFSET } from '../../shared/schemas/common';
+import { aggregateKey } from '../../shared/aggregate';
+import { readConfig } from '../../shared/env';
+import { createStore } from '../../shared/redis';
+import { trendRollupAggregate, type TrendRollupRequest } from '../../functions/trends/aggregate';
 import { createWorld, show, type World } from '../helpers/world';
 
 let world: World;
@@ -272,5 +276,31 @@ describe('finding 4: windows bounded to now at validation', () => {
     const doc = (await world.call('/openapi.json')).body;
     const params = doc.paths['/v1/tracking/lists/{list_id}/metrics'].get.parameters as any[];
     expect(params.find((p) => p.name === 'date_to').description).toContain('Later than now plus one day (24 hours) is 422');
+  });
+});
+
+describe('finding 3: caches and their headers never cross projects', () => {
+  it('the trend roll-up of two projects of the same scope is two cache entries', async () => {
+    const store = createStore(readConfig({ ...world.env }));
+    const auth = (projectId: string) => ({
+      keyId: `k-${projectId}`, keyKind: 'project', projectId, plan: 'scale', allowedCountries: ['US'], categories: null, apiEnabled: true,
+      mcpEnabled: true, subscriptionStatus: 'active', historyDays: 365, rateLimitPerMinute: 300, addons: {}, limitsMode: 'edge',
+    }) satisfies TrendRollupRequest['auth'];
+    const ask = (projectId: string): TrendRollupRequest => ({ trendId: 't', query: { country: 'all', lang: 'all', period: '7d' }, auth: auth(projectId) });
+    const a = await aggregateKey(store, trendRollupAggregate, ask('project-a'));
+    expect(await aggregateKey(store, trendRollupAggregate, ask('project-b'))).not.toBe(a);
+    expect(await aggregateKey(store, trendRollupAggregate, { ...ask('project-a'), auth: { ...auth('project-a'), keyId: 'another key' } }), 'keys of one project share').toBe(a);
+  });
+
+  it('X-Aggregate-Cache is sent to internal keys only: a project key asking right after another cannot tell', async () => {
+    const other = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
+    for (const k of [key, other.key]) {
+      const reply = await world.call('/v2/feed?limit=2&sort_by=first_seen', { key: k });
+      expect(reply.status, show(reply)).toBe(200);
+      expect(reply.headers.get('x-aggregate-cache')).toBeNull();
+    }
+    const internal = await world.internalKey();
+    const told = await world.call('/v2/feed?limit=2&sort_by=first_seen', { key: internal });
+    expect(told.headers.get('x-aggregate-cache')).toMatch(/^(hit|miss|shared)$/);
   });
 });

@@ -10,6 +10,8 @@ import { chunkMessages } from '../../functions/jobs/jobs';
 import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
 import wranglerToml from '../../wrangler.toml?raw';
+import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
+import { signCursor } from '../../shared/cursor';
 import { MAX_OFFSET } from '../../shared/schemas/common';
 import { aggregateKey } from '../../shared/aggregate';
 import { readConfig } from '../../shared/env';
@@ -302,5 +304,20 @@ describe('finding 3: caches and their headers never cross projects', () => {
     const internal = await world.internalKey();
     const told = await world.call('/v2/feed?limit=2&sort_by=first_seen', { key: internal });
     expect(told.headers.get('x-aggregate-cache')).toMatch(/^(hit|miss|shared)$/);
+  });
+});
+
+describe('finding 9: CURSOR_SECRET only as a secret', () => {
+  it('wrangler.toml holds no CURSOR_SECRET: a plain wrangler deploy ships no public key', () => {
+    expect(wranglerToml as string).not.toMatch(/^\s*CURSOR_SECRET\s*=/m);
+    expect(wranglerToml as string).not.toContain(DEV_CURSOR_SECRET);
+  });
+
+  // With data: tests/workers/feed.test.ts "CURSOR_SECRET refused" (offset paging, next_cursor null, never 503).
+  it('a cursor forged with the public dev value is refused outside development (400, not trusted)', async () => {
+    const forged = await signCursor(DEV_CURSOR_SECRET, { b: 'any', k: [0, 'x', 'US', 'en'], n: new Date().toISOString(), t: 1, s: 1 });
+    const reply = await world.call(`/v2/feed?limit=1&cursor=${forged}`, { key, env: { ENVIRONMENT: '' } });
+    expect(reply.status, show(reply)).toBe(400);
+    expect(reply.body.detail).toMatch(/not available on this deployment/);
   });
 });

@@ -13,6 +13,7 @@ import wranglerToml from '../../wrangler.toml?raw';
 import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
 import { signCursor } from '../../shared/cursor';
 import { MAX_OFFSET } from '../../shared/schemas/common';
+import { AUTH_FAILURES_PER_MINUTE } from '../../shared/limits/auth-failures';
 import { aggregateKey } from '../../shared/aggregate';
 import { readConfig } from '../../shared/env';
 import { createStore } from '../../shared/redis';
@@ -319,5 +320,38 @@ describe('finding 9: CURSOR_SECRET only as a secret', () => {
     const reply = await world.call(`/v2/feed?limit=1&cursor=${forged}`, { key, env: { ENVIRONMENT: '' } });
     expect(reply.status, show(reply)).toBe(400);
     expect(reply.body.detail).toMatch(/not available on this deployment/);
+  });
+});
+
+describe('finding 6: 401s are throttled per client IP', () => {
+  const randomKey = () => `dk_${Array.from(crypto.getRandomValues(new Uint8Array(40)), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('')}`;
+  const from = (ip: string) => ({ 'CF-Connecting-IP': ip });
+
+  it(`random keys from one address: ${AUTH_FAILURES_PER_MINUTE} answers 401, then 429 + Retry-After before any key lookup`, async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 10; i++) {
+      statuses.push((await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7') })).status);
+    }
+    expect(statuses.slice(0, AUTH_FAILURES_PER_MINUTE)).toEqual(Array(AUTH_FAILURES_PER_MINUTE).fill(401));
+    expect(statuses.slice(AUTH_FAILURES_PER_MINUTE)).toEqual(Array(10).fill(429));
+    const limited = await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7') });
+    expect(limited.status, show(limited)).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.body.detail.code).toBe('rate_limited');
+    // No lookup: with PostgreSQL down it is still 429 (a lookup would answer 503), missing keys too.
+    const down = await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7'), env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' } });
+    expect(down.status, show(down)).toBe(429);
+    expect((await world.call('/v1/geo/languages', { headers: from('203.0.113.7') })).status).toBe(429);
+  });
+
+  it('the OpenAPI document states the bound on every keyed 429', async () => {
+    const doc = (await world.call('/openapi.json')).body;
+    expect(doc.paths['/v1/geo/languages'].get.responses['429'].description).toContain(`more than ${AUTH_FAILURES_PER_MINUTE} missing or invalid keys in a minute`);
+  });
+
+  it('other addresses and valid keys elsewhere are not affected', async () => {
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 2; i++) await world.call('/v1/geo/languages', { key: randomKey(), headers: from('198.51.100.9') });
+    expect((await world.call('/v1/geo/languages', { key, headers: from('192.0.2.44') })).status).toBe(200);
+    expect((await world.call('/v1/geo/languages', { key: randomKey(), headers: from('192.0.2.44') })).status).toBe(401);
   });
 });

@@ -17,7 +17,8 @@ export type WorkerName = (typeof WORKERS)[number];
  * Gzip budgets in KiB (docs/PERFORMANCE.md explains the floor: @hono/zod-openapi, the Neon driver,
  * drizzle and Upstash alone are ~168 KiB gzip). A bundle over its budget fails the build and the test.
  */
-const AREA_BUDGET_KIB = 210;
+// 212 since issue 19's remaining checks (bounded windows, stored refusals, 401 throttling: +1.1 KiB on tracking).
+const AREA_BUDGET_KIB = 212;
 export const BUDGET_KIB: Record<WorkerName, number> = {
   tracking: AREA_BUDGET_KIB, feed: AREA_BUDGET_KIB, public: AREA_BUDGET_KIB, geo: AREA_BUDGET_KIB, trends: AREA_BUDGET_KIB,
   entities: AREA_BUDGET_KIB, articles: AREA_BUDGET_KIB, jobs: AREA_BUDGET_KIB, mcp: 290,

@@ -35,9 +35,7 @@ export function authFailuresBlocked(store: Store, ip: string, nowMs = Date.now()
     return null;
   }
   const retry = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
-  return coded(429, 'rate_limited',
-    `Too many requests with a missing or invalid API key from this address (more than ${AUTH_FAILURES_PER_MINUTE} per minute); retry in ${retry} s.`,
-    {}, { 'Retry-After': retry });
+  return coded(429, 'rate_limited', `Too many invalid API keys from this address; retry in ${retry} s.`, {}, { 'Retry-After': retry });
 }
 
 /** Counts one 401 of the client (after the answer); once its budget is spent, blocks it in this isolate. */

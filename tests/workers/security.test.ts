@@ -346,7 +346,7 @@ describe('finding 6: 401s are throttled per client IP', () => {
 
   it('the OpenAPI document states the bound on every keyed 429', async () => {
     const doc = (await world.call('/openapi.json')).body;
-    expect(doc.paths['/v1/geo/languages'].get.responses['429'].description).toContain(`more than ${AUTH_FAILURES_PER_MINUTE} missing or invalid keys in a minute`);
+    expect(doc.paths['/v1/geo/languages'].get.responses['429'].description).toContain(`more than ${AUTH_FAILURES_PER_MINUTE} missing or invalid keys in a minute from this address`);
   });
 
   it('other addresses and valid keys elsewhere are not affected', async () => {

@@ -2,6 +2,7 @@
 // PostgreSQL and Redis), and Node tests for the CLIs and the embedded `npm start` path.
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { DEV_CURSOR_SECRET } from './shared/dev-secrets';
 
 export default defineConfig({
   test: {
@@ -25,6 +26,9 @@ export default defineConfig({
                 TEMPLATE_DATABASE: inject<string>('templateDatabase'),
                 RUN_ID: inject<string>('runId'),
                 APP_URL: 'https://app.example.com',
+                // Never in wrangler.toml (a secret in production): the dev-only value, accepted in development only.
+                CURSOR_SECRET: DEV_CURSOR_SECRET,
+                ENVIRONMENT: 'development',
                 // One log line per request would bury test output; tests/workers/observability.test.ts sets info.
                 LOG_LEVEL: 'warn',
               },

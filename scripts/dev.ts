@@ -5,6 +5,7 @@ import { Pool } from '@neondatabase/serverless';
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { DEV_CURSOR_SECRET } from '../shared/dev-secrets';
 import { startGateway } from './gateway/index';
 import { configureDriver, gatewayInfo } from './lib/connect';
 import { migrate } from './lib/migrations';
@@ -98,6 +99,9 @@ const full = keys.find((k) => k.name === 'full')!;
 const vars = {
   // /docs offers it for "try it" (loopback only; never set in a deployed Worker).
   DOCS_DEMO_KEY: full.key,
+  // Not in wrangler.toml (a secret in production): the dev-only cursor key, accepted in development only.
+  CURSOR_SECRET: DEV_CURSOR_SECRET,
+  ENVIRONMENT: 'development',
   DATABASE_URL: info.databaseUrl,
   NEON_HTTP_ENDPOINT: info.neonHttpUrl,
   UPSTASH_REDIS_REST_URL: info.upstashUrl,

@@ -4,6 +4,7 @@
 // answers 503 `computing` with Retry-After (queued, or a leader slower than the wait budget). The
 // lock has a TTL, so a leader that crashes without releasing it blocks nobody beyond that TTL.
 import type { Context } from 'hono';
+import { refusalOf, REFUSAL_TTL_SECONDS, throwIfRefusal } from './aggregate-refusal';
 import { sha256Hex } from './auth/keys';
 import { IsolateCache } from './cache/memory';
 import { afterResponse, pack, respond, toCached, unpack, type CachedResponse } from './cache/response';
@@ -80,6 +81,15 @@ export interface ServeOptions<H> {
 
 /** How the answer came about, in the `X-Aggregate-Cache` header: tests and benchmarks count `miss`. */
 export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass';
+
+/**
+ * Records the outcome for the request's log line; the `X-Aggregate-Cache` header goes to internal keys
+ * (no project) only: to anyone else it would tell whether another tenant asked the same question (issue 19).
+ */
+function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {
+  c.set('aggregateCache', outcome);
+  if (c.get('auth')?.projectId === null) c.header('X-Aggregate-Cache', outcome);
+}
 
 export async function aggregateKey(store: Store, kind: AggregateKind, request: unknown): Promise<string> {
   const identity = kind.identity ? kind.identity(request) : request;
@@ -279,12 +289,13 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
 }
 
 /**
- * The aggregate's value (for routes that wrap it in a larger answer). Sets `X-Aggregate-Cache` to
- * hit, miss or shared (or bypass while Redis is unreachable). For kinds without `respond`.
+ * The aggregate's value (for routes that wrap it in a larger answer). Notes the outcome (hit, miss or
+ * shared, or bypass while Redis is unreachable; `X-Aggregate-Cache` for internal keys). For kinds without `respond`.
  */
 export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
   const served = await serve(c, kind, request, options);
-  c.header('X-Aggregate-Cache', served.outcome);
+  throwIfRefusal(served.cached);
+  noteOutcome(c, served.outcome);
   // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
   const asOf = served.cached.headers[DATA_AS_OF];
   if (asOf) c.header(DATA_AS_OF, asOf);
@@ -299,15 +310,32 @@ export async function serveAggregateResponse<R, H>(
   c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
 ): Promise<Response> {
   const served = await serve(c, kind, request, admit);
-  c.header('X-Aggregate-Cache', served.outcome);
+  throwIfRefusal(served.cached);
+  noteOutcome(c, served.outcome);
   return respond(c, served.cached, served.outcome === 'hit' || served.outcome === 'shared');
 }
 
-/** The consumer's side: compute, store with the kind's TTL, release the queued lock. Idempotent. */
-export async function completeAggregate(services: AggregateServices, kind: AggregateKind, job: AggregateJob): Promise<void> {
-  const { cached } = await computeWithAsOf(services, kind, job.request);
-  await services.store.redis.set(job.cacheKey, pack(cached), { ex: kind.ttlSeconds ?? CACHE_TTL_SECONDS });
-  await services.store.redis.del(lockOf(job.cacheKey));
+/**
+ * The consumer's side: compute, store with the kind's TTL, release the queued lock. Idempotent. A
+ * failure no retry fixes (shared/aggregate-refusal.ts) stores that refusal instead, leaves the warmer's
+ * list and answers `refused` (the job is done); any other failure throws (retried).
+ */
+export async function completeAggregate(services: AggregateServices, kind: AggregateKind, job: AggregateJob): Promise<'stored' | 'refused'> {
+  const { store } = services;
+  let outcome: 'stored' | 'refused' = 'stored';
+  let stored: CachedResponse;
+  let ttl = kind.ttlSeconds ?? CACHE_TTL_SECONDS;
+  try {
+    stored = (await computeWithAsOf(services, kind, job.request)).cached;
+  } catch (err) {
+    const refusal = refusalOf(err);
+    if (!refusal) throw err;
+    [stored, ttl, outcome] = [refusal, REFUSAL_TTL_SECONDS, 'refused'];
+    await store.redis.zrem(store.key(RECENT), JSON.stringify(job));
+  }
+  await store.redis.set(job.cacheKey, pack(stored), { ex: ttl });
+  await store.redis.del(lockOf(job.cacheKey));
+  return outcome;
 }
 
 /** Recently asked aggregates (last hour) whose cached copy expires within `margin` seconds. */

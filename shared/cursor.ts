@@ -2,7 +2,20 @@
 // `base64url(JSON payload).base64url(HMAC-SHA256(secret, payload))`; the payload binds it to the
 // caller (project or key), the route and its parameters, and carries the keyset position. Anything
 // altered, issued for another query or key, of another version, or expired answers 400.
-import { ApiError, coded } from './errors';
+import type { Config } from './env';
+import { DEV_CURSOR_SECRET } from './dev-secrets';
+import { ApiError } from './errors';
+
+/**
+ * The key cursors are signed with, or undefined when there is none to trust: CURSOR_SECRET unset, or the
+ * known dev value outside development. Without it, paging falls back to offsets (`next_cursor: null`).
+ */
+export function cursorSecret(config: Pick<Config, 'CURSOR_SECRET' | 'ENVIRONMENT'>): string | undefined {
+  const secret = config.CURSOR_SECRET;
+  if (!secret) return undefined;
+  if (secret === DEV_CURSOR_SECRET && config.ENVIRONMENT !== 'development') return undefined;
+  return secret;
+}
 
 // 2: adds the feed snapshot version `s` (cursor pages read the sort values as of it).
 export const CURSOR_VERSION = 2;
@@ -46,14 +59,9 @@ export async function digest(...parts: string[]): Promise<string> {
   return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-function requireSecret(secret: string | undefined): string {
-  if (!secret) throw coded(503, 'cursor_unavailable', 'Cursor signing is not configured on this deployment; retry later or use offset paging.', {}, { 'Retry-After': '60' });
-  return secret;
-}
-
-export async function signCursor(secret: string | undefined, payload: Omit<CursorPayload, 'v'>): Promise<string> {
+export async function signCursor(secret: string, payload: Omit<CursorPayload, 'v'>): Promise<string> {
   const body = encoder.encode(JSON.stringify({ v: CURSOR_VERSION, ...payload }));
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(requireSecret(secret)), body));
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(secret), body));
   return `${b64url(body)}.${b64url(mac)}`;
 }
 
@@ -62,6 +70,8 @@ const invalidCursor = (why: string) =>
 
 /** Verifies the signature, version, binding and age; returns the payload or throws a 400. */
 export async function openCursor(secret: string | undefined, token: string, binding: string, now: Date): Promise<CursorPayload> {
+  // No trusted key: no cursor can be verified (none was issued by this deployment either).
+  if (!secret) throw invalidCursor('cursor paging is not available on this deployment (use offset paging)');
   const [body, mac, extra] = token.split('.');
   if (!body || !mac || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(body + mac)) throw invalidCursor('it is malformed');
   let bodyBytes: Uint8Array;
@@ -72,7 +82,7 @@ export async function openCursor(secret: string | undefined, token: string, bind
   } catch {
     throw invalidCursor('it is malformed');
   }
-  const ok = await crypto.subtle.verify('HMAC', await hmacKey(requireSecret(secret)), macBytes as BufferSource, bodyBytes as BufferSource);
+  const ok = await crypto.subtle.verify('HMAC', await hmacKey(secret), macBytes as BufferSource, bodyBytes as BufferSource);
   if (!ok) throw invalidCursor('its signature does not match (it was altered or not issued by this API)');
   let payload: CursorPayload;
   try {

@@ -25,6 +25,24 @@ export function parseIsoUtc(value: string): Date | null {
   return new Date(utc - shift);
 }
 
+/**
+ * How far past now a `date_from`/`date_to` may lie (issue 19): one day, so a day-grain window that
+ * includes today can end at the next midnight UTC (its exclusive end) whatever the caller's clock skew.
+ * Later is 422 at validation, never a window a query or a queued job could fail on (`9999-12-31`
+ * overflowed time zone arithmetic in PostgreSQL and left the caller at 503 `computing`).
+ */
+export const FUTURE_SLACK_MS = 24 * 3_600_000;
+
+/** The OpenAPI wording of that bound, appended to every date parameter's description. */
+export const FUTURE_SLACK_NOTE = ' Later than now plus one day (24 hours) is 422.';
+
+/** The 422 message for a date past the bound, or null when it is within it. */
+export function futureDateError(value: string, now: Date): string | null {
+  const at = parseIsoUtc(value);
+  if (at === null || at.getTime() <= now.getTime() + FUTURE_SLACK_MS) return null;
+  return `Must not be later than now plus one day (${new Date(now.getTime() + FUTURE_SLACK_MS).toISOString()})`;
+}
+
 const INVALID = 'Expected an ISO 8601 date or date-time (e.g. 2026-11-01, 2026-11-01T08:00:00, 2026-11-01T08:00:00Z); without an offset it is read as UTC';
 
 /**
@@ -42,6 +60,6 @@ export const isoQueryParam = (description: string, example: string) =>
     .optional()
     .openapi({
       type: 'string',
-      description: `${description} ISO 8601: a date (\`2026-11-01\`, midnight UTC) or a date-time; without an offset it is read as UTC.`,
+      description: `${description} ISO 8601: a date (\`2026-11-01\`, midnight UTC) or a date-time; without an offset it is read as UTC.${FUTURE_SLACK_NOTE}`,
       example,
     });

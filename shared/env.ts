@@ -29,11 +29,13 @@ const bindingsSchema = z.object({
   /** Public routes (no key): requests per minute per client IP; a bulk check counts one per domain. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(300),
   /**
-   * HMAC key of feed cursors (shared/cursor.ts). A Worker secret in production
-   * (`wrangler secret put CURSOR_SECRET --env feed`, and `--env mcp`); wrangler.toml's top-level
-   * [vars] holds a dev-only value for `npm start` and the tests.
+   * HMAC key of feed cursors (shared/cursor.ts). Only a Worker secret (`wrangler secret put CURSOR_SECRET
+   * --env feed`, and `--env mcp`); never in wrangler.toml. `npm start` and the tests bind the dev-only
+   * value, which is refused outside ENVIRONMENT=development (paging then falls back to offsets).
    */
   CURSOR_SECRET: z.union([z.literal('').transform(() => undefined), z.string().min(16)]).optional(),
+  /** `development` where `npm start` and the tests run (scripts/dev.ts, vitest.config.ts); unset in deployed Workers. */
+  ENVIRONMENT: z.string().optional(),
   /**
    * `npm start` only (scripts/dev.ts): the printed demo key, which /docs offers for "try it" when it
    * is served on a loopback address. Never set in a deployed Worker.
@@ -74,6 +76,8 @@ export interface Variables {
   limits: LimitState;
   /** X-Request-Id of this request (shared/observability). */
   requestId: string;
+  /** How an aggregate answer came about (hit, miss, shared, bypass), for the log line; the header only for internal keys. */
+  aggregateCache?: string;
 }
 
 export interface Env {

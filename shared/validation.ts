@@ -1,6 +1,8 @@
 // Turns zod validation failures into the spec's 422 `{detail: [{loc, msg, type}]}`.
 import type { Hook } from '@hono/zod-openapi';
 import type { z } from 'zod';
+import type { Clock } from './clock';
+import { futureDateError } from './dates';
 import { ApiError, type ValidationIssue } from './errors';
 
 const locations: Record<string, string> = { param: 'path', json: 'body', form: 'body' };
@@ -39,11 +41,31 @@ export function toValidationIssues(target: string, error: z.ZodError, input: unk
   }));
 }
 
+/** Window bounds every route shares; checked here, against the request's clock, so no route can forget them. */
+const DATE_PARAMS = ['date_from', 'date_to'] as const;
+
+/** `date_from`/`date_to` past now plus the slack (shared/dates.ts): 422, before any query or job sees them. */
+function futureDateIssues(data: unknown, now: Date): ValidationIssue[] {
+  if (data === null || typeof data !== 'object') return [];
+  const issues: ValidationIssue[] = [];
+  for (const name of DATE_PARAMS) {
+    const value = (data as Record<string, unknown>)[name];
+    const msg = typeof value === 'string' ? futureDateError(value, now) : null;
+    if (msg) issues.push({ loc: ['query', name], msg, type: 'value_error' });
+  }
+  return issues;
+}
+
 /** The app-wide defaultHook: every route's request validation fails the same way. */
 export const validationHook: Hook<unknown, any, any, any> = (result, c) => {
   if (!result.success) {
     const target = result.target;
     const input = target === 'query' ? c.req.query() : target === 'param' ? c.req.param() : undefined;
     throw new ApiError(422, toValidationIssues(target, result.error as z.ZodError, input));
+  }
+  if (result.target === 'query') {
+    const clock = c.get('clock') as Clock | undefined;
+    const issues = futureDateIssues(result.data, clock?.now() ?? new Date());
+    if (issues.length > 0) throw new ApiError(422, issues);
   }
 };

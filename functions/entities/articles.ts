@@ -16,7 +16,8 @@ const route = exportable(createRoute({
   summary: 'Articles of an entity',
   description:
     'Articles mentioning the entity, sorted by the entity\'s `unified_score` in each article, descending (ties: `url_id`). ' +
-    'Restricted keys see only articles that surfaced in their countries; `total` counts exactly what the key may see. ' +
+    'Restricted keys see only articles that surfaced in their countries, plans limited to chosen categories only articles of ' +
+    'those categories; `total` counts exactly what the key may see. ' +
     'Unknown (or invisible) entity: 404.',
   security: keyed,
   request: { params: entityNameParam, query: ArticlesQuery },
@@ -31,7 +32,7 @@ export function register(app: App) {
     const { db, auth, config } = c.var;
     const { limit, offset } = c.req.valid('query');
     const name = lookupName(c.req.valid('param').entity_name);
-    const entity = name ? await getEntity(db, auth.allowedCountries, name) : undefined;
+    const entity = name ? await getEntity(db, auth.allowedCountries, auth.categories, name) : undefined;
     if (!entity) throw notFound(`Entity '${name}' not found`);
     const [rows, total] = await Promise.all([
       entityArticles(db, entity.id, auth.allowedCountries, auth.categories, limit, offset),

@@ -16,7 +16,9 @@ const route = createRoute({
   description:
     'Matched by the trimmed, lower-cased path name against `normalized_name` (URL-encode spaces: `Taylor%20Swift`). The kg ' +
     'values are flattened; `articles_count` is the exact number of articles mentioning the entity that the key may see ' +
-    '(its countries and its plan\'s categories). An entity the key cannot see answers 404 like an unknown one.',
+    '(its countries and its plan\'s categories). `url_id` and the scores are of the best occurrence the key may see (for a ' +
+    'plan limited to chosen categories: on an article of those categories). An entity the key cannot see (none of its ' +
+    'occurrences visible) answers 404 like an unknown one.',
   security: keyed,
   request: { params: entityNameParam },
   responses: {
@@ -29,7 +31,7 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth } = c.var;
     const name = lookupName(c.req.valid('param').entity_name);
-    const row = name ? await getEntity(db, auth.allowedCountries, name) : undefined;
+    const row = name ? await getEntity(db, auth.allowedCountries, auth.categories, name) : undefined;
     if (!row) throw notFound(`Entity '${name}' not found`);
     const count = await countArticles(db, row.id, auth.allowedCountries, auth.categories);
     return c.json(toEntityDetail(row, count), 200);

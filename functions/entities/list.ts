@@ -30,7 +30,7 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth } = c.var;
     const q = c.req.valid('query');
-    const { total, rows } = await listEntities(db, auth.allowedCountries, {
+    const { total, rows } = await listEntities(db, auth.allowedCountries, auth.categories, {
       search: q.search?.trim() ? q.search.trim() : null,
       entityType: q.entity_type ?? null,
       minScore: q.min_score,

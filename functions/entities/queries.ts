@@ -9,12 +9,23 @@ export type Countries = string[] | null;
 /**
  * Each entity's best visible occurrence (entity_best, kept at ingest). Several countries: the best
  * of their rows, by the order ingest uses (score, similarity, url_id). `$1` is the country list.
+ * A category-limited plan (`planned`, its top levels in `$5`) sees only occurrences on articles of its
+ * categories (issue 19): those are read from the links, as entity_best keeps no category.
  */
-const best = (countries: Countries) =>
-  countries === null
-    ? `SELECT * FROM entity_best WHERE country = '*' AND $1::text[] IS NULL`
-    : `SELECT DISTINCT ON (entity_id) * FROM entity_best WHERE country = ANY($1::text[])
-       ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`;
+const best = (countries: Countries, planned: boolean) =>
+  planned
+    ? `SELECT DISTINCT ON (ae.entity_id) ae.entity_id, ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source
+       FROM article_entities ae WHERE ${visibleLink('$1', '$5')}
+       ORDER BY ae.entity_id, ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id`
+    : countries === null
+      ? `SELECT * FROM entity_best WHERE country = '*' AND $1::text[] IS NULL AND $5::text[] IS NULL`
+      : `SELECT DISTINCT ON (entity_id) * FROM entity_best WHERE country = ANY($1::text[]) AND $5::text[] IS NULL
+         ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`;
+
+/** The link `ae` is visible: its article surfaced in one of the countries (null: any) and lies in the plan's categories. */
+const visibleLink = (countries: string, planCategories: string) =>
+  `(${countries}::text[] IS NULL OR EXISTS (SELECT 1 FROM url_profiles p WHERE p.url_id = ae.url_id AND p.country = ANY(${countries}::text[])))
+    AND ${inPlanCategories(planCategories, 'ae.url_id')}`;
 
 export interface EntityRow {
   id: string;
@@ -47,17 +58,17 @@ export interface ListFilter {
 /** `%`, `_` and `\` are literal in a substring search. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export async function listEntities(db: Db, countries: Countries, f: ListFilter): Promise<{ total: number; rows: EntityRow[] }> {
+export async function listEntities(db: Db, countries: Countries, planCategories: string[] | null, f: ListFilter): Promise<{ total: number; rows: EntityRow[] }> {
   // search_norm folds case and accents on both sides; the trigram index on search_norm(name) serves the LIKE.
   const where = `b.unified_score >= $4::float8
     AND ($2::text IS NULL OR search_norm(e.name) LIKE '%' || search_norm($2::text) || '%')
     AND ($3::text IS NULL OR $3::text = ANY(e.entity_types))`;
-  const from = `FROM (${best(countries)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
-  const params = [countries, f.search === null ? null : likeLiteral(f.search), f.entityType, f.minScore];
+  const from = `FROM (${best(countries, planCategories !== null)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
+  const params = [countries, f.search === null ? null : likeLiteral(f.search), f.entityType, f.minScore, planCategories];
   const [rows, [count]] = await Promise.all([
     queryRows<EntityRow>(
       db,
-      `SELECT ${ENTITY_COLUMNS} ${from} ORDER BY b.unified_score DESC, e.normalized_name LIMIT $5 OFFSET $6`,
+      `SELECT ${ENTITY_COLUMNS} ${from} ORDER BY b.unified_score DESC, e.normalized_name LIMIT $6 OFFSET $7`,
       [...params, f.limit, f.offset],
     ),
     queryRows<{ total: number }>(db, `SELECT count(*)::int AS total ${from}`, params),
@@ -65,26 +76,30 @@ export async function listEntities(db: Db, countries: Countries, f: ListFilter):
   return { total: count.total, rows };
 }
 
-/** The entity by normalized name with its best visible occurrence; undefined when the key sees none. */
-export async function getEntity(db: Db, countries: Countries, normalizedName: string): Promise<EntityRow | undefined> {
+/**
+ * The entity by normalized name with its best visible occurrence; undefined when the key sees none
+ * (a category-limited plan: none on an article of its categories, so it answers 404 like an unknown name).
+ */
+export async function getEntity(db: Db, countries: Countries, planCategories: string[] | null, normalizedName: string): Promise<EntityRow | undefined> {
+  // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
+  const occurrence = planCategories !== null
+    ? `SELECT ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source FROM article_entities ae
+       WHERE ae.entity_id = e.id AND ${visibleLink('$1', '$3')}
+       ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT 1`
+    : `SELECT * FROM entity_best x
+       WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
+         AND $3::text[] IS NULL
+       ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1`;
   const [row] = await queryRows<EntityRow>(
     db,
-    // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
-    `SELECT ${ENTITY_COLUMNS} FROM entities e
-     JOIN LATERAL (SELECT * FROM entity_best x
-       WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
-       ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1) b ON true
-     WHERE e.normalized_name = $2`,
-    [countries, normalizedName],
+    `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN LATERAL (${occurrence}) b ON true WHERE e.normalized_name = $2`,
+    [countries, normalizedName, planCategories],
   );
   return row;
 }
 
 /** Articles of the entity the key may see: its countries and its plan's categories. */
-const VISIBLE_LINKS = `FROM article_entities ae
-  WHERE ae.entity_id = $1::uuid
-    AND ($2::text[] IS NULL OR EXISTS (SELECT 1 FROM url_profiles p WHERE p.url_id = ae.url_id AND p.country = ANY($2::text[])))
-    AND ${inPlanCategories('$3', 'ae.url_id')}`;
+const VISIBLE_LINKS = `FROM article_entities ae WHERE ae.entity_id = $1::uuid AND ${visibleLink('$2', '$3')}`;
 
 export async function countArticles(db: Db, entityId: string, countries: Countries, planCategories: string[] | null): Promise<number> {
   const [row] = await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n ${VISIBLE_LINKS}`, [entityId, countries, planCategories]);

@@ -1,6 +1,7 @@
 // Trending read path, one statement: sums of the entity_days / entity_hours roll-ups (kept at ingest)
 // over the window, then the top article of each of the few ranked entities from the trending tops.
 import type { Db } from '../../shared/db/client';
+import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 
 export interface TrendingRequest {
@@ -98,5 +99,40 @@ export function rankTrending(db: Db, r: TrendingRequest) {
      FROM p LEFT JOIN LATERAL (${TOP_OF('p.id', ranges)}) x ON true LEFT JOIN articles a ON a.id = x.url_id
      ORDER BY p.mentions DESC, p.articles DESC, p.normalized_name`,
     [r.country, r.language, r.entityType, r.limit, ...ranges.flatMap((x) => [x.from, x.to])],
+  );
+}
+
+/**
+ * The same ranking for a category-limited plan (issue 19): only mentions on articles of its
+ * categories count, and `top_article` is one of them. The roll-ups keep no category, so this reads the
+ * region's profiles first seen in the window (the same definitions as entity_hours: a mention per
+ * profile; with `lang` every mention is an article, else an article counts at its first profile in the
+ * region), for the smaller plans that choose categories.
+ */
+export function rankTrendingInPlan(db: Db, r: TrendingRequest, planCategories: string[]) {
+  return queryRows<TrendingRow>(
+    db,
+    `WITH w AS (SELECT DISTINCT u.url_id FROM url_profiles u
+       WHERE u.country = $1 AND u.first_seen >= $5::timestamptz AND u.first_seen < $6::timestamptz AND ${inPlanCategories('$7', 'u.url_id')}),
+     f AS (SELECT q.url_id, q.language, q.first_seen,
+         row_number() OVER (PARTITION BY q.url_id ORDER BY q.first_seen, q.language) = 1 AS first_in_region
+       FROM url_profiles q JOIN w USING (url_id) WHERE q.country = $1),
+     m AS (SELECT url_id, first_in_region FROM f
+       WHERE first_seen >= $5::timestamptz AND first_seen < $6::timestamptz AND ($2::text IS NULL OR language = $2)),
+     l AS (SELECT ae.entity_id, ae.url_id, ae.unified_score, ae.embedding_similarity, m.first_in_region
+       FROM m JOIN article_entities ae ON ae.url_id = m.url_id
+       WHERE $3::text IS NULL OR ae.entity_id IN (SELECT id FROM entities WHERE $3::text = ANY(entity_types))),
+     s AS (SELECT entity_id, count(*)::int AS mentions,
+         (CASE WHEN $2::text IS NULL THEN count(*) FILTER (WHERE first_in_region) ELSE count(*) END)::int AS articles
+       FROM l GROUP BY entity_id),
+     t AS (SELECT * FROM s ORDER BY mentions DESC, articles DESC FETCH FIRST $4 ROWS WITH TIES),
+     p AS (SELECT e.id, e.name, e.normalized_name, e.kg_id, e.kg_name, e.entity_types, t.mentions, t.articles
+       FROM t JOIN entities e ON e.id = t.entity_id
+       ORDER BY t.mentions DESC, t.articles DESC, e.normalized_name LIMIT $4)
+     SELECT p.id, p.name, p.kg_id, p.kg_name, p.entity_types, p.mentions, p.articles, a.id AS top_url_id, a.title AS top_title, a.domain AS top_domain
+     FROM p LEFT JOIN LATERAL (SELECT url_id FROM l WHERE l.entity_id = p.id
+       ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1) x ON true LEFT JOIN articles a ON a.id = x.url_id
+     ORDER BY p.mentions DESC, p.articles DESC, p.normalized_name`,
+    [r.country, r.language, r.entityType, r.limit, r.from.toISOString(), r.to.toISOString(), planCategories],
   );
 }

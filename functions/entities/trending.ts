@@ -10,7 +10,7 @@ import { errorResponses, keyed } from '../../shared/schemas/common';
 import { assertCountryAllowed } from '../../shared/scope';
 import { windowEndingAt } from '../../shared/windows';
 import { TrendingListSchema, TrendingQuery } from './schemas';
-import { rankTrending, type TrendingRequest } from './trending-queries';
+import { rankTrending, rankTrendingInPlan, type TrendingRequest } from './trending-queries';
 
 const route = exportable(createRoute({
   method: 'get',
@@ -23,7 +23,8 @@ const route = exportable(createRoute({
     'country x language) of an article mentioning the entity, first seen in `region` (and `lang`) during the period; ' +
     '`articles_in_period` counts distinct articles whose first appearance in the region (in `lang`, when given) falls in ' +
     'the period. The period ends now (UTC) and holds the hours that start inside it. Read from an hourly roll-up kept at ' +
-    'ingest, not from a scan of articles. A region outside a restricted key\'s countries is 403.',
+    'ingest, not from a scan of articles. A region outside a restricted key\'s countries is 403. A plan limited to chosen ' +
+    'categories ranks by the mentions on its categories\' articles only, and `top_article` is one of them.',
   security: keyed,
   request: { query: TrendingQuery },
   responses: {
@@ -32,9 +33,12 @@ const route = exportable(createRoute({
   },
 }), 'trending_entities');
 
-/** The ranking with each entity's top article: what every key allowed the region gets. */
-async function trendingEntities(db: Db, request: TrendingRequest) {
-  const ranked = await rankTrending(db, request);
+/**
+ * The ranking with each entity's top article: what every key allowed the region gets, or, for a
+ * category-limited plan, what its categories' articles make (ranks and `top_article` alike).
+ */
+async function trendingEntities(db: Db, request: TrendingRequest, planCategories: string[] | null) {
+  const ranked = planCategories === null ? await rankTrending(db, request) : await rankTrendingInPlan(db, request, planCategories);
   return ranked.flatMap((r) => {
     // Every ranked entity has a mention in the window, hence a top article; a row without one
     // would mean the roll-ups disagree, and is left out rather than invented.
@@ -51,7 +55,8 @@ async function trendingEntities(db: Db, request: TrendingRequest) {
   });
 }
 
-type CachedTrendingRequest = Omit<TrendingRequest, 'from' | 'to'> & { from: string; to: string };
+/** Plan categories are part of the question: a category-limited plan never shares another's answer. */
+type CachedTrendingRequest = Omit<TrendingRequest, 'from' | 'to'> & { from: string; to: string; planCategories: string[] | null };
 
 /**
  * Cached for a minute and computed once for concurrent identical misses (shared single flight). The
@@ -62,7 +67,7 @@ const trendingAggregate: AggregateKind<CachedTrendingRequest> = {
   name: 'entities.trending',
   ttlSeconds: 60,
   warm: false,
-  compute: ({ db }, r) => trendingEntities(db, { ...r, from: new Date(r.from), to: new Date(r.to) }),
+  compute: ({ db }, { planCategories, ...r }) => trendingEntities(db, { ...r, from: new Date(r.from), to: new Date(r.to) }, planCategories),
 };
 
 export function register(app: App) {
@@ -78,6 +83,7 @@ export function register(app: App) {
       to: ceilHour(window.to).toISOString(),
       entityType: q.entity_type ?? null,
       limit: q.limit,
+      planCategories: auth.categories,
     };
     const cached = (await serveAggregate(c, trendingAggregate, request)) as Awaited<ReturnType<typeof trendingEntities>>;
     // The link is added after the cache: the cached ranking does not depend on the deployment's app URL.

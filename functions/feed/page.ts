@@ -1,7 +1,7 @@
 // One page of the feed or the live feed: cursor or offset, windows brought to the current hour,
 // count, keys, items; `next_cursor` and the `Link: rel="next"` URL for the page after it.
 import type { Context } from 'hono';
-import { digest, openCursor, signCursor } from '../../shared/cursor';
+import { cursorSecret, digest, openCursor, signCursor } from '../../shared/cursor';
 import type { Env } from '../../shared/env';
 import { invalid } from '../../shared/errors';
 import { slideWindows, windowEnd } from '../../shared/feed-windows';
@@ -45,6 +45,7 @@ const owner = (c: Context<Env>) => c.var.auth.projectId ?? `key:${c.var.auth.key
 export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage> {
   const { db, clock, config } = c.var;
   const realNow = clock.now();
+  const secret = cursorSecret(config);
   const binding = await digest(owner(c), JSON.stringify(c.var.auth.allowedCountries), JSON.stringify(c.var.auth.categories), JSON.stringify(p.binding));
   let now = feedNow(realNow);
   let after: Keyset | null = null;
@@ -52,7 +53,7 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   let snapshot: number | null = null;
   if (p.cursor !== undefined) {
     if (p.offset !== 0) throw invalid(['query', 'offset'], 'offset cannot be combined with cursor');
-    const payload = await openCursor(config.CURSOR_SECRET, p.cursor, binding, realNow);
+    const payload = await openCursor(secret, p.cursor, binding, realNow);
     now = new Date(payload.n);
     after = payload.k as Keyset;
     pinnedTotal = payload.t;
@@ -76,8 +77,9 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
   const rows = await loadItems(db, shown, { end, dayStart: new Date(today - 29 * DAY), markdown: p.markdown });
   const last = shown[shown.length - 1];
-  const next_cursor = more && last
-    ? await signCursor(config.CURSOR_SECRET, {
+  // Without a trusted key (shared/cursor.ts cursorSecret) paging is by offset only: next_cursor null.
+  const next_cursor = more && last && secret
+    ? await signCursor(secret, {
       b: binding, k: [last.sk, last.url_id, last.country, last.language], n: now.toISOString(), t: total,
       // The first page read the values of `version`; every later page reads them as of it.
       s: snapshot ?? version,

@@ -70,7 +70,7 @@ export const ProfileQuery = z.object({
 });
 
 const cursorFields = {
-  next_cursor: z.string().nullable().openapi({ description: 'Cursor of the next page; null on the last page.', example: null }),
+  next_cursor: z.string().nullable().openapi({ description: 'Cursor of the next page; null on the last page, and on every page of a deployment without a trusted `CURSOR_SECRET` (offset paging only there).', example: null }),
 };
 
 export const FeedPageSchema = z

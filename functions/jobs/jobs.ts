@@ -82,7 +82,9 @@ export const jobs = {
       });
       try {
         const kind = job?.type === 'aggregate' ? aggregateKind(job.kind) : undefined;
-        if (kind) await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob);
+        let outcome = 'done';
+        // A refusal (a 4xx no retry changes) is stored for the caller: the job is done, not retried.
+        if (kind) outcome = (await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob)) === 'refused' ? 'refused' : 'done';
         else if (job?.type === 'scan') await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
         else {
           log(threshold, 'warn', 'job dropped', { ...fields(), outcome: 'dropped', job: JSON.stringify(job).slice(0, 200) });
@@ -90,7 +92,7 @@ export const jobs = {
           continue;
         }
         message.ack();
-        log(threshold, 'info', 'job', { ...fields(), outcome: 'done' });
+        log(threshold, outcome === 'refused' ? 'warn' : 'info', 'job', { ...fields(), outcome });
       } catch (err) {
         // Retried with backoff; after max_retries the platform moves it to the dead-letter queue.
         // An aggregate's lock expires on its own TTL, so a failed job never blocks its request for long.

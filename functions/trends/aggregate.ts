@@ -29,8 +29,9 @@ async function compute({ db, config, now }: AggregateServices, request: TrendRol
 export const trendRollupAggregate: AggregateKind<TrendRollupRequest> = {
   name: 'trends.rollup',
   compute,
-  // Everything that changes the answer: the question, the markets, the history and the plan's categories.
-  identity: ({ auth, ...rest }) => [rest, auth.allowedCountries, auth.historyDays, auth.categories],
+  // Everything that scopes the answer: the question, the project (issue 19: never shared across
+  // projects), the markets, the history and the plan's categories.
+  identity: ({ auth, ...rest }) => [rest, auth.projectId, auth.allowedCountries, auth.historyDays, auth.categories],
 };
 
 export function estimatedCost(articles: number, markets: number, query: TrendRollupRequest['query']): number {

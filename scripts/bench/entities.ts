@@ -99,7 +99,7 @@ const rawArticles = async (c: pg.Client, countries: Countries, name: string) => 
 // ---- the route paths ----
 
 const apiList = async (db: Db, countries: Countries, f: ListFilter) => {
-  const { total, rows } = await listEntities(db, countries, f);
+  const { total, rows } = await listEntities(db, countries, null, f);
   return { total, rows: rows.map((r) => [r.normalized_name, r.unified_score, r.url_id]) };
 };
 
@@ -109,12 +109,12 @@ const apiTrending = async (db: Db, r: TrendingRequest) => {
 };
 
 const apiDetail = async (db: Db, countries: Countries, name: string) => {
-  const row = await getEntity(db, countries, name);
+  const row = await getEntity(db, countries, null, name);
   return row ? [row.url_id, await countArticles(db, row.id, countries, null)] : [null, 0];
 };
 
 const apiArticles = async (db: Db, countries: Countries, name: string) => {
-  const row = await getEntity(db, countries, name);
+  const row = await getEntity(db, countries, null, name);
   if (!row) return [0, []];
   const [rows, total] = await Promise.all([entityArticles(db, row.id, countries, null, 50, 0), countArticles(db, row.id, countries, null)]);
   return [total, rows.map((r) => r.url_id)];

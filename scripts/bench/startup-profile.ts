@@ -4,6 +4,7 @@
 // with the inspector on, and its first request (keyless by default: the Worker's probe) is sampled
 // through the DevTools protocol (Profiler, 100 µs). Samples are attributed through the bundle's
 // source map to npm packages (or, with --files, source files); the .cpuprofile is kept for DevTools.
+import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -51,7 +52,7 @@ export async function run(argv: string[]): Promise<void> {
   const b = bundle(name, dir);
   const flags = opt(argv, '--flags')?.split(',').filter(Boolean) ?? b.flags;
   const path = opt(argv, '--path') ?? probe.path;
-  const vars = { APP_URL: 'https://app.example.com', CURSOR_SECRET: 'dev-only-cursor-secret-not-for-production' };
+  const vars = { APP_URL: 'https://app.example.com', CURSOR_SECRET: DEV_CURSOR_SECRET, ENVIRONMENT: 'development' };
   const mf = new Miniflare({
     ...convertV4MiniflareOptions({
       workers: [{ name: 'api', modules: true, scriptPath: b.script, modulesRoot: dir, compatibilityDate: '2026-11-01', compatibilityFlags: flags, bindings: { ...vars, ...NO_SERVICES } }],

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 // The Miniflare that @cloudflare/vitest-plugin (the test pool) runs on; classic options API.
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_readConfig } from 'wrangler';
+import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** As in wrangler.toml. */
@@ -33,10 +34,13 @@ export interface RunningWorker {
   dispose(): Promise<void>;
 }
 
-/** wrangler.toml's top-level [vars] (APP_URL, the dev-only CURSOR_SECRET): what `wrangler dev` would bind. */
+/**
+ * wrangler.toml's top-level [vars] (APP_URL) plus what `npm start` binds besides them: the dev-only
+ * CURSOR_SECRET (never in wrangler.toml) with ENVIRONMENT=development.
+ */
 function devVars(): Record<string, string> {
   const { vars } = unstable_readConfig({ config: 'wrangler.toml' }, { hideWarnings: true });
-  return Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, String(value)]));
+  return { ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, String(value)])), CURSOR_SECRET: DEV_CURSOR_SECRET, ENVIRONMENT: 'development' };
 }
 
 /**

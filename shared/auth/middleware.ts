@@ -1,7 +1,10 @@
 // Authenticates every keyed request: `X-API-Key` or `Authorization: Bearer`, never the query.
 import type { Context, MiddlewareHandler } from 'hono';
+import { afterResponse } from '../cache/response';
 import type { Env } from '../env';
 import { ApiError, coded } from '../errors';
+import { authFailuresBlocked, countAuthFailure } from '../limits/auth-failures';
+import { clientIp } from '../limits/ip';
 import { resolveKey } from './keys';
 
 const QUERY_KEY_NAMES = ['api_key', 'apikey', 'key', 'token', 'access_token', 'x-api-key'];
@@ -21,23 +24,33 @@ function presentedKey(headers: { header(name: string): string | undefined }): st
  */
 export function requireApiKey(): MiddlewareHandler<Env> {
   return async function requireApiKey(c, next) {
-    const key = presentedKey(c.req);
-    if (!key) {
-      const inQuery = QUERY_KEY_NAMES.some((name) => c.req.query(name) !== undefined);
-      throw new ApiError(
-        401,
-        inQuery
-          ? 'API keys in the query string are not accepted: send the key in the X-API-Key header or as Authorization: Bearer <key>'
-          : 'Missing API key: send the X-API-Key header or an Authorization: Bearer <key> header',
-        CHALLENGE,
-      );
+    // A client that caused too many 401s this minute: 429 before any lookup (shared/limits/auth-failures.ts).
+    const ip = clientIp(c.req.raw.headers);
+    const blocked = authFailuresBlocked(c.var.store, ip);
+    if (blocked) throw blocked;
+    try {
+      c.set('auth', await authenticate(c, presentedKey(c.req)));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) void afterResponse(c, countAuthFailure(c.var.store, ip));
+      throw err;
     }
-    c.set('auth', await authenticate(c, key));
     await next();
   };
 }
 
-async function authenticate(c: Context<Env>, key: string) {
+function missingKey(c: Context<Env>): ApiError {
+  const inQuery = QUERY_KEY_NAMES.some((name) => c.req.query(name) !== undefined);
+  return new ApiError(
+    401,
+    inQuery
+      ? 'API keys in the query string are not accepted: send the key in the X-API-Key header or as Authorization: Bearer <key>'
+      : 'Missing API key: send the X-API-Key header or an Authorization: Bearer <key> header',
+    CHALLENGE,
+  );
+}
+
+async function authenticate(c: Context<Env>, key: string | undefined) {
+  if (!key) throw missingKey(c);
   const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
     // The plan cannot be read: never guess, never serve unfiltered data.
     console.error('key lookup failed', err.message);
@@ -52,5 +65,5 @@ async function authenticate(c: Context<Env>, key: string) {
  * cache: it may have been revoked, or its plan changed): 401 if it is gone.
  */
 export async function reauthenticate(c: Context<Env>): Promise<void> {
-  c.set('auth', await authenticate(c, presentedKey(c.req)!));
+  c.set('auth', await authenticate(c, presentedKey(c.req)));
 }

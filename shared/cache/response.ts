@@ -11,6 +11,8 @@ export interface CachedResponse {
   headers: Record<string, string>;
   /** When it was computed (epoch ms): a kept answer says how long ago with `Age`. */
   storedAt: number;
+  /** A stored refusal (4xx, text `{detail}`): what a queued job answered that no retry changes. Absent: 200. */
+  status?: number;
 }
 
 /**
@@ -24,7 +26,8 @@ export async function toCached(body: unknown, asOf: string | null, headers: Reco
 
 /** As stored in Redis: one line of metadata (JSON text never holds a raw newline), then the body. */
 export function pack(cached: CachedResponse): string {
-  return `${JSON.stringify({ etag: cached.etag, headers: cached.headers, storedAt: cached.storedAt })}\n${cached.text}`;
+  const status = cached.status === undefined ? {} : { status: cached.status };
+  return `${JSON.stringify({ etag: cached.etag, headers: cached.headers, storedAt: cached.storedAt, ...status })}\n${cached.text}`;
 }
 
 /** Undefined for anything that is not a packed answer (e.g. a value stored in an older format). */
@@ -35,7 +38,8 @@ export function unpack(stored: unknown): CachedResponse | undefined {
   try {
     const meta = JSON.parse(stored.slice(0, cut)) as Partial<CachedResponse>;
     if (typeof meta.etag !== 'string' || typeof meta.headers !== 'object' || meta.headers === null || typeof meta.storedAt !== 'number') return undefined;
-    return { text: stored.slice(cut + 1), etag: meta.etag, headers: meta.headers, storedAt: meta.storedAt };
+    const status = typeof meta.status === 'number' && meta.status >= 400 && meta.status < 500 ? { status: meta.status } : {};
+    return { text: stored.slice(cut + 1), etag: meta.etag, headers: meta.headers, storedAt: meta.storedAt, ...status };
   } catch {
     return undefined;
   }

@@ -17,9 +17,9 @@ function routeOf(c: Context): string | null {
 }
 
 /** How the answer came about: the aggregate cache's outcome, a stale copy, or none. */
-function cacheOf(res: Response): string {
-  if (res.headers.get('Cache-Status')?.includes('fwd=stale')) return 'stale';
-  return res.headers.get('X-Aggregate-Cache') ?? 'none';
+function cacheOf(c: Context<Env>): string {
+  if (c.res.headers.get('Cache-Status')?.includes('fwd=stale')) return 'stale';
+  return c.get('aggregateCache') ?? c.res.headers.get('X-Aggregate-Cache') ?? 'none';
 }
 
 export function observe(): MiddlewareHandler<Env> {
@@ -49,7 +49,7 @@ export function observe(): MiddlewareHandler<Env> {
       route: routeOf(c),
       status,
       duration_ms: Date.now() - started,
-      cache: cacheOf(c.res),
+      cache: cacheOf(c),
       round_trips: trips.sequential,
       calls: trips.calls,
       project_id: auth?.projectId ?? null,

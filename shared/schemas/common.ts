@@ -34,7 +34,7 @@ export const errorDescriptions = {
   403: 'The key is not scoped to the requested market, its markets resolve to nothing (`market_not_entitled`, on every market-scoped route), or a plan gate applies.',
   404: 'Resource not found.',
   422: 'Parameter validation failure (type, enum, range).',
-  429: `Per-minute rate limit or monthly quota exceeded; see \`Retry-After\`. ${LIMITS_NOTE}`,
+  429: `Per-minute rate limit or monthly quota exceeded, or more than 20 missing or invalid keys in a minute from this address; see \`Retry-After\`. ${LIMITS_NOTE}`,
   503: 'A dependency is briefly degraded or an aggregate is being computed; retry after `Retry-After`.',
 };
 export type ErrorStatus = keyof typeof errorDescriptions;

@@ -82,9 +82,10 @@ describe('npm start when PostgreSQL or Redis restarts', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     await stack.startRedis();
     const ms = await recovers(`${metricsPath}&lang=de`, 5_000);
-    // Redis itself is in use again: the answer is now cached.
+    // Redis itself is in use again: the answer is now cached (a kept answer says how long ago with Age;
+    // X-Aggregate-Cache goes to internal keys only).
     const again = await fetch(`${stack.base}${metricsPath}&lang=de`, { headers: { 'X-API-Key': key } });
-    expect(again.headers.get('x-aggregate-cache')).toBe('hit');
+    expect(again.headers.get('age')).not.toBeNull();
     console.log(`Redis: requests succeed ${ms} ms after it is back`);
     expect(stack.running(), stack.output().slice(-2_000)).toBe(true);
   }, 60_000);

@@ -10,7 +10,15 @@ import { readConfig } from '../../shared/env';
 import { createStore } from '../../shared/redis';
 import { dataset, DOMAINS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
+import type { AuthContext } from '../../shared/auth/types';
+import { callWithOutcome, LOGGED, withOutcomes } from '../helpers/outcomes';
 import { createWorld, show, type World } from '../helpers/world';
+
+/** The probe routes answer as to an internal key (no project): those are told X-Aggregate-Cache. */
+const INTERNAL: AuthContext = {
+  keyId: 'probe', keyKind: 'internal', projectId: null, plan: null, allowedCountries: null, categories: null, apiEnabled: true,
+  mcpEnabled: true, subscriptionStatus: 'active', historyDays: 730, rateLimitPerMinute: 1200, addons: {}, limitsMode: 'edge',
+};
 
 const NOW = '2026-11-10T10:30:00.000Z';
 let world: World;
@@ -29,15 +37,15 @@ describe('inline single flight on a tracking route', () => {
     const { key, projectId } = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
     const list = await createList(world.db, { projectId, kind: 'publisher', name: 'herd', items: DOMAINS.map((k) => ({ key: k })) }, new Date(NOW));
     const path = `/v1/tracking/lists/${list.id}/metrics?period=custom&date_from=2026-11-04T00:00:00Z&date_to=2026-11-10T00:00:00Z&grain=hour&limit=200`;
-    const replies = await Promise.all(Array.from({ length: 100 }, () => world.call(path, { key })));
+    const { value: replies, outcomes } = await withOutcomes(() => Promise.all(Array.from({ length: 100 }, () => world.call(path, { key, env: LOGGED }))));
     for (const reply of replies) expect(answered(reply), show(reply)).toBe(true);
-    const outcomes = replies.map((r) => r.headers.get('x-aggregate-cache'));
     expect(outcomes.filter((o) => o === 'miss'), 'exactly one computation').toHaveLength(1);
     const ok = replies.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThan(90);
     for (const reply of ok) expect(reply.body).toEqual(ok[0].body);
-    const again = await world.call(path, { key });
-    expect(again.headers.get('x-aggregate-cache')).toBe('hit');
+    const again = await callWithOutcome(world, path, { key });
+    expect(again.outcome).toBe('hit');
+    expect(again.headers.get('x-aggregate-cache'), 'a project key is not told').toBeNull();
   });
 });
 
@@ -56,6 +64,10 @@ function probe(behaviour: { fail?: boolean; delayMs?: number } = {}) {
   };
   const app = createApp();
   app.use('*', services());
+  app.use('*', async (c, next) => {
+    c.set('auth', INTERNAL);
+    await next();
+  });
   app.get('/probe', async (c) => c.json((await serveAggregate(c, kind, { q: c.req.query('q') ?? '' })) as object));
   const call = async (env: Record<string, string> = {}) => {
     const response = await app.request('/probe?q=x', {}, { ...world.env, ...env });

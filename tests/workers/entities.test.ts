@@ -234,12 +234,14 @@ describe('entities (security)', () => {
     expect((await world.call('/v1/entities/trending?region=us', { key: us.key })).status).toBe(200);
   });
 
-  it('a category-limited plan counts and lists only articles of its categories', async () => {
+  it('a category-limited plan sees no entity without an occurrence in its categories (404 like an unknown name)', async () => {
     const start = await world.tenant({ plan: 'start', categories: ['/Sports'] });
     const detail = await world.call('/v1/entities/Taylor%20Swift', { key: start.key });
-    expect(detail.status, show(detail)).toBe(200);
-    expect(detail.body.articles_count).toBe(0);
+    expect(detail.status, show(detail)).toBe(404);
     const articles = await world.call('/v1/entities/Taylor%20Swift/articles', { key: start.key });
-    expect(articles.body).toMatchObject({ articles: [], total: 0 });
+    expect(articles.status, show(articles)).toBe(404);
+    // Its own category: counted and listed as before.
+    const news = await world.tenant({ plan: 'start', categories: ['/News'] });
+    expect((await world.call('/v1/entities/Taylor%20Swift', { key: news.key })).body.articles_count).toBe(3);
   });
 });

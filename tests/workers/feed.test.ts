@@ -14,6 +14,7 @@ let full: Tenant;
 let restricted: Tenant;
 let limited: Tenant;
 let other: Tenant;
+let internal: string;
 
 const TREND = 'b0b0b0b0-0000-4000-8000-000000000001';
 
@@ -30,6 +31,7 @@ beforeAll(async () => {
   restricted = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] }, { countries: ['US'] });
   limited = await world.tenant({ plan: 'grow', countries: ['US', 'GB', 'DE'], categories: ['/Sports'] });
   other = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
+  internal = await world.internalKey(['US', 'GB', 'DE']);
 }, 60_000);
 
 const feed = (query = '', key = full.key, headers: Record<string, string> = {}) => world.call(`/v2/feed${query}`, { key, headers });
@@ -142,15 +144,17 @@ describe('GET /v2/feed (happy)', () => {
     expect(reply.headers.get('x-aggregate-cache'), 'markdown answers are never cached').toBeNull();
   });
 
-  it('concurrent identical misses compute once; the rest share or hit the cached answer', async () => {
-    const replies = await Promise.all(Array.from({ length: 12 }, () => feed('?limit=3&sort_by=last_seen&lang=en')));
+  it('concurrent identical misses compute once; the rest share or hit the cached answer (an internal key is told how)', async () => {
+    const replies = await Promise.all(Array.from({ length: 12 }, () => feed('?limit=3&sort_by=last_seen&lang=en', internal)));
     for (const reply of replies) expect(reply.status, show(reply)).toBe(200);
     const outcomes = replies.map((r) => r.headers.get('x-aggregate-cache'));
     expect(outcomes.filter((o) => o === 'miss')).toHaveLength(1);
     expect(outcomes.every((o) => o === 'miss' || o === 'shared' || o === 'hit'), outcomes.join()).toBe(true);
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
-    const again = await feed('?limit=3&sort_by=last_seen&lang=en');
+    const again = await feed('?limit=3&sort_by=last_seen&lang=en', internal);
     expect(again.headers.get('x-aggregate-cache')).toBe('hit');
+    // A project key is never told whether someone asked the same question a moment ago (issue 19).
+    expect((await feed('?limit=3&sort_by=last_seen&lang=en')).headers.get('x-aggregate-cache')).toBeNull();
   });
 });
 
@@ -207,18 +211,27 @@ describe('cursor paging', () => {
     const { signCursor } = await import('../../shared/cursor');
     const [body] = cursor.split('.');
     const payload = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')));
-    const resigned = await signCursor(world.env.CURSOR_SECRET, payload);
+    const resigned = await signCursor(world.env.CURSOR_SECRET!, payload);
     expect((await feed(`?limit=2&cursor=${resigned}`)).status, 'the same payload signed again is valid').toBe(200);
-    const future = await signCursor(world.env.CURSOR_SECRET, { ...payload, v: 3 });
+    const future = await signCursor(world.env.CURSOR_SECRET!, { ...payload, v: 3 });
     const refused = await feed(`?limit=2&cursor=${future}`);
     expect(refused.status, show(refused)).toBe(400);
     expect(refused.body.detail).toContain('version 3 is not supported');
   });
 
-  it('answers 503 cursor_unavailable when the deployment has no CURSOR_SECRET', async () => {
-    const reply = await world.call('/v2/feed?limit=1', { key: full.key, env: { CURSOR_SECRET: '' } });
-    expect(reply.status, show(reply)).toBe(503);
-    expect(reply.body.detail.code).toBe('cursor_unavailable');
+  it.each([
+    ['no CURSOR_SECRET', { CURSOR_SECRET: '' }],
+    ['the public dev value outside development', { ENVIRONMENT: '' }],
+  ])('CURSOR_SECRET refused (%s): /v2/feed and /v2/live page by offset, next_cursor null, never 503 (issue 19)', async (_, env) => {
+    for (const path of ['/v2/feed?limit=1&offset=1&sort_by=last_seen', '/v2/live?limit=1&since_minutes=1440']) {
+      const reply = await world.call(path, { key: full.key, env });
+      expect(reply.status, show(reply)).toBe(200);
+      expect(reply.body.total, 'a next page exists').toBeGreaterThan(1);
+      expect(reply.body.next_cursor).toBeNull();
+      expect(reply.headers.get('link')).toBeNull();
+    }
+    const production = await world.call('/v2/feed?limit=1', { key: full.key, env: { CURSOR_SECRET: 'a-real-production-secret-0123456789', ENVIRONMENT: '' } });
+    expect(typeof production.body.next_cursor, 'a real secret signs as before').toBe('string');
   });
 });
 

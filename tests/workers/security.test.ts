@@ -10,7 +10,14 @@ import { chunkMessages } from '../../functions/jobs/jobs';
 import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
 import wranglerToml from '../../wrangler.toml?raw';
+import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
+import { signCursor } from '../../shared/cursor';
 import { MAX_OFFSET } from '../../shared/schemas/common';
+import { AUTH_FAILURES_PER_MINUTE } from '../../shared/limits/auth-failures';
+import { aggregateKey } from '../../shared/aggregate';
+import { readConfig } from '../../shared/env';
+import { createStore } from '../../shared/redis';
+import { trendRollupAggregate, type TrendRollupRequest } from '../../functions/trends/aggregate';
 import { createWorld, show, type World } from '../helpers/world';
 
 let world: World;
@@ -235,5 +242,116 @@ describe('finding 10: every public path reaches exactly one Worker', () => {
       const owners = [...workers].filter(([, patterns]) => patterns.some((p) => matches(p, `api.example.com${path}`))).map(([name]) => name);
       expect(owners, path).toHaveLength(1);
     }
+  });
+});
+
+describe('finding 4: windows bounded to now at validation', () => {
+  const ID = '00000000-0000-4000-8000-000000000000';
+  const FAR = 'date_from=2026-01-01T00:00:00Z&date_to=9999-12-31T00:00:00Z';
+  it.each([
+    `/v1/tracking/lists/${ID}/metrics?period=custom&${FAR}`,
+    `/v1/tracking/lists/${ID}/rollup?period=custom&${FAR}`,
+    `/v1/tracking/lists/${ID}/matches?${FAR}`,
+    `/v1/trends/${ID}/rollup?period=custom&${FAR}`,
+    `/v2/feed?period=custom&${FAR}`,
+    `/v1/articles?${FAR}`,
+    `/v1/analytics/categories?period=custom&${FAR}`,
+  ])('%s -> 422 on date_to, never 503 computing', async (path) => {
+    const reply = await world.call(path, { key });
+    expect(reply.status, show(reply)).toBe(422);
+    expect(reply.body.detail).toEqual([{ loc: ['query', 'date_to'], msg: expect.stringMatching(/later than now plus one day/), type: 'value_error' }]);
+  });
+
+  it('a date_from past now plus the slack (one day) is refused too; now plus the slack is still served', async () => {
+    world.setNow('2026-11-20T12:00:00Z');
+    try {
+      const future = await world.call('/v2/feed?date_from=2026-11-21T12:00:01Z', { key });
+      expect(future.status, show(future)).toBe(422);
+      expect(future.body.detail[0].loc).toEqual(['query', 'date_from']);
+      const edge = await world.call('/v1/articles?date_from=2026-11-20T00:00:00Z&date_to=2026-11-21T12:00:00Z', { key });
+      expect(edge.status, show(edge)).toBe(200);
+    } finally {
+      world.setNow(undefined);
+    }
+  });
+
+  it('the OpenAPI document states the bound', async () => {
+    const doc = (await world.call('/openapi.json')).body;
+    const params = doc.paths['/v1/tracking/lists/{list_id}/metrics'].get.parameters as any[];
+    expect(params.find((p) => p.name === 'date_to').description).toContain('Later than now plus one day (24 hours) is 422');
+  });
+});
+
+describe('finding 3: caches and their headers never cross projects', () => {
+  it('the trend roll-up of two projects of the same scope is two cache entries', async () => {
+    const store = createStore(readConfig({ ...world.env }));
+    const auth = (projectId: string) => ({
+      keyId: `k-${projectId}`, keyKind: 'project', projectId, plan: 'scale', allowedCountries: ['US'], categories: null, apiEnabled: true,
+      mcpEnabled: true, subscriptionStatus: 'active', historyDays: 365, rateLimitPerMinute: 300, addons: {}, limitsMode: 'edge',
+    }) satisfies TrendRollupRequest['auth'];
+    const ask = (projectId: string): TrendRollupRequest => ({ trendId: 't', query: { country: 'all', lang: 'all', period: '7d' }, auth: auth(projectId) });
+    const a = await aggregateKey(store, trendRollupAggregate, ask('project-a'));
+    expect(await aggregateKey(store, trendRollupAggregate, ask('project-b'))).not.toBe(a);
+    expect(await aggregateKey(store, trendRollupAggregate, { ...ask('project-a'), auth: { ...auth('project-a'), keyId: 'another key' } }), 'keys of one project share').toBe(a);
+  });
+
+  it('X-Aggregate-Cache is sent to internal keys only: a project key asking right after another cannot tell', async () => {
+    const other = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
+    for (const k of [key, other.key]) {
+      const reply = await world.call('/v2/feed?limit=2&sort_by=first_seen', { key: k });
+      expect(reply.status, show(reply)).toBe(200);
+      expect(reply.headers.get('x-aggregate-cache')).toBeNull();
+    }
+    const internal = await world.internalKey();
+    const told = await world.call('/v2/feed?limit=2&sort_by=first_seen', { key: internal });
+    expect(told.headers.get('x-aggregate-cache')).toMatch(/^(hit|miss|shared)$/);
+  });
+});
+
+describe('finding 9: CURSOR_SECRET only as a secret', () => {
+  it('wrangler.toml holds no CURSOR_SECRET: a plain wrangler deploy ships no public key', () => {
+    expect(wranglerToml as string).not.toMatch(/^\s*CURSOR_SECRET\s*=/m);
+    expect(wranglerToml as string).not.toContain(DEV_CURSOR_SECRET);
+  });
+
+  // With data: tests/workers/feed.test.ts "CURSOR_SECRET refused" (offset paging, next_cursor null, never 503).
+  it('a cursor forged with the public dev value is refused outside development (400, not trusted)', async () => {
+    const forged = await signCursor(DEV_CURSOR_SECRET, { b: 'any', k: [0, 'x', 'US', 'en'], n: new Date().toISOString(), t: 1, s: 1 });
+    const reply = await world.call(`/v2/feed?limit=1&cursor=${forged}`, { key, env: { ENVIRONMENT: '' } });
+    expect(reply.status, show(reply)).toBe(400);
+    expect(reply.body.detail).toMatch(/not available on this deployment/);
+  });
+});
+
+describe('finding 6: 401s are throttled per client IP', () => {
+  const randomKey = () => `dk_${Array.from(crypto.getRandomValues(new Uint8Array(40)), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('')}`;
+  const from = (ip: string) => ({ 'CF-Connecting-IP': ip });
+
+  it(`random keys from one address: ${AUTH_FAILURES_PER_MINUTE} answers 401, then 429 + Retry-After before any key lookup`, async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 10; i++) {
+      statuses.push((await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7') })).status);
+    }
+    expect(statuses.slice(0, AUTH_FAILURES_PER_MINUTE)).toEqual(Array(AUTH_FAILURES_PER_MINUTE).fill(401));
+    expect(statuses.slice(AUTH_FAILURES_PER_MINUTE)).toEqual(Array(10).fill(429));
+    const limited = await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7') });
+    expect(limited.status, show(limited)).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.body.detail.code).toBe('rate_limited');
+    // No lookup: with PostgreSQL down it is still 429 (a lookup would answer 503), missing keys too.
+    const down = await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7'), env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' } });
+    expect(down.status, show(down)).toBe(429);
+    expect((await world.call('/v1/geo/languages', { headers: from('203.0.113.7') })).status).toBe(429);
+  });
+
+  it('the OpenAPI document states the bound on every keyed 429', async () => {
+    const doc = (await world.call('/openapi.json')).body;
+    expect(doc.paths['/v1/geo/languages'].get.responses['429'].description).toContain(`more than ${AUTH_FAILURES_PER_MINUTE} missing or invalid keys in a minute from this address`);
+  });
+
+  it('other addresses and valid keys elsewhere are not affected', async () => {
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 2; i++) await world.call('/v1/geo/languages', { key: randomKey(), headers: from('198.51.100.9') });
+    expect((await world.call('/v1/geo/languages', { key, headers: from('192.0.2.44') })).status).toBe(200);
+    expect((await world.call('/v1/geo/languages', { key: randomKey(), headers: from('192.0.2.44') })).status).toBe(401);
   });
 });

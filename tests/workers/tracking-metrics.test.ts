@@ -241,7 +241,7 @@ describe('queued aggregates', () => {
 
     const warm = await call();
     expect(warm.status, show(warm)).toBe(200);
-    expect(warm.headers.get('x-aggregate-cache')).toBe('hit');
+    expect(warm.headers.get('x-aggregate-cache'), 'only internal keys are told how the answer came about').toBeNull();
     expect(warm.body.items.map((r: any) => r.key)).toEqual(DOMAINS);
     const usage = await world.call('/v1/usage', { key });
     expect(usage.body.month.used, '20 answers of 503 and one 200 spend one request').toBe(1);
@@ -257,15 +257,19 @@ describe('queued aggregates', () => {
     expect(sent.map((j) => j.cacheKey)).toEqual([cacheKey]);
   });
 
-  it('a failing job is retried, not acknowledged', async () => {
+  it('a job failing for a reason a retry may fix is retried; one that no retry fixes (its list is gone: 404) is acknowledged', async () => {
     const job: AggregateJob = {
-      type: 'aggregate', kind: 'tracking.metrics', cacheKey: 'x',
+      type: 'aggregate', kind: 'tracking.metrics', cacheKey: `${world.env.REDIS_PREFIX}:gone-list`,
       request: { route: 'metrics', projectId: tenant.projectId, listId: '00000000-0000-4000-8000-000000000000', query: {}, auth: {} as any },
     };
-    const batch = createMessageBatch('discovery-jobs', [{ id: 'bad', timestamp: new Date(), attempts: 1, body: job }]);
+    const down = createMessageBatch('discovery-jobs', [{ id: 'bad', timestamp: new Date(), attempts: 1, body: job }]);
     const ctx = createExecutionContext();
-    await worker.queue(batch as any, { ...world.env } as any, ctx);
-    expect(await getQueueResult(batch, ctx)).toMatchObject({ explicitAcks: [], retryMessages: [{ msgId: 'bad' }] });
+    await worker.queue(down as any, { ...world.env, NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' } as any, ctx);
+    expect(await getQueueResult(down, ctx)).toMatchObject({ explicitAcks: [], retryMessages: [{ msgId: 'bad' }] });
+    const gone = createMessageBatch('discovery-jobs', [{ id: 'gone', timestamp: new Date(), attempts: 1, body: job }]);
+    const ctx2 = createExecutionContext();
+    await worker.queue(gone as any, { ...world.env } as any, ctx2);
+    expect(await getQueueResult(gone, ctx2)).toMatchObject({ explicitAcks: ['gone'], retryMessages: [] });
   });
 
   it('plan changes reach cached keys after the cache is forgotten', async () => {

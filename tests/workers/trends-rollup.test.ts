@@ -109,6 +109,56 @@ describe('queued roll-ups', () => {
   });
 });
 
+describe('queued roll-ups that no retry fixes (issue 19)', () => {
+  it('a job for date_to=9999-12-31 (queued before windows were bounded) is acknowledged and stores a 422 the caller then gets, not computing forever', async () => {
+    const sent: AggregateJob[] = [];
+    const queue = { send: async (body: AggregateJob) => void sent.push(body), sendBatch: async () => undefined };
+    const path = `/v1/trends/${ELECTION}/rollup?period=custom&date_from=2026-10-01T00:00:00Z&date_to=2026-10-02T00:00:00Z`;
+    const call = () => world.call(path, { key: internal, env: { AGGREGATE_INLINE_COST: '1' }, queue } as any);
+    expect((await call()).status).toBe(503);
+    // The job as the old code queued it for the far-future window, under that request's cache key.
+    const job = { ...sent[0], request: { ...(sent[0].request as any), query: { ...(sent[0].request as any).query, date_to: '9999-12-31T00:00:00.000Z' } } };
+    const batch = createMessageBatch('discovery-jobs', [{ id: 'far', timestamp: new Date(), attempts: 1, body: job }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as any, { ...world.env } as any, ctx);
+    expect(await getQueueResult(batch, ctx), 'done, not retried into the dead-letter queue').toMatchObject({ explicitAcks: ['far'], retryMessages: [] });
+    const after = await call();
+    expect(after.status, show(after)).toBe(422);
+    expect(after.body.detail[0]).toMatchObject({ loc: ['query'], type: 'value_error' });
+    expect(after.headers.get('x-aggregate-cache')).toBeNull();
+  });
+
+  it('a trend that left the scope before its job ran: the job stores the 404, the caller gets 404', async () => {
+    const sent: AggregateJob[] = [];
+    const queue = { send: async (body: AggregateJob) => void sent.push(body), sendBatch: async () => undefined };
+    const path = `/v1/trends/${ELECTION}/rollup?period=custom&date_from=2026-10-03T00:00:00Z&date_to=2026-10-04T00:00:00Z`;
+    const call = () => world.call(path, { key: internal, env: { AGGREGATE_INLINE_COST: '1' }, queue } as any);
+    expect((await call()).status).toBe(503);
+    const job = { ...sent[0], request: { ...(sent[0].request as any), trendId: UNKNOWN } };
+    const batch = createMessageBatch('discovery-jobs', [{ id: 'gone', timestamp: new Date(), attempts: 1, body: job }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as any, { ...world.env } as any, ctx);
+    expect(await getQueueResult(batch, ctx)).toMatchObject({ explicitAcks: ['gone'], retryMessages: [] });
+    const after = await call();
+    expect(after.status, show(after)).toBe(404);
+  });
+
+  it('a job that fails for a reason a retry may fix (PostgreSQL down) is retried and stores nothing', async () => {
+    const sent: AggregateJob[] = [];
+    const queue = { send: async (body: AggregateJob) => void sent.push(body), sendBatch: async () => undefined };
+    const path = `/v1/trends/${ELECTION}/rollup?period=custom&date_from=2026-10-05T00:00:00Z&date_to=2026-10-06T00:00:00Z`;
+    const call = () => world.call(path, { key: internal, env: { AGGREGATE_INLINE_COST: '1' }, queue } as any);
+    expect((await call()).status).toBe(503);
+    const batch = createMessageBatch('discovery-jobs', [{ id: 'down', timestamp: new Date(), attempts: 1, body: sent[0] }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as any, { ...world.env, NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' } as any, ctx);
+    expect(await getQueueResult(batch, ctx)).toMatchObject({ explicitAcks: [], retryMessages: [{ msgId: 'down' }] });
+    const after = await call();
+    expect(after.status, show(after)).toBe(503);
+    expect(after.body.detail.code).toBe('computing');
+  });
+});
+
 describe('oracle: roll-up numbers equal plain SQL over raw observations', () => {
   it('random windows, markets and keys', async () => {
     const base = Date.parse('2026-11-21T00:00:00Z');
@@ -121,7 +171,8 @@ describe('oracle: roll-up numbers equal plain SQL over raw observations', () => 
         }),
         async (q) => {
           const from = new Date(base - q.startHours * 3_600_000);
-          const to = new Date(from.getTime() + q.lengthHours * 3_600_000);
+          // Windows end by base (NOW + 11.5 h): later than now plus a day is 422 (issue 19).
+          const to = new Date(Math.min(from.getTime() + q.lengthHours * 3_600_000, base));
           const reply = await rollup(ELECTION, `?period=custom&date_from=${from.toISOString()}&date_to=${to.toISOString()}&country=${q.country}`);
           expect(reply.status, show(reply)).toBe(200);
           const markets = q.country === 'all' ? ['US', 'GB', 'DE', 'FR'] : [q.country];

@@ -85,10 +85,11 @@ export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass';
 /**
  * Records the outcome for the request's log line; the `X-Aggregate-Cache` header goes to internal keys
  * (no project) only: to anyone else it would tell whether another tenant asked the same question (issue 19).
+ * A private deployment (the benchmarks) may send it to every key (CACHE_OUTCOME_HEADER=all).
  */
 function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {
   c.set('aggregateCache', outcome);
-  if (c.get('auth')?.projectId === null) c.header('X-Aggregate-Cache', outcome);
+  if (c.get('auth')?.projectId === null || c.get('config')?.CACHE_OUTCOME_HEADER === 'all') c.header('X-Aggregate-Cache', outcome);
 }
 
 export async function aggregateKey(store: Store, kind: AggregateKind, request: unknown): Promise<string> {

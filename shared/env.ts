@@ -37,6 +37,11 @@ const bindingsSchema = z.object({
   /** `development` where `npm start` and the tests run (scripts/dev.ts, vitest.config.ts); unset in deployed Workers. */
   ENVIRONMENT: z.string().optional(),
   /**
+   * Who is sent `X-Aggregate-Cache`: internal keys (default; to a project key it would tell whether
+   * another tenant asked the same question), or `all` keys on a private deployment (the benchmarks).
+   */
+  CACHE_OUTCOME_HEADER: z.enum(['internal', 'all']).default('internal'),
+  /**
    * `npm start` only (scripts/dev.ts): the printed demo key, which /docs offers for "try it" when it
    * is served on a loopback address. Never set in a deployed Worker.
    */

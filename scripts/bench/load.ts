@@ -35,7 +35,8 @@ export async function run(argv: string[]): Promise<void> {
     log,
     gatewayProcess: true,
     // autocannon is one client address: lift the per-IP limit of the public routes as the keyed one is.
-    bindings: { PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' },
+    // X-Aggregate-Cache to every key: the bench reports the herd's outcomes by it.
+    bindings: { PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', CACHE_OUTCOME_HEADER: 'all' },
   });
   try {
     const key = stack.keys.find((k) => k.name === 'full')!.key;

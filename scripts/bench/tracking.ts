@@ -45,6 +45,8 @@ export async function run(argv: string[]): Promise<void> {
     APP_URL: 'https://app.example.com', NOW: now,
     // Cold pages are computed in the request (not queued), so that the cost of computing is measured.
     AGGREGATE_INLINE_COST: '1000000000000',
+    // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
+    CACHE_OUTCOME_HEADER: 'all',
   };
   const db = createDb(bindings);
   const store = createStore({ ...bindings });

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
+import { IsolateCache } from '../../shared/cache/memory';
 import { forgetStaleCopies, STALE_LIMITS, STALE_MAX_ANSWER_BYTES, STALE_TTL_MS } from '../../shared/stale/middleware';
 
 let world: World;
@@ -86,5 +87,19 @@ describe('stale answers while the database is unreachable', () => {
     expect(STALE_TTL_MS).toBe(24 * 3600_000);
     expect(STALE_LIMITS.entries).toBeGreaterThan(0);
     expect(STALE_MAX_ANSWER_BYTES).toBeLessThan(STALE_LIMITS.bytes);
+    // The memory tier's mechanism (shared/cache/memory.ts), at a small scale: oldest out first by
+    // entries and by bytes, nothing larger than the byte bound, nothing past its lifetime.
+    const copies = new IsolateCache<string>({ entries: 2, bytes: 10 });
+    const t0 = 1_000_000;
+    copies.set('a', 'a', 4, STALE_TTL_MS, t0);
+    copies.set('b', 'b', 4, STALE_TTL_MS, t0);
+    copies.set('c', 'c', 4, STALE_TTL_MS, t0);
+    expect([copies.get('a', t0), copies.get('b', t0), copies.get('c', t0)]).toEqual([undefined, 'b', 'c']);
+    copies.set('d', 'd', 8, STALE_TTL_MS, t0);
+    expect([copies.get('b', t0), copies.get('c', t0), copies.get('d', t0)]).toEqual([undefined, undefined, 'd']);
+    copies.set('e', 'e', 11, STALE_TTL_MS, t0);
+    expect(copies.get('e', t0)).toBeUndefined();
+    expect(copies.get('d', t0 + STALE_TTL_MS - 1)).toBe('d');
+    expect(copies.get('d', t0 + STALE_TTL_MS)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 // Checks a metrics/roll-up request must pass before anything is cached, computed or queued.
 import type { AuthContext } from '../../shared/auth/types';
-import { IsolateCache } from '../../shared/cache/memory';
+import { heldOrLoaded, IsolateCache } from '../../shared/cache/memory';
 import type { Db } from '../../shared/db/client';
 import type { Config } from '../../shared/env';
 import { queryRows } from '../../shared/db/raw';
@@ -21,14 +21,9 @@ type WindowParams = Parameters<typeof resolveWindow>[3];
 const lists = new IsolateCache<ListRow>({ entries: 5_000, bytes: 8 * 1024 * 1024 });
 const LIST_ROW_BYTES = 1_024;
 
-async function admittedList(config: Config, db: Db, projectId: string, listId: string, now: Date): Promise<ListRow | undefined> {
-  const seconds = config.ISOLATE_CACHE_SECONDS;
+function admittedList(config: Config, db: Db, projectId: string, listId: string, now: Date): Promise<ListRow | undefined> {
   const key = JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, projectId, listId.toLowerCase(), Math.floor(now.getTime() / 60_000)]);
-  const held = seconds > 0 ? lists.get(key) : undefined;
-  if (held) return held;
-  const list = await getList(db, projectId, listId, now);
-  if (list && seconds > 0) lists.set(key, list, LIST_ROW_BYTES, seconds * 1_000);
-  return list;
+  return heldOrLoaded(lists, key, config.ISOLATE_CACHE_SECONDS, LIST_ROW_BYTES, () => getList(db, projectId, listId, now));
 }
 
 /** The list (404 otherwise), the window's validity (422/403), the plan's categories and video (403). */

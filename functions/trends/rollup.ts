@@ -2,6 +2,10 @@
 // spec refers to a trend roll-up with `top_articles[]`), cached and single-flight, queued when big.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import type { AuthContext } from '../../shared/auth/types';
+import { heldOrLoaded, IsolateCache } from '../../shared/cache/memory';
+import type { Db } from '../../shared/db/client';
+import type { Config } from '../../shared/env';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { resolveWindow, WindowQuery } from '../../shared/window-scope';
 import { serveTrendRollup } from './aggregate';
@@ -31,12 +35,25 @@ const route = createRoute({
   },
 });
 
+/**
+ * Trends this isolate found visible to a scope in the last ISOLATE_CACHE_SECONDS, with their size, so
+ * that a warm roll-up costs no SQL (as a tracking list's admission, functions/tracking/gates.ts). An
+ * unknown or hidden trend is never held.
+ */
+const admitted = new IsolateCache<number>({ entries: 5_000, bytes: 1024 * 1024 });
+
+function admittedTrendSize(config: Config, db: Db, auth: AuthContext, trendId: string): Promise<number | undefined> {
+  const scope = scopeOf(auth);
+  const key = JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, scope.markets, trendId.toLowerCase()]);
+  return heldOrLoaded(admitted, key, config.ISOLATE_CACHE_SECONDS, 64, () => getTrendSize(db, scope, trendId));
+}
+
 export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, clock } = c.var;
     const { trend_id } = c.req.valid('param');
     const query = c.req.valid('query');
-    const articles = await getTrendSize(db, scopeOf(auth), trend_id);
+    const articles = await admittedTrendSize(c.var.config, db, auth, trend_id);
     if (articles === undefined) throw trendNotFound(trend_id);
     // Refuses bad windows and markets (422, 403) before anything is cached or queued.
     const scope = await resolveWindow(db, auth, clock.now(), query, 'day');

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { sha256Hex } from '../auth/keys';
 import type { Env } from '../env';
 import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
+import { locationCache } from './location';
 import { IsolateCache } from './memory';
 import { afterResponse, respond, toCached, type CachedResponse } from './response';
 
@@ -21,9 +22,6 @@ const ORIGIN = 'https://reference-cache.internal';
 const ETAG = 'X-Reference-ETag';
 const EXPIRES = 'X-Reference-Expires';
 const STORED = 'X-Reference-Stored';
-
-/** The location's shared cache, where the runtime has one (workerd; not Node). */
-const sharedCache = (): Cache | undefined => (globalThis as { caches?: { default?: Cache } }).caches?.default;
 
 async function fromShared(cache: Cache, url: string, now: number): Promise<Entry | undefined> {
   const hit = await cache.match(url);
@@ -52,7 +50,7 @@ export async function referenceRead(c: Context<Env>, route: string, scope: unkno
   const held = memory.get(hash, now);
   if (held) return respond(c, held.cached, true);
   const url = `${ORIGIN}/${hash}`;
-  const cache = sharedCache();
+  const cache = locationCache();
   const shared = cache && (await fromShared(cache, url, now).catch(() => undefined));
   if (shared) {
     memory.set(hash, shared, shared.cached.text.length, shared.expires - now, now);

@@ -7,6 +7,7 @@
 // both tiers; an oversized answer is not kept.
 import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../auth/keys';
+import { locationCache } from '../cache/location';
 import { IsolateCache } from '../cache/memory';
 import type { Env } from '../env';
 import { ifNoneMatch } from '../etag';
@@ -27,9 +28,6 @@ const copies = new IsolateCache<Copy>(STALE_LIMITS);
 /** Never fetched: only a key for the Cache API, which wants a URL. */
 const ORIGIN = 'https://stale-copies.internal';
 const STORED_AT = 'X-Stale-Stored-At';
-
-/** The location's shared cache, where the runtime has one (workerd; not Node). */
-const sharedCache = (): Cache | undefined => (globalThis as { caches?: { default?: Cache } }).caches?.default;
 
 async function fromShared(cache: Cache, id: string): Promise<Copy | undefined> {
   const hit = await cache.match(`${ORIGIN}/${id}`);
@@ -80,7 +78,7 @@ export function staleIfDown(): MiddlewareHandler<Env> {
         });
         const copy = { body, headers, storedAt: Date.now() };
         copies.set(id, copy, body.byteLength, STALE_TTL_MS);
-        const cache = sharedCache();
+        const cache = locationCache();
         if (cache) await toShared(cache, id, copy);
       })().catch(() => undefined);
       try {
@@ -91,7 +89,7 @@ export function staleIfDown(): MiddlewareHandler<Env> {
       return;
     }
     if (res.status !== 503 || !wasOutage(c.req.raw)) return;
-    const cache = sharedCache();
+    const cache = locationCache();
     const copy = copies.get(id) ?? (cache && (await fromShared(cache, id).catch(() => undefined)));
     if (!copy) return;
     const age = Math.max(0, Math.floor((Date.now() - copy.storedAt) / 1000));

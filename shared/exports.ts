@@ -8,10 +8,10 @@ import { matchedRoutes } from 'hono/route';
 import type { Env } from './env';
 import { strongTag } from './etag';
 
-export const FORMATS = ['json', 'csv', 'ndjson'] as const;
-export type Format = (typeof FORMATS)[number];
+const FORMATS = ['json', 'csv', 'ndjson'] as const;
+type Format = (typeof FORMATS)[number];
 
-export const MEDIA_TYPES: Record<Exclude<Format, 'json'>, string> = {
+const MEDIA_TYPES: Record<Exclude<Format, 'json'>, string> = {
   csv: 'text/csv; charset=utf-8; header=present',
   ndjson: 'application/x-ndjson',
 };
@@ -20,7 +20,7 @@ const ACCEPTED: [string, Format][] = [
   ['application/json', 'json'], ['text/csv', 'csv'], ['application/x-ndjson', 'ndjson'], ['application/ndjson', 'ndjson'],
 ];
 
-export const FormatParam = z.enum(FORMATS).optional().openapi({
+const FormatParam = z.enum(FORMATS).optional().openapi({
   param: { name: 'format', in: 'query' },
   description:
     'Representation of the page: `json` (default), `csv` (a header row of the item fields, nested fields as dotted names, arrays as JSON ' +
@@ -63,7 +63,7 @@ function arrayElement(schema: z.ZodType): z.ZodType | undefined {
 }
 
 /** Column paths of an item schema: nested objects flatten to their fields; arrays, maps and scalars are one column. */
-export function columnsOf(schema: z.ZodType, prefix: string[] = []): string[][] {
+function columnsOf(schema: z.ZodType, prefix: string[] = []): string[][] {
   const shape = objectShape(schema);
   if (shape === undefined) return [prefix];
   return Object.entries(shape).flatMap(([name, field]) => columnsOf(field, [...prefix, name]));
@@ -106,7 +106,7 @@ function exportOf(c: Context): Export | undefined {
 }
 
 /** The query's `format` wins; else the `Accept` media type with the highest q (JSON on a tie or none). */
-export function requestedFormat(query: string | undefined, accept: string | undefined): Format {
+function requestedFormat(query: string | undefined, accept: string | undefined): Format {
   if (query && (FORMATS as readonly string[]).includes(query)) return query as Format;
   let best: { format: Format; q: number } = { format: 'json', q: 0 };
   for (const part of (accept ?? '').split(',')) {
@@ -119,7 +119,7 @@ export function requestedFormat(query: string | undefined, accept: string | unde
 }
 
 /** RFC 4180: a field with a comma, quote, CR or LF is quoted, its quotes doubled. */
-export function csvField(value: unknown): string {
+function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -12,7 +12,7 @@ import { iso } from './format';
 
 export const DATA_AS_OF = 'Data-As-Of';
 /** How long an isolate reuses the watermark it read: a new hour shows within this many seconds. */
-export const WATERMARK_SECONDS = 5;
+const WATERMARK_SECONDS = 5;
 
 const watermarks = new IsolateCache<string | null>({ entries: 16, bytes: 4_096 });
 /** The last watermark each database gave this isolate, whatever its age: what an answer made while it cannot be read reports. */

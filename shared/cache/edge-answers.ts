@@ -27,7 +27,7 @@ const KEPT = [
   /^\/v1\/tracking\/lists(\/[^/]+)?$/,
 ];
 
-export const keptAtEdge = (path: string) => KEPT.some((pattern) => pattern.test(path));
+const keptAtEdge = (path: string) => KEPT.some((pattern) => pattern.test(path));
 
 /** Headers a kept answer carries again: what the body means, not per-request state. */
 const KEEP = ['data-as-of', 'link'];

@@ -4,6 +4,7 @@
 // kept (aggregate and reference caches, the public edge) keeps the value it was computed with, and
 // says how long ago with `Age`.
 import type { MiddlewareHandler } from 'hono';
+import { afterResponse } from './after-response';
 import { IsolateCache } from './cache/memory';
 import type { Db } from './db/client';
 import { queryRows } from './db/raw';
@@ -14,9 +15,14 @@ export const DATA_AS_OF = 'Data-As-Of';
 /** How long an isolate reuses the watermark it read: a new hour shows within this many seconds. */
 const WATERMARK_SECONDS = 5;
 
-const watermarks = new IsolateCache<string | null>({ entries: 16, bytes: 4_096 });
-/** The last watermark each database gave this isolate, whatever its age: what an answer made while it cannot be read reports. */
-const lastKnown = new Map<string, string | null>();
+/**
+ * The watermark each database last gave this isolate, and when. Fresher than WATERMARK_SECONDS it is
+ * used as is; older, a request still answers with it and reads it again after its answer (never on a
+ * warm answer's path); it is what an answer made while the database cannot be read reports.
+ */
+const watermarks = new IsolateCache<{ value: string | null; readAt: number; reading: boolean }>({ entries: 16, bytes: 4_096 });
+/** How long a held watermark may still answer while it is read again (then it is read before answering). */
+const HELD_MS = 3_600_000;
 
 /**
  * Answers that are not data: the caller's quota and the tracking lists' own definitions (index and
@@ -27,16 +33,36 @@ const NOT_DATA = [/^\/v1\/usage$/, /^\/v1\/tracking\/lists(\/[^/]+)?\/?$/, /^\/p
 /** Whether an answer to this path carries `Data-As-Of` (paths and OpenAPI path templates alike). */
 export const carriesDataAsOf = (path: string) => !NOT_DATA.some((pattern) => pattern.test(path));
 
-/** The watermark as the API writes timestamps, or null before any ingest completed an hour. */
-export async function dataAsOf(db: Db, config: Pick<Config, 'DATABASE_URL' | 'ISOLATE_CACHE_SECONDS'>): Promise<string | null> {
-  const seconds = Math.min(WATERMARK_SECONDS, config.ISOLATE_CACHE_SECONDS);
-  const held = seconds > 0 ? watermarks.get(config.DATABASE_URL) : undefined;
-  if (held !== undefined) return held;
+type WatermarkConfig = Pick<Config, 'DATABASE_URL' | 'ISOLATE_CACHE_SECONDS'>;
+
+const lifetimeMs = (config: WatermarkConfig) => Math.min(WATERMARK_SECONDS, config.ISOLATE_CACHE_SECONDS) * 1000;
+
+/** Reads the watermark (one SQL statement) and keeps it as this isolate's value. */
+async function readWatermark(db: Db, config: WatermarkConfig): Promise<string | null> {
   const [row] = await queryRows<{ complete_hour: string | null }>(db, 'SELECT complete_hour FROM data_watermark WHERE id = 1');
   const value = iso(row?.complete_hour ?? null);
-  watermarks.set(config.DATABASE_URL, value, 64, seconds * 1000);
-  lastKnown.set(config.DATABASE_URL, value);
+  watermarks.set(config.DATABASE_URL, { value, readAt: Date.now(), reading: false }, 64, HELD_MS);
   return value;
+}
+
+/** The watermark as the API writes timestamps, or null before any ingest completed an hour: this isolate's, else read now. */
+export async function dataAsOf(db: Db, config: WatermarkConfig): Promise<string | null> {
+  const held = watermarks.get(config.DATABASE_URL);
+  if (held && Date.now() - held.readAt < lifetimeMs(config)) return held.value;
+  return readWatermark(db, config);
+}
+
+/**
+ * For a request that answers before it may read: the value this isolate holds, whatever its age, and
+ * the read to start after the answer when it is due (once per isolate at a time); undefined when the
+ * isolate holds none yet.
+ */
+function heldWatermark(db: Db, config: WatermarkConfig): { value: string | null; refresh?: () => Promise<unknown> } | undefined {
+  const held = watermarks.get(config.DATABASE_URL);
+  if (!held || lifetimeMs(config) === 0) return undefined;
+  if (held.reading || Date.now() - held.readAt < lifetimeMs(config)) return { value: held.value };
+  held.reading = true;
+  return { value: held.value, refresh: () => readWatermark(db, config).finally(() => void (held.reading = false)) };
 }
 
 /** An object envelope with `data_as_of` after its own members; anything else (a bare array) as it is. */
@@ -63,12 +89,15 @@ export function freshness(): MiddlewareHandler<Env> {
   return async function freshness(c, next) {
     if (!carriesDataAsOf(c.req.path)) return next();
     const { db, config } = c.var;
-    const asOf = dataAsOf(db, config);
+    // The isolate's value, refreshed after this answer when due; only the isolate's first request reads it beside the handler.
+    const held = heldWatermark(db, config);
+    const asOf = held ? Promise.resolve(held.value) : dataAsOf(db, config);
     asOf.catch(() => undefined); // an unreachable database fails the handler, which answers for it
     await next();
+    if (held?.refresh) void afterResponse(c, held.refresh().catch(() => undefined));
     const res = c.res;
     if (res.status !== 200 || res.headers.has('ETag')) return;
-    const value = res.headers.get(DATA_AS_OF) ?? (await asOf.catch(() => lastKnown.get(config.DATABASE_URL) ?? null));
+    const value = res.headers.get(DATA_AS_OF) ?? (await asOf.catch(() => watermarks.get(config.DATABASE_URL)?.value ?? null));
     const json = res.headers.get('Content-Type')?.startsWith('application/json') ?? false;
     if (!json) {
       if (value) res.headers.set(DATA_AS_OF, value);

@@ -1,6 +1,6 @@
 // Authenticates every keyed request: `X-API-Key` or `Authorization: Bearer`, never the query.
 import type { Context, MiddlewareHandler } from 'hono';
-import { afterResponse } from '../cache/response';
+import { afterResponse } from '../after-response';
 import type { Env } from '../env';
 import { ApiError, coded } from '../errors';
 import { authFailuresBlocked, countAuthFailure } from '../limits/auth-failures';

@@ -9,7 +9,8 @@ import type { Env } from '../env';
 import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
 import { locationCache } from './location';
 import { IsolateCache } from './memory';
-import { afterResponse, respond, toCached, type CachedResponse } from './response';
+import { afterResponse } from '../after-response';
+import { respond, toCached, type CachedResponse } from './response';
 
 interface Entry {
   cached: CachedResponse;

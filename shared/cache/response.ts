@@ -53,13 +53,3 @@ export function respond(c: Context<Env>, cached: CachedResponse, kept: boolean):
   const age = kept ? ageHeader(cached.storedAt) : {};
   return c.body(cached.text, 200, { ...cached.headers, ...age, 'Content-Type': 'application/json', ETag: cached.etag });
 }
-
-/** Work after the answer (ctx.waitUntil); without an execution context (app.request in tests) the caller awaits it. */
-export function afterResponse(c: Context<Env>, work: Promise<unknown>): Promise<unknown> {
-  try {
-    c.executionCtx.waitUntil(work);
-    return Promise.resolve();
-  } catch {
-    return work;
-  }
-}

@@ -42,25 +42,19 @@ const byRoute = new Map<string, Export>();
 
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
-  let s: z.ZodType | undefined = schema;
+/** The schema of `type` under `schema`'s wrappers (optional, nullable, default, pipe, lazy), if any. */
+function unwrapped(schema: z.ZodType | undefined, type: 'object' | 'array'): Record<string, unknown> | undefined {
+  let s = schema;
   for (let i = 0; i < 16 && s; i++) {
-    const def = s._zod.def as { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; in?: z.ZodType; getter?: () => z.ZodType };
-    if (def.type === 'object') return def.shape;
+    const def = s._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType; getter?: () => z.ZodType };
+    if (def.type === type) return def as unknown as Record<string, unknown>;
     s = def.innerType ?? def.in ?? def.getter?.();
   }
   return undefined;
 }
 
-function arrayElement(schema: z.ZodType): z.ZodType | undefined {
-  let s: z.ZodType | undefined = schema;
-  for (let i = 0; i < 16 && s; i++) {
-    const def = s._zod.def as { type: string; element?: z.ZodType; innerType?: z.ZodType; in?: z.ZodType };
-    if (def.type === 'array') return def.element;
-    s = def.innerType ?? def.in;
-  }
-  return undefined;
-}
+const objectShape = (schema: z.ZodType | undefined) => unwrapped(schema, 'object')?.shape as Record<string, z.ZodType> | undefined;
+const arrayElement = (schema: z.ZodType | undefined) => unwrapped(schema, 'array')?.element as z.ZodType | undefined;
 
 /** Column paths of an item schema: nested objects flatten to their fields; arrays, maps and scalars are one column. */
 function columnsOf(schema: z.ZodType, prefix: string[] = []): string[][] {
@@ -77,7 +71,7 @@ function columnsOf(schema: z.ZodType, prefix: string[] = []): string[][] {
 export function exportable<R extends RouteConfig>(route: R, member: string): R {
   const ok = route.responses[200] as { content: Record<string, { schema: z.ZodType }> };
   const envelope = ok.content['application/json'].schema;
-  const item = arrayElement(objectShape(envelope)?.[member] as z.ZodType);
+  const item = arrayElement(objectShape(envelope)?.[member]);
   if (!item) throw new Error(`${route.path}: ${member} is not an array of the 200 answer`);
   byRoute.set(`${route.method.toUpperCase()} ${honoPath(route.path)}`, { member, item });
   const query = route.request?.query as z.ZodObject | undefined;

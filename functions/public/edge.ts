@@ -4,7 +4,7 @@
 // client's budget and counted in Redis in batches (shared/limits/ip.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { readConfig, type Env } from '../../shared/env';
-import { strongTag } from '../../shared/etag';
+import { ifNoneMatch, strongTag } from '../../shared/etag';
 import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/freshness';
 import { clientIp, flushDue, flushIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
 import { createStore } from '../../shared/redis';
@@ -41,15 +41,6 @@ interface Entry {
 /** Per isolate; keyed by the Redis namespace too, so deployments (and test worlds) sharing an isolate never mix. */
 const memory = new Map<string, Entry>();
 
-/** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/"x"` matches `"x"`. */
-export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((t) => {
-    const tag = t.trim().replace(/^W\//, '');
-    return tag === '*' || tag === etag;
-  });
-}
-
 function cacheKey(prefix: string, url: URL): string {
   const params = [...url.searchParams].sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : 1) : a < b ? -1 : 1));
   return `${prefix}|${url.pathname}?${new URLSearchParams(params)}`;
@@ -73,7 +64,7 @@ function answer(c: Context<Env>, entry: Entry, extra: Record<string, string>, ke
     ...CORS, ...extra, ...dataAsOfHeaders(entry.dataAsOf), ...(kept ? ageHeader(entry.storedAt) : {}),
     ETag: entry.etag, 'Cache-Control': DATA_CACHE_CONTROL, Vary: 'Accept-Encoding',
   };
-  if (matches(c.req.header('if-none-match'), entry.etag)) return c.body(null, 304, headers);
+  if (ifNoneMatch(c.req.header('if-none-match'), entry.etag)) return c.body(null, 304, headers);
   return c.body(entry.body, 200, { ...headers, 'Content-Type': entry.contentType });
 }
 

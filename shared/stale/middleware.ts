@@ -6,6 +6,7 @@
 // never another key's (or scope's) copy. Bounds: STALE_LIMITS entries and bytes in memory, 24 h in
 // both tiers; an oversized answer is not kept.
 import type { MiddlewareHandler } from 'hono';
+import { afterResponse } from '../after-response';
 import { sha256Hex } from '../auth/keys';
 import { locationCache } from '../cache/location';
 import { IsolateCache } from '../cache/memory';
@@ -33,11 +34,7 @@ async function fromShared(cache: Cache, id: string): Promise<Copy | undefined> {
   const hit = await cache.match(`${ORIGIN}/${id}`);
   const storedAt = Number(hit?.headers.get(STORED_AT));
   if (!hit || !(Date.now() - storedAt < STALE_TTL_MS)) return undefined;
-  const headers: [string, string][] = [];
-  hit.headers.forEach((value, name) => {
-    if (KEEP.includes(name.toLowerCase())) headers.push([name, value]);
-  });
-  return { body: await hit.arrayBuffer(), headers, storedAt };
+  return { body: await hit.arrayBuffer(), headers: kept(hit.headers), storedAt };
 }
 
 function toShared(cache: Cache, id: string, copy: Copy): Promise<void> {
@@ -49,6 +46,14 @@ function toShared(cache: Cache, id: string, copy: Copy): Promise<void> {
 
 /** Headers a stale copy keeps: what the body means, not per-request state (limits, request id). */
 const KEEP = ['content-type', 'etag', 'link', 'data-as-of', 'vary', 'content-disposition'];
+
+function kept(headers: Headers): [string, string][] {
+  const out: [string, string][] = [];
+  headers.forEach((value, name) => {
+    if (KEEP.includes(name.toLowerCase())) out.push([name, value]);
+  });
+  return out;
+}
 
 function keyOf(headers: Headers): string | null {
   const bearer = headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
@@ -72,20 +77,12 @@ export function staleIfDown(): MiddlewareHandler<Env> {
       const keep = (async () => {
         const body = await res.clone().arrayBuffer();
         if (body.byteLength > STALE_MAX_ANSWER_BYTES) return;
-        const headers: [string, string][] = [];
-        res.headers.forEach((value, name) => {
-          if (KEEP.includes(name.toLowerCase())) headers.push([name, value]);
-        });
-        const copy = { body, headers, storedAt: Date.now() };
+        const copy = { body, headers: kept(res.headers), storedAt: Date.now() };
         copies.set(id, copy, body.byteLength, STALE_TTL_MS);
         const cache = locationCache();
         if (cache) await toShared(cache, id, copy);
       })().catch(() => undefined);
-      try {
-        c.executionCtx.waitUntil(keep);
-      } catch {
-        await keep;
-      }
+      await afterResponse(c, keep);
       return;
     }
     if (res.status !== 503 || !wasOutage(c.req.raw)) return;

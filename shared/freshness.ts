@@ -81,15 +81,14 @@ export const ageHeader = (storedAt: number, now = Date.now()) => ({ Age: String(
  * Marks the data answers this request's handler built itself: `Data-As-Of`, and `data_as_of` in a
  * JSON object body. A kept answer sent as stored (it carries its ETag) has both already; a handler
  * that built its body from a kept value set that value's header, which then wins. The watermark is
- * read beside the handler's own queries, not after them; when it cannot be read (the database is
- * down, the answer came from a cache), the last value this isolate read stands. Sits inside etag(),
- * so the ETag covers the final body.
+ * the one this isolate holds (read again after the answer once due); an isolate's first request reads
+ * it beside the handler's own queries. When that read fails (the database is down), the last value
+ * this isolate read stands. Sits inside etag(), so the ETag covers the final body.
  */
 export function freshness(): MiddlewareHandler<Env> {
   return async function freshness(c, next) {
     if (!carriesDataAsOf(c.req.path)) return next();
     const { db, config } = c.var;
-    // The isolate's value, refreshed after this answer when due; only the isolate's first request reads it beside the handler.
     const held = heldWatermark(db, config);
     const asOf = held ? Promise.resolve(held.value) : dataAsOf(db, config);
     asOf.catch(() => undefined); // an unreachable database fails the handler, which answers for it

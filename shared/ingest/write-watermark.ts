@@ -14,7 +14,7 @@ export function completedHour(newest: Date, now: Date): Date {
 export async function advanceWatermark(db: Queryable, newest: Date, now: Date): Promise<void> {
   await db.query(
     `INSERT INTO data_watermark (id, complete_hour, updated_at) VALUES (1, $1, now())
-     ON CONFLICT (id) DO UPDATE SET complete_hour = greatest(data_watermark.complete_hour, excluded.complete_hour), updated_at = now()
+     ON CONFLICT (id) DO UPDATE SET complete_hour = excluded.complete_hour, updated_at = now()
      WHERE data_watermark.complete_hour IS NULL OR data_watermark.complete_hour < excluded.complete_hour`,
     [completedHour(newest, now).toISOString()],
   );

@@ -7,6 +7,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ingest, type IngestProgress, type IngestSummary } from '../shared/ingest';
 import { connect } from './lib/connect';
+import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
 
 interface Args {
   file: string | null;
@@ -76,6 +77,8 @@ async function main(): Promise<number> {
   const conn = await connect();
   // One connection for the whole run: each batch is a BEGIN ... COMMIT on it.
   const client = await conn.pool.connect();
+  // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
+  await setSessionTimeout(client, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest);
   // Open the input only now: readline starts reading at once, and lines emitted before the loop
   // below starts iterating would be lost (a small file would be gone while we connect).
   const stream = args.file ? createReadStream(args.file) : process.stdin;

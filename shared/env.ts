@@ -17,6 +17,13 @@ const bindingsSchema = z.object({
   /** Namespace for every Redis key; lets several test databases share one Redis. */
   REDIS_PREFIX: z.string().default(''),
   APP_URL: z.string().url().default('https://app.example.com'),
+  /**
+   * statement_timeout (ms) of a request's queries, set in the same HTTP transaction as each query
+   * (shared/db/timeout.ts); a query past it answers 503 + Retry-After. Default 5,000.
+   */
+  STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  /** statement_timeout (ms) of the jobs Worker's queries (queue consumer and cron). Default 60,000. */
+  JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   /** Estimated cost above which metrics/roll-ups are queued instead of computed inline. */
   AGGREGATE_INLINE_COST: z.coerce.number().positive().optional(),
   /**
@@ -62,10 +69,12 @@ export interface JobQueue {
   sendBatch(messages: Iterable<{ body: unknown }>): Promise<unknown>;
 }
 
-type NumberBinding = 'AGGREGATE_INLINE_COST' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'ISOLATE_CACHE_SECONDS' | 'REFERENCE_CACHE_SECONDS';
+type NumberBinding = 'AGGREGATE_INLINE_COST' | 'STATEMENT_TIMEOUT_MS' | 'JOB_STATEMENT_TIMEOUT_MS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'ISOLATE_CACHE_SECONDS' | 'REFERENCE_CACHE_SECONDS';
 
 export interface Bindings extends Partial<Record<Exclude<keyof Config, NumberBinding>, string>> {
   AGGREGATE_INLINE_COST?: string | number;
+  STATEMENT_TIMEOUT_MS?: string | number;
+  JOB_STATEMENT_TIMEOUT_MS?: string | number;
   ISOLATE_CACHE_SECONDS?: string | number;
   REFERENCE_CACHE_SECONDS?: string | number;
   PUBLIC_RATE_LIMIT_PER_MINUTE?: string | number;

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { markOutage } from './stale/outage';
+import { levelOf, log } from './observability/log';
 
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -44,9 +45,18 @@ export const forbidden = (message: string) => new ApiError(403, message);
 export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
   new ApiError(422, [{ loc, msg, type }]);
 
+const codeOf = (err: Error): unknown =>
+  (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
+
+/** PostgreSQL 57014 query_canceled: the statement_timeout of this path fired (shared/db/timeout.ts). */
+export const isStatementTimeout = (err: Error): boolean => codeOf(err) === '57014';
+
+/** Seconds a caller waits after a statement timeout before the same request (the `computing` pace). */
+export const STATEMENT_TIMEOUT_RETRY_AFTER = '15';
+
 /** Connection-level failures (not bad queries): the network, or Postgres refusing connections. */
 function isDependencyOutage(err: Error): boolean {
-  const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
+  const code = codeOf(err);
   if (typeof code === 'string' && /^(08|53|57P)/.test(code)) return true;
   const text = `${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`;
   return /fetch failed|network connection lost|ECONNREFUSED|connect ECONN|timed? ?out|socket hang up/i.test(text);
@@ -68,6 +78,18 @@ export function onError(err: Error, c: Context): Response {
     const detail =
       status === 422 ? [{ loc: ['body'], msg: err.message || 'Malformed JSON body', type: 'json_invalid' }] : err.message;
     return c.json({ detail }, status as ContentfulStatusCode);
+  }
+  if (isStatementTimeout(err)) {
+    // Before the outage test (whose text match would take "statement timeout" for a network time-out):
+    // the database answered, so this is no outage and no stale copy replaces it.
+    log(levelOf((c.env as { LOG_LEVEL?: unknown } | undefined)?.LOG_LEVEL), 'warn', 'statement timeout', {
+      request_id: c.get('requestId') ?? null, method: c.req.method, path: new URL(c.req.url).pathname, code: '57014',
+    });
+    return c.json(
+      { detail: { code: 'query_timeout', message: 'The query ran longer than this API allows and was cancelled; retry after the Retry-After header, or ask for less (fewer values, a shorter window)' } },
+      503,
+      { 'Retry-After': STATEMENT_TIMEOUT_RETRY_AFTER },
+    );
   }
   if (isDependencyOutage(err)) {
     console.error('dependency unavailable', err.message);

@@ -3,7 +3,8 @@
 import type { PoolClient } from '@neondatabase/serverless';
 import { createClock } from '../../shared/clock';
 import { createDb, createPool } from '../../shared/db/client';
-import { readConfig, type Bindings, type JobQueue } from '../../shared/env';
+import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
+import { readConfig, type Bindings, type Config, type JobQueue } from '../../shared/env';
 import { pruneWindowHistory, slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
 import { levelOf, log, messageOf } from '../../shared/observability/log';
 import { createStore } from '../../shared/redis';
@@ -53,13 +54,17 @@ async function sendAll(queue: JobQueue, messages: JobMessage[], refused: (err: u
 
 function services(env: Bindings) {
   const config = readConfig(env);
-  return { config, db: createDb(config), store: createStore(config), clock: createClock(config.NOW) };
+  return { config, db: createDb(config, jobTimeout(config)), store: createStore(config), clock: createClock(config.NOW) };
 }
 
+const jobTimeout = (config: Config) => config.JOB_STATEMENT_TIMEOUT_MS ?? STATEMENT_TIMEOUT_MS.job;
+
 async function withClient<T>(env: Bindings, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const pool = createPool(readConfig(env));
+  const config = readConfig(env);
+  const pool = createPool(config);
   const client = await pool.connect();
   try {
+    await setSessionTimeout(client, jobTimeout(config));
     return await work(client);
   } finally {
     client.release();

@@ -1,6 +1,7 @@
 // Request-scoped Postgres access over Neon's HTTP driver (one round trip per query or batch).
 import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
+import { STATEMENT_TIMEOUT_MS, withStatementTimeout } from './timeout';
 
 export type Db = ReturnType<typeof createDb>;
 
@@ -9,6 +10,8 @@ export interface DbConfig {
   /** Set only against the local gateway; production Neon derives the endpoint from the host. */
   NEON_HTTP_ENDPOINT?: string;
   NEON_WS_PROXY?: string;
+  /** statement_timeout of a request's queries (ms); jobs pass their own (shared/db/timeout.ts). */
+  STATEMENT_TIMEOUT_MS?: number | string;
 }
 
 /**
@@ -16,6 +19,8 @@ export interface DbConfig {
  * same request or job: Workers cannot share I/O objects across requests.
  */
 export function createPool(config: DbConfig): Pool {
+  // Callers set the session's statement_timeout after connecting (setSessionTimeout): a startup
+  // parameter is refused by Neon's pooler.
   if (config.NEON_WS_PROXY) {
     const proxy = config.NEON_WS_PROXY;
     neonConfig.wsProxy = () => proxy;
@@ -30,10 +35,11 @@ export function createPool(config: DbConfig): Pool {
  * every request rebuilt the relational config of every table, and the first request of an isolate
  * evaluated every area's table modules (docs/PERFORMANCE.md, "The first request").
  */
-export function createDb(config: DbConfig) {
+export function createDb(config: DbConfig, timeoutMs = Number(config.STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.request) {
   if (config.NEON_HTTP_ENDPOINT) {
     // Global in the driver, so set per call: the value is the same for the whole isolate.
     neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
   }
-  return drizzle({ client: neon(config.DATABASE_URL) });
+  // Every query carries its statement_timeout in the same HTTP transaction (no extra round trip).
+  return drizzle({ client: withStatementTimeout(neon(config.DATABASE_URL), timeoutMs) });
 }

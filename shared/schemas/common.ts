@@ -35,7 +35,7 @@ export const errorDescriptions = {
   404: 'Resource not found.',
   422: 'Parameter validation failure (type, enum, range).',
   429: `Per-minute rate limit or monthly quota exceeded, or more than 20 missing or invalid keys in a minute from this address; see \`Retry-After\`. ${LIMITS_NOTE}`,
-  503: 'A dependency is briefly degraded or an aggregate is being computed; retry after `Retry-After`.',
+  503: 'A dependency is briefly degraded, an aggregate is being computed (`computing`), or the query ran past the request statement timeout of 5 s and was cancelled (`query_timeout`); retry after `Retry-After`.',
 };
 export type ErrorStatus = keyof typeof errorDescriptions;
 

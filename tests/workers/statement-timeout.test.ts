@@ -1,0 +1,98 @@
+// Issue 19, finding 1: no query runs unbounded. Every query path carries its own statement_timeout,
+// piggybacked on the query's own HTTP transaction, and a cancelled query answers 503 + Retry-After.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDb } from '../../shared/db/client';
+import { STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
+import { createWorld, show, type World } from '../helpers/world';
+
+let world: World;
+let key: string;
+
+beforeAll(async () => {
+  world = await createWorld('statement_timeout');
+  ({ key } = await world.tenant());
+}, 60_000);
+
+afterAll(async () => {
+  await world.pool().end();
+});
+
+/** JSON lines written to console.warn/error while `work` runs. */
+async function captureLogs<T>(work: () => Promise<T>): Promise<{ result: T; lines: Record<string, any>[] }> {
+  const lines: string[] = [];
+  for (const method of ['warn', 'error'] as const) {
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+  }
+  try {
+    const result = await work();
+    return { result, lines: lines.flatMap((line) => { try { return [JSON.parse(line)]; } catch { return []; } }) };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+/** Runs `work` while another session holds an exclusive lock on `table`: any query reading it waits. */
+async function whileLocked<T>(table: string, work: () => Promise<T>): Promise<T> {
+  const client = await world.pool().connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    return await work();
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+}
+
+describe('every query carries its path statement_timeout, in the same round trip', () => {
+  it('a lone query and a batch see the request timeout (SET LOCAL in their own transaction)', async () => {
+    const db = createDb(world.env);
+    const [lone] = (await db.$client.query('SHOW statement_timeout')) as { statement_timeout: string }[];
+    expect(lone.statement_timeout).toBe(`${STATEMENT_TIMEOUT_MS.request / 1000}s`);
+    const [a, b] = await db.$client.transaction([db.$client.query('SHOW statement_timeout'), db.$client.query('SELECT 2 AS two')]);
+    expect(a).toEqual([{ statement_timeout: `${STATEMENT_TIMEOUT_MS.request / 1000}s` }]);
+    expect(b).toEqual([{ two: 2 }]);
+  });
+
+  it('the binding and the jobs path set their own value', async () => {
+    const request = createDb({ ...world.env, STATEMENT_TIMEOUT_MS: '1234' });
+    expect(await request.$client.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '1234ms' }]);
+    const job = createDb(world.env, STATEMENT_TIMEOUT_MS.job);
+    expect(await job.$client.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '1min' }]);
+  });
+
+  it('the setting ends with its transaction: a plain session keeps the server default', async () => {
+    await createDb(world.env).$client.query('SELECT 1');
+    const client = await world.pool().connect();
+    try {
+      const { rows } = await client.query('SHOW statement_timeout');
+      expect(rows[0].statement_timeout).toBe('0');
+    } finally {
+      client.release();
+    }
+  });
+});
+
+describe('attack: a query slower than the request timeout', () => {
+  it('/v1/articles blocked past its timeout answers 503 query_timeout + Retry-After, logged; never 500', async () => {
+    const { result: reply, lines } = await captureLogs(() =>
+      whileLocked('articles', () => world.call('/v1/articles?limit=5', { key, env: { STATEMENT_TIMEOUT_MS: '300' } })),
+    );
+    expect(reply.status, show(reply)).toBe(503);
+    expect(reply.headers.get('Retry-After')).toBe('15');
+    expect(reply.body.detail.code).toBe('query_timeout');
+    expect(reply.body.detail.message).toMatch(/cancelled/);
+    const logged = lines.find((line) => line.msg === 'statement timeout');
+    expect(logged, JSON.stringify(lines)).toMatchObject({ level: 'warn', code: '57014', path: '/v1/articles' });
+    // The same request once the lock is gone: served.
+    const after = await world.call('/v1/articles?limit=5', { key, env: { STATEMENT_TIMEOUT_MS: '300' } });
+    expect(after.status, show(after)).toBe(200);
+  });
+
+  it('/v2/feed the same way', async () => {
+    const reply = await whileLocked('profile_windows', () => world.call('/v2/feed?limit=5', { key, env: { STATEMENT_TIMEOUT_MS: '300' } }));
+    expect(reply.status, show(reply)).toBe(503);
+    expect(reply.headers.get('Retry-After')).toBe('15');
+    expect(reply.body.detail.code).toBe('query_timeout');
+  });
+});

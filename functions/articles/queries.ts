@@ -3,6 +3,7 @@
 import type { Db } from '../../shared/db/client';
 import { categoryMatchSql } from '../../shared/categories';
 import { inPlanCategories } from '../../shared/db/plan-scope';
+import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
 
 export interface ArticleFilter {
@@ -80,11 +81,7 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
                SELECT count(DISTINCT c.path) FROM unnest($5::text[]) AS c(path)
                JOIN article_categories ac ON ac.url_id = s.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
              ) >= CASE WHEN $7 THEN cardinality($5::text[]) ELSE 1 END)
-         AND ($6::text[] IS NULL OR (
-               SELECT count(DISTINCT x.ref) FROM unnest($6::text[]) AS x(ref)
-               JOIN entities e ON e.kg_id = x.ref OR e.normalized_name = lower(trim(x.ref))
-               JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = s.url_id
-             ) >= CASE WHEN $7 THEN cardinality($6::text[]) ELSE 1 END)
+         AND ${matchesEntityRefs('$6', '$7', 's.url_id')}
          AND ${inPlanCategories('$9', 's.url_id')}),
      page AS (SELECT m.*, row_number() OVER (ORDER BY ${order}) AS ord FROM matched m ORDER BY ${order} LIMIT $10 OFFSET $11)
      SELECT (SELECT count(*) FROM matched)::int AS total,

@@ -4,6 +4,7 @@
 // keyset) is one ordered index range and a keyset page costs the same at any depth (docs/DATA.md).
 import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
+import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
 import { categoryMatchSql } from '../../shared/categories';
 import type { SortKey } from './schemas';
@@ -72,11 +73,7 @@ const WHERE_ON = (t: string) => `($1::text[] IS NULL OR p.country = ANY($1::text
         SELECT count(DISTINCT c.path) FROM unnest($6::text[]) AS c(path)
         JOIN article_categories ac ON ac.url_id = p.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
       ) >= CASE WHEN $8::bool THEN cardinality($6::text[]) ELSE 1 END)
-  AND ($7::text[] IS NULL OR (
-        SELECT count(DISTINCT x.ref) FROM unnest($7::text[]) AS x(ref)
-        JOIN entities e ON e.kg_id = x.ref OR e.normalized_name = lower(trim(x.ref))
-        JOIN article_entities ae ON ae.entity_id = e.id AND ae.url_id = p.url_id
-      ) >= CASE WHEN $8::bool THEN cardinality($7::text[]) ELSE 1 END)
+  AND ${matchesEntityRefs('$7', '$8', 'p.url_id')}
   AND ${inPlanCategories('$9', 'p.url_id')}`;
 const WHERE = WHERE_ON('p');
 

@@ -3,7 +3,7 @@
 // POST spends no quota itself, each tools/call spends one through the REST route it runs.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
-import { ApiError } from '../../shared/errors';
+import { ApiError, invalid } from '../../shared/errors';
 import { McpPost, mcpEnv } from '../../shared/limits/channel';
 import { KiB } from '../../shared/body-limits';
 import { errorResponses, keyed, tooLargeResponse } from '../../shared/schemas/common';
@@ -16,13 +16,29 @@ export interface McpInfo {
   version: string;
 }
 
+/**
+ * Most messages in one JSON-RPC batch. Its tool calls share the POST's per-minute hit, so without a cap
+ * one request could carry hundreds of heavy reads; more is 422 before any message runs.
+ */
+export const MCP_MAX_BATCH = 20;
+
+/** The number of messages when the body is a JSON-RPC batch (already bounded to 256 KiB), else 0. */
+async function batchSize(request: Request): Promise<number> {
+  try {
+    const body: unknown = JSON.parse(await request.clone().text());
+    return Array.isArray(body) ? body.length : 0;
+  } catch {
+    return 0; // not JSON: the transport answers its own JSON-RPC parse error
+  }
+}
+
 /** JSON-RPC 2.0 as plain OpenAPI schemas: documented, not validated (the transport answers JSON-RPC errors). */
 /** A batch of tool calls fits easily; anything larger is refused before it is read (shared/body-limits.ts). */
 export const MCP_BODY_MAX_BYTES = 256 * KiB;
 
 const jsonRpc = (description: string, example: object) => {
   const message = { type: 'object' as const, properties: { jsonrpc: { type: 'string' as const, enum: ['2.0'] } }, required: ['jsonrpc'] };
-  return { description, anyOf: [message, { type: 'array' as const, items: message }], example };
+  return { description, anyOf: [message, { type: 'array' as const, items: message, maxItems: MCP_MAX_BATCH }], example };
 };
 
 const route = createRoute({
@@ -37,7 +53,7 @@ const route = createRoute({
     'your key as for every route. `tools/list` names the read-only tools, one per GET route of this API (tracking lists, ' +
     'metrics, roll-ups, matches, articles, category analytics, geo, usage); `tools/call` runs that route with your key, ' +
     'so its scope, plan gates and errors apply (an error comes back as a tool result with `isError: true` and the ' +
-    'route\'s `{detail}` body). The body is at most 256 KiB (otherwise 413, before the key is checked). Each `tools/call` counts as one request of the monthly quota shared with the REST API; ' +
+    'route\'s `{detail}` body). The body is at most 256 KiB (otherwise 413, before the key is checked); a batch carries at most ' + MCP_MAX_BATCH + ' messages (otherwise 422 before any runs). Each `tools/call` counts as one request of the monthly quota shared with the REST API; ' +
     '`initialize`, `tools/list` and `ping` spend none. 403 `mcp_not_in_plan` when MCP access is switched off for the project.',
   security: keyed,
   request: {
@@ -69,6 +85,8 @@ const route = createRoute({
 /** `app`: the combined app whose REST routes the tools run. */
 export function register(area: App, app: App, info: McpInfo) {
   area.openapi(route, async (c) => {
+    const size = await batchSize(c.req.raw);
+    if (size > MCP_MAX_BATCH) throw invalid(['body'], `At most ${MCP_MAX_BATCH} messages in one JSON-RPC batch (got ${size})`, 'too_long');
     // Tool calls share this POST's per-minute hit (the first one) and report their limits back.
     const post = new McpPost(c.var.limits.minute);
     const target = {

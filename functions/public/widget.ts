@@ -2,6 +2,7 @@
 // for profiles, a domain without one, and an unusable value, so every state is on one page).
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import { capList, capNote } from '../../shared/list-caps';
 import { errorResponses } from '../../shared/schemas/common';
 import { DATA_CACHE_CONTROL } from './edge';
 import { demoDomains } from './queries';
@@ -35,9 +36,12 @@ const scriptRoute = createRoute({
   },
 });
 
+/** Most domains the demo page shows. */
+export const DEMO_MAX_DOMAINS = 12;
+
 const DemoQuerySchema = z.object({
   domains: z.string().max(1_000).optional().openapi({
-    description: 'Comma-separated domains to show (at most 12); by default two profiles, a domain without one and an invalid value.',
+    description: `Comma-separated domains to show; by default two profiles, a domain without one and an invalid value.${capNote(DEMO_MAX_DOMAINS)}`,
     example: 'example.com,example.org',
   }),
 });
@@ -85,7 +89,8 @@ export function register(app: App) {
   });
 
   app.openapi(demoRoute, async (c) => {
-    const requested = c.req.valid('query').domains?.split(',').map((d) => d.trim()).filter(Boolean).slice(0, 12);
+    const raw = c.req.valid('query').domains;
+    const requested = raw === undefined ? undefined : capList(raw.split(',').map((d) => d.trim()).filter(Boolean), 'domains', DEMO_MAX_DOMAINS, "separated by ','");
     const domains = requested?.length
       ? requested
       : [...(await demoDomains(c.var.db)), 'not a domain'];

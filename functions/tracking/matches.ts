@@ -15,6 +15,7 @@ import { listNotFound, trackingProject } from './project';
 import { getList } from './queries';
 import { listIdParam } from './schemas';
 import { DEMO } from '../../shared/demo-ids';
+import { capList, capNote, LIST_CAP_NOTE, MAX_LIST_ITEMS } from '../../shared/list-caps';
 
 const Query = z.object({
   country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
@@ -23,8 +24,9 @@ const Query = z.object({
     .openapi({ description: 'A language outside the list\'s langs gives an empty payload.' }),
   date_from: isoQueryParam('On when the article was first seen; clamped to plan history (`scope.clamped`). `date_to` not after `date_from` is 422. A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).', '2026-11-01T00:00:00Z'),
   date_to: isoQueryParam('Defaults to now.', '2026-11-08T00:00:00Z'),
-  mention: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: 'Repeatable: only these keywords.', example: 'heat pump' }),
-  match_types: z.string().optional().openapi({ description: 'Comma-separated subset of `broad`, `phrase`, `exact`.', example: 'broad,exact' }),
+  mention: z.union([z.string(), z.array(z.string()).openapi({ maxItems: MAX_LIST_ITEMS })]).optional()
+    .openapi({ description: 'Repeatable: only these keywords.' + LIST_CAP_NOTE, example: 'heat pump' }),
+  match_types: z.string().max(64).optional().openapi({ description: 'Comma-separated subset of `broad`, `phrase`, `exact`.' + capNote(MATCH_TYPES.length), example: 'broad,exact' }),
   scope: z.enum(['all', 'title', 'body', 'both']).default('all').openapi({ description: 'Where the hit occurred; `both` = in title and body.' }),
   q: z.string().min(1).optional().openapi({ description: 'Free text over matched publications\' title and domain.', example: 'news' }),
   limit: z.coerce.number().int().min(1).max(1000).default(200).openapi({ description: 'Publications (not hits), 1-1000.', type: 'integer', example: 200 }),
@@ -49,7 +51,7 @@ const route = exportable(createRoute({
 
 function matchTypes(raw: string | undefined): string[] {
   if (!raw) return [...MATCH_TYPES];
-  const types = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  const types = capList(raw.split(',').map((t) => t.trim()).filter(Boolean), 'match_types', MATCH_TYPES.length, "separated by ','");
   const bad = types.filter((t) => !(MATCH_TYPES as readonly string[]).includes(t));
   if (bad.length || !types.length) throw invalid(['query', 'match_types'], `match_types is a comma-separated subset of ${MATCH_TYPES.join(', ')}`, 'enum');
   return types;
@@ -75,7 +77,7 @@ export function register(app: App) {
     const markets = watched.length ? keyScope.markets.filter((m) => watched.includes(m)) : keyScope.markets;
     const lang = query.lang.toLowerCase();
     const langOk = lang === 'all' || list.langs.length === 0 || list.langs.map((l) => l.toLowerCase()).includes(lang);
-    const keywords = query.mention === undefined ? null : [query.mention].flat();
+    const keywords = query.mention === undefined ? null : capList([query.mention].flat(), 'mention', MAX_LIST_ITEMS, 'repeated');
     const { publications, hits } = markets.length && langOk
       ? await readMatches(db, { listId: list.id, markets, language: lang === 'all' ? null : lang, from: clamp.from, to, keywords, matchTypes: types, scope: query.scope, q: query.q ?? null, planCategories: auth.categories, limit: query.limit })
       : { publications: [], hits: [] };

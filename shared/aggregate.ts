@@ -16,6 +16,15 @@ import { DATA_AS_OF, dataAsOf } from './freshness';
 import type { Store } from './redis';
 
 export const CACHE_TTL_SECONDS = 600;
+/**
+ * The inline budget: an aggregate whose estimated cost (rows it reads: items x markets x window buckets,
+ * per kind; docs/SECURITY.md "Cost-based queueing") is above it is queued (503 `computing`), never
+ * computed inside a request. AGGREGATE_INLINE_COST overrides it.
+ */
+export const DEFAULT_INLINE_COST = 250_000;
+
+/** Whether an aggregate of estimated cost `cost` goes to the queue instead of being computed inline. */
+export const overBudget = (config: Config, cost: number) => cost > (config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST);
 /** The queued path's lock: held from the request that queues the job until the consumer stores it. */
 export const QUEUED_LOCK_TTL_SECONDS = 60;
 /** The inline path's lock: far above any inline computation, the bound a crashed leader can block. */
@@ -190,9 +199,34 @@ async function follow<R, H>(services: AggregateServices, later: Later, kind: Agg
   throw computing(INLINE_RETRY_AFTER_SECONDS);
 }
 
-/** Remembers an asked aggregate for the cron warmer (wall time: cache freshness is not business time). */
-async function noteAsked(store: Store, job: AggregateJob): Promise<void> {
-  await store.redis.zadd(store.key(RECENT), { score: Date.now(), member: JSON.stringify(job) });
+/**
+ * Most recently asked aggregates the cron keeps warm per project (or per project-less key): one tenant
+ * asking thousands of distinct questions keeps only its newest ones warm, never the whole warm queue.
+ */
+export const MAX_RECENT_PER_OWNER = 50;
+
+/** Who an asked aggregate is counted against: the project, or the key when it has none. */
+export const ownerOf = (c: Context<Env>) => c.var.auth?.projectId ?? `key:${c.var.auth?.keyId ?? 'none'}`;
+
+/**
+ * Remembers an asked aggregate for the cron warmer (wall time: cache freshness is not business time),
+ * in the global list the cron reads and in the owner's own list; past MAX_RECENT_PER_OWNER the owner's
+ * oldest entries leave both. Runs after the answer (ctx.waitUntil): no round trip of the request.
+ */
+export async function noteAsked(store: Store, job: AggregateJob, owner: string, nowMs = Date.now()): Promise<void> {
+  const member = JSON.stringify(job);
+  const mine = store.key(RECENT, 'owner', owner);
+  await Promise.all([
+    store.redis.zadd(store.key(RECENT), { score: nowMs, member }),
+    store.redis.zadd(mine, { score: nowMs, member }),
+    store.redis.zremrangebyscore(mine, 0, nowMs - RECENT_WINDOW_MS),
+    store.redis.expire(mine, RECENT_WINDOW_MS / 1000),
+  ]);
+  // The owner's entries beyond its newest MAX_RECENT_PER_OWNER (ranks ascend by time asked), as stored
+  // (the text client: no JSON parsing of the members). Read after the writes above: another client.
+  const overflow = await store.text.zrange<string[]>(mine, 0, -(MAX_RECENT_PER_OWNER + 1));
+  if (overflow.length === 0) return;
+  await Promise.all([store.redis.zrem(store.key(RECENT), ...overflow), store.redis.zrem(mine, ...overflow)]);
 }
 
 /**
@@ -269,7 +303,7 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
   }
   if (acquired === DOWN) return degraded(c, kind, request, options);
   const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey };
-  if (kind.warm !== false) afterwards(noteAsked(store, job).catch(() => undefined)); // warming is best effort
+  if (kind.warm !== false) afterwards(noteAsked(store, job, ownerOf(c)).catch(() => undefined)); // warming is best effort
   if (options.background && queue) {
     if (acquired) {
       try {
@@ -294,7 +328,9 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
  * The aggregate's value (for routes that wrap it in a larger answer). Notes the outcome (hit, miss or
  * shared, or bypass while Redis is unreachable; `X-Aggregate-Cache` for internal keys). For kinds without `respond`.
  */
-export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
+export async function serveAggregate<R, H>(
+  c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+): Promise<unknown> {
   const served = await serve(c, kind, request, options);
   throwIfRefusal(served.cached);
   noteOutcome(c, served.outcome);

@@ -136,3 +136,18 @@ export function rankTrendingInPlan(db: Db, r: TrendingRequest, planCategories: s
     [r.country, r.language, r.entityType, r.limit, r.from.toISOString(), r.to.toISOString(), planCategories],
   );
 }
+
+/**
+ * The rows the category-limited ranking starts from (docs/SECURITY.md "Cost-based queueing"): the
+ * region's profiles first seen in the window, from market_days.new_urls (kept exact at ingest) over the
+ * days the window touches, so the estimate reads no profile.
+ */
+export async function inPlanRowsEstimate(db: Db, r: TrendingRequest): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    `SELECT coalesce(sum(new_urls), 0)::float8 AS n FROM market_days
+     WHERE country = $1 AND ($2::text IS NULL OR language = $2) AND day >= ($3::timestamptz AT TIME ZONE 'UTC')::date AND day <= ($4::timestamptz AT TIME ZONE 'UTC')::date`,
+    [r.country, r.language, r.from.toISOString(), r.to.toISOString()],
+  );
+  return Number(row?.n ?? 0);
+}

@@ -1,8 +1,7 @@
 // GET /v1/entities/trending: top entities of a region by mentions in a window ending now.
 import { createRoute } from '@hono/zod-openapi';
-import { serveAggregate, type AggregateKind } from '../../shared/aggregate';
+import { overBudget, serveAggregate } from '../../shared/aggregate';
 import type { App } from '../../shared/app';
-import type { Db } from '../../shared/db/client';
 import { exportable } from '../../shared/exports';
 import { cabinetUrl } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
@@ -10,7 +9,8 @@ import { errorResponses, keyed } from '../../shared/schemas/common';
 import { assertCountryAllowed } from '../../shared/scope';
 import { windowEndingAt } from '../../shared/windows';
 import { TrendingListSchema, TrendingQuery } from './schemas';
-import { rankTrending, rankTrendingInPlan, type TrendingRequest } from './trending-queries';
+import { inPlanRowsEstimate } from './trending-queries';
+import { trendingAggregate, type CachedTrendingRequest, type trendingEntities } from './trending-aggregate';
 
 const route = exportable(createRoute({
   method: 'get',
@@ -24,7 +24,9 @@ const route = exportable(createRoute({
     '`articles_in_period` counts distinct articles whose first appearance in the region (in `lang`, when given) falls in ' +
     'the period. The period ends now (UTC) and holds the hours that start inside it. Read from an hourly roll-up kept at ' +
     'ingest, not from a scan of articles. A region outside a restricted key\'s countries is 403. A plan limited to chosen ' +
-    'categories ranks by the mentions on its categories\' articles only, and `top_article` is one of them.',
+    'categories ranks by the mentions on its categories\' articles only, and `top_article` is one of them; that ranking ' +
+    'reads the region\'s profiles, so when they exceed the inline budget it is computed in the background: 503 `computing` ' +
+    'with `Retry-After`, then repeat the identical request.',
   security: keyed,
   request: { query: TrendingQuery },
   responses: {
@@ -32,43 +34,6 @@ const route = exportable(createRoute({
     ...errorResponses(401, 402, 403, 422, 429, 503),
   },
 }), 'trending_entities');
-
-/**
- * The ranking with each entity's top article: what every key allowed the region gets, or, for a
- * category-limited plan, what its categories' articles make (ranks and `top_article` alike).
- */
-async function trendingEntities(db: Db, request: TrendingRequest, planCategories: string[] | null) {
-  const ranked = planCategories === null ? await rankTrending(db, request) : await rankTrendingInPlan(db, request, planCategories);
-  return ranked.flatMap((r) => {
-    // Every ranked entity has a mention in the window, hence a top article; a row without one
-    // would mean the roll-ups disagree, and is left out rather than invented.
-    if (r.top_url_id === null) return [];
-    return [{
-      name: r.name,
-      kg_id: r.kg_id,
-      kg_name: r.kg_name,
-      entity_types: r.entity_types,
-      mentions_in_period: r.mentions,
-      articles_in_period: r.articles,
-      top_article: { url_id: r.top_url_id, title: r.top_title ?? '', domain: r.top_domain ?? '' },
-    }];
-  });
-}
-
-/** Plan categories are part of the question: a category-limited plan never shares another's answer. */
-type CachedTrendingRequest = Omit<TrendingRequest, 'from' | 'to'> & { from: string; to: string; planCategories: string[] | null };
-
-/**
- * Cached for a minute and computed once for concurrent identical misses (shared single flight). The
- * window's hours are part of the request, so the answer moves on with the clock; ingest within the
- * minute shows after it.
- */
-const trendingAggregate: AggregateKind<CachedTrendingRequest> = {
-  name: 'entities.trending',
-  ttlSeconds: 60,
-  warm: false,
-  compute: ({ db }, { planCategories, ...r }) => trendingEntities(db, { ...r, from: new Date(r.from), to: new Date(r.to) }, planCategories),
-};
 
 export function register(app: App) {
   app.openapi(route, async (c) => {
@@ -85,7 +50,12 @@ export function register(app: App) {
       limit: q.limit,
       planCategories: auth.categories,
     };
-    const cached = (await serveAggregate(c, trendingAggregate, request)) as Awaited<ReturnType<typeof trendingEntities>>;
+    // A category-limited plan's ranking reads raw profiles (no roll-up keeps categories): past the inline
+    // budget it is queued (503 `computing`). The estimate runs beside the cache lookup: no extra round trip.
+    const options = auth.categories
+      ? inPlanRowsEstimate(c.var.db, { ...request, from: new Date(request.from), to: new Date(request.to) }).then((rows) => ({ background: overBudget(config, rows) }))
+      : {};
+    const cached = (await serveAggregate(c, trendingAggregate, request, options)) as Awaited<ReturnType<typeof trendingEntities>>;
     // The link is added after the cache: the cached ranking does not depend on the deployment's app URL.
     const trending = cached.map((e) => ({ ...e, top_article: { ...e.top_article, cabinet_url: cabinetUrl(config.APP_URL, 'article', e.top_article.url_id) } }));
     return c.json({ region, period: q.period, trending_entities: trending }, 200);

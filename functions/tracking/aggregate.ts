@@ -2,7 +2,7 @@
 // cheap ones are computed inline once per identical miss, expensive ones are queued (503
 // `computing` + Retry-After) and computed by the jobs consumer, which dispatches on the kind name.
 import type { Context } from 'hono';
-import { serveAggregateResponse, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
+import { overBudget, serveAggregateResponse, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Env } from '../../shared/env';
 import { resolveWindow } from '../../shared/window-scope';
@@ -10,9 +10,6 @@ import { computeMetrics } from './metrics-compute';
 import { listNotFound } from './project';
 import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
-
-/** Above this estimated cost (items x markets x window hours) an aggregate is queued. */
-export const DEFAULT_INLINE_COST = 250_000;
 
 export interface AggregateRequest {
   route: 'metrics' | 'rollup';
@@ -67,7 +64,7 @@ export async function serveTrackingAggregate(c: Context<Env>, request: Aggregate
   const q = request.query;
   const options = admission.then((admitted) => {
     const cost = estimatedCost(admitted.items, admitted.markets, String(q.period), q.date_from as string, q.date_to as string);
-    return { hint: admitted.list, background: cost > (c.var.config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST) };
+    return { hint: admitted.list, background: overBudget(c.var.config, cost) };
   });
   return serveAggregateResponse(c, kind, request, options);
 }

@@ -1,7 +1,7 @@
 // The trend roll-up as a shared single-flight aggregate (shared/aggregate.ts): cached, computed
 // once per identical miss, and queued (503 `computing` + Retry-After) when the trend is big.
 import type { Context } from 'hono';
-import { serveAggregate, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
+import { overBudget, serveAggregate, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Env } from '../../shared/env';
 import { resolveWindow } from '../../shared/window-scope';
@@ -9,9 +9,6 @@ import { trendNotFound } from './not-found';
 import { isTrendVisible } from './queries';
 import { computeTrendRollup } from './rollup-compute';
 import { scopeOf } from './visibility';
-
-/** Above this estimated cost (articles x markets x window days) a roll-up is queued. */
-export const DEFAULT_INLINE_COST = 250_000;
 
 export interface TrendRollupRequest {
   trendId: string;
@@ -43,6 +40,6 @@ export function estimatedCost(articles: number, markets: number, query: TrendRol
 
 export async function serveTrendRollup(c: Context<Env>, request: TrendRollupRequest, articles: number, markets: number) {
   const cost = estimatedCost(articles, markets, request.query);
-  const background = cost > (c.var.config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST);
+  const background = overBudget(c.var.config, cost);
   return serveAggregate(c, trendRollupAggregate, request, { background });
 }

@@ -5,6 +5,7 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { dueForWarming, MAX_RECENT_PER_OWNER, noteAsked, type AggregateJob } from '../../shared/aggregate';
+import { createList } from '../../shared/admin/lists';
 import { readConfig } from '../../shared/env';
 import { createStore, type Store } from '../../shared/redis';
 import { articleRecords, hour, NOW, SOCCER } from '../fixtures/articles';
@@ -65,6 +66,39 @@ describe('attack: one project asks thousands of distinct aggregates to jam the c
     const mine = await store.text.zrange<string[]>(store.key('recent-aggregates', 'owner', projectId), 0, -1);
     expect(mine).toHaveLength(1);
     expect(JSON.parse(mine[0])).toMatchObject({ kind: 'trends.rollup', request: { trendId: TREND } });
+  });
+});
+
+describe('attack: more due work than one Queues batch holds', () => {
+  it('the cron sends every warmer and every scan, scans first, in batches the Queues limits accept', async () => {
+    const { projectId } = await world.tenant();
+    const list = (await createList(world.db, {
+      projectId, kind: 'mention', name: 'Energy', countries: ['US'], langs: ['en'], searchScope: 'both',
+      createdAt: new Date(NOW), terms: [{ keyword: 'heat pump', matchType: 'broad' }],
+    }, new Date(NOW))).id;
+    await world.db.$client.query(`UPDATE tracking_lists SET next_scan_at = NULL WHERE id = $1`, [list]); // due now
+    const now = Date.now();
+    // Three tenants at their cap: more than the 100 messages one sendBatch takes.
+    for (const owner of ['t1', 't2', 't3']) {
+      for (let i = 0; i < MAX_RECENT_PER_OWNER; i++) await noteAsked(store, job(owner, i), owner, now - 20_000 + i);
+    }
+    const batches: { type: string }[][] = [];
+    // Cloudflare Queues refuses a sendBatch over 100 messages or 256 KB: so does this binding.
+    const queue = {
+      send: async () => { throw new Error('the cron sends batches'); },
+      sendBatch: async (messages: { body: { type: string } }[]) => {
+        if (messages.length > 100 || new TextEncoder().encode(JSON.stringify(messages)).byteLength > 256 * 1024) throw new Error('batch over the Queues limits');
+        batches.push(messages.map((m) => m.body));
+      },
+    };
+    const cron = createExecutionContext();
+    await worker.scheduled(createScheduledController() as any, { ...world.env, JOBS_QUEUE: queue } as any, cron);
+    await waitOnExecutionContext(cron);
+    const sent = batches.flat() as (AggregateJob | { type: 'scan'; listId: string })[];
+    expect(sent[0]).toEqual({ type: 'scan', listId: list });
+    const owners = sent.flatMap((j) => (j.type === 'aggregate' ? [(j.request as { owner: string }).owner] : []));
+    for (const owner of ['t1', 't2', 't3']) expect(owners.filter((o) => o === owner)).toHaveLength(MAX_RECENT_PER_OWNER);
+    expect(batches.length).toBeGreaterThan(1);
   });
 });
 

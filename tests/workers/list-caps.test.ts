@@ -88,4 +88,18 @@ describe('POST /mcp batches', () => {
     expect(ok.body).toHaveLength(MCP_MAX_BATCH);
     expect(JSON.stringify(doc.paths['/mcp'].post.requestBody)).toContain(`"maxItems":${MCP_MAX_BATCH}`);
   });
+
+  it('the review\'s batch (ten tool calls with 300 entities each) runs no query: each call is its route\'s 422', async () => {
+    const entities = Array.from({ length: 300 }, (_, i) => `x${i}`).join(';');
+    const reply = await world.call('/mcp', {
+      method: 'POST', key, headers: { Accept: 'application/json' },
+      body: Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'search_articles', arguments: { entity: entities } } })),
+    });
+    expect(reply.status, show(reply)).toBe(200);
+    expect(reply.body).toHaveLength(10);
+    for (const answer of reply.body) {
+      expect(answer.result.isError, JSON.stringify(answer)).toBe(true);
+      expect(answer.result.content[0].text).toContain(`At most ${MAX_LIST_ITEMS} values`);
+    }
+  });
 });

@@ -1,16 +1,20 @@
 // Issue 19, finding 1: no query runs unbounded. Every query path carries its own statement_timeout,
 // piggybacked on the query's own HTTP transaction, and a cancelled query answers 503 + Retry-After.
+import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import worker from '../../functions/index';
+import { createList } from '../../shared/admin/lists';
 import { createDb } from '../../shared/db/client';
 import { STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
 import { createWorld, show, type World } from '../helpers/world';
 
 let world: World;
 let key: string;
+let projectId: string;
 
 beforeAll(async () => {
   world = await createWorld('statement_timeout');
-  ({ key } = await world.tenant());
+  ({ key, projectId } = await world.tenant());
 }, 60_000);
 
 afterAll(async () => {
@@ -94,5 +98,20 @@ describe('attack: a query slower than the request timeout', () => {
     expect(reply.status, show(reply)).toBe(503);
     expect(reply.headers.get('Retry-After')).toBe('15');
     expect(reply.body.detail.code).toBe('query_timeout');
+  });
+});
+
+describe('the jobs path has its own timeout', () => {
+  it('a mention scan blocked past JOB_STATEMENT_TIMEOUT_MS stores scan_timeout (its session timeout fired)', async () => {
+    const list = (await createList(world.db, {
+      projectId, kind: 'mention', name: 'Energy', countries: ['US'], langs: ['en'], searchScope: 'both',
+      createdAt: new Date(), terms: [{ keyword: 'heat pump', matchType: 'broad' }],
+    }, new Date())).id;
+    const batch = createMessageBatch('discovery-jobs', [{ id: 's1', timestamp: new Date(), attempts: 1, body: { type: 'scan', listId: list } }]);
+    const ctx = createExecutionContext();
+    await captureLogs(() => whileLocked('mention_matches', () => worker.queue(batch as any, { ...world.env, JOB_STATEMENT_TIMEOUT_MS: '300' } as any, ctx)));
+    await getQueueResult(batch, ctx);
+    const [row] = (await world.db.$client.query(`SELECT scan_status, scan_error FROM tracking_lists WHERE id = $1`, [list])) as { scan_status: string; scan_error: string }[];
+    expect(row).toMatchObject({ scan_status: 'failed', scan_error: expect.stringMatching(/^scan_timeout: /) });
   });
 });

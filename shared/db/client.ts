@@ -35,11 +35,13 @@ export function createPool(config: DbConfig): Pool {
  * every request rebuilt the relational config of every table, and the first request of an isolate
  * evaluated every area's table modules (docs/PERFORMANCE.md, "The first request").
  */
-export function createDb(config: DbConfig, timeoutMs = Number(config.STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.request) {
+export function createDb(config: DbConfig, timeoutMs: number = Number(config.STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.request) {
   if (config.NEON_HTTP_ENDPOINT) {
     // Global in the driver, so set per call: the value is the same for the whole isolate.
     neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
   }
-  // Every query carries its statement_timeout in the same HTTP transaction (no extra round trip).
-  return drizzle({ client: withStatementTimeout(neon(config.DATABASE_URL), timeoutMs) });
+  // Every query carries its statement_timeout in the same HTTP transaction (no extra round trip). 0 sends
+  // none: only for tooling that runs slow reference queries on purpose (the roll-up bench's raw side, test oracles).
+  const sql = neon(config.DATABASE_URL);
+  return drizzle({ client: timeoutMs > 0 ? withStatementTimeout(sql, timeoutMs) : sql });
 }

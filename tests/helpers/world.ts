@@ -79,7 +79,8 @@ export async function createWorld(name: string): Promise<World> {
     DATABASE_URL: databaseUrl,
     REDIS_PREFIX: `${dbName}:${crypto.randomUUID().slice(0, 8)}`,
   } as World['env'];
-  const db = createDb(bindings);
+  // Seeding and naive oracle queries are test tooling: no request statement_timeout on a loaded machine.
+  const db = createDb(bindings, 0);
   let pool: Pool | undefined;
 
   const world: World = {

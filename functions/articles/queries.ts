@@ -81,7 +81,7 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
                SELECT count(DISTINCT c.path) FROM unnest($5::text[]) AS c(path)
                JOIN article_categories ac ON ac.url_id = s.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
              ) >= CASE WHEN $7 THEN cardinality($5::text[]) ELSE 1 END)
-         AND ${matchesEntityRefs('$6', '$7', 's.url_id')}
+         AND ${matchesEntityRefs('$6', '$7', 's.url_id', f.entities)}
          AND ${inPlanCategories('$9', 's.url_id')}),
      page AS (SELECT m.*, row_number() OVER (ORDER BY ${order}) AS ord FROM matched m ORDER BY ${order} LIMIT $10 OFFSET $11)
      SELECT (SELECT count(*) FROM matched)::int AS total,

@@ -63,19 +63,19 @@ const FILTER_PARAMS = (f: FeedFilter) => [
 ];
 
 /**
- * Conditions over parameters $1-$9 (FILTER_PARAMS): the time filters on `t`'s first_seen/last_seen (the
+ * Conditions over parameters $1-$9 (FILTER_PARAMS) for filter `f` (which says whether entities are named): the time filters on `t`'s first_seen/last_seen (the
  * row version a page reads: url_profiles, profile_windows or a history version), the rest on `p`.
  */
-const WHERE_ON = (t: string) => `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
+const WHERE_ON = (t: string, f: FeedFilter) => `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
   AND ($3::timestamptz IS NULL OR ${t}.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR ${t}.first_seen < $4::timestamptz)
   AND ($5::timestamptz IS NULL OR ${t}.first_seen >= $5::timestamptz)
   AND ($6::text[] IS NULL OR (
         SELECT count(DISTINCT c.path) FROM unnest($6::text[]) AS c(path)
         JOIN article_categories ac ON ac.url_id = p.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
       ) >= CASE WHEN $8::bool THEN cardinality($6::text[]) ELSE 1 END)
-  AND ${matchesEntityRefs('$7', '$8', 'p.url_id')}
+  AND ${matchesEntityRefs('$7', '$8', 'p.url_id', f.entities)}
   AND ${inPlanCategories('$9', 'p.url_id')}`;
-const WHERE = WHERE_ON('p');
+const WHERE = (f: FeedFilter) => WHERE_ON('p', f);
 
 /**
  * The profiles of the markets (and language) last seen at or before $3: the complement of a history
@@ -96,7 +96,7 @@ export async function countProfiles(db: Db, f: FeedFilter, olderFloor = false): 
   const marketsOnly = !f.categories && !f.entities && !f.planCategories && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
   const [row] = olderFloor && marketsOnly
     ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, [f.markets, f.language, f.seenAfter!.toISOString()])
-    : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE}`, FILTER_PARAMS(f));
+    : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE(f)}`, FILTER_PARAMS(f));
   return row.n;
 }
 
@@ -138,16 +138,16 @@ export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promis
     // ends before the limit): an index range from the keyset to the bound, as cheap as the page.
     rows = `WITH cur AS MATERIALIZED (
          ${select('w')} FROM profile_windows w ${join('w')}
-         WHERE ${WHERE_ON('w')} AND ${keyset('w')} AND w.valid_from <= $14::int8 ORDER BY ${order('w')} LIMIT $15),
+         WHERE ${WHERE_ON('w', f)} AND ${keyset('w')} AND w.valid_from <= $14::int8 ORDER BY ${order('w')} LIMIT $15),
        bound AS (SELECT coalesce((SELECT c.sk FROM cur c ORDER BY ${byKey('c')} OFFSET $15 - 1 LIMIT 1), '${asc ? s.max : s.min}'::${s.type}) AS sk),
        hist AS (
          ${select('h')} FROM profile_windows_history h ${join('h')}
-         WHERE ${WHERE_ON('h')} AND ${keyset('h')} AND h.${s.column} ${asc ? '<=' : '>='} (SELECT sk FROM bound)
+         WHERE ${WHERE_ON('h', f)} AND ${keyset('h')} AND h.${s.column} ${asc ? '<=' : '>='} (SELECT sk FROM bound)
            AND h.valid_from <= $14::int8 AND h.valid_to > $14::int8 ORDER BY ${order('h')} LIMIT $15)
        SELECT u.* FROM (SELECT * FROM cur UNION ALL SELECT * FROM hist) u ORDER BY ${byKey('u')} LIMIT $15`;
   } else {
     params.push(page.limit + 1, page.offset);
-    rows = `${select('w')} FROM profile_windows w ${join('w')} WHERE ${WHERE_ON('w')} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;
+    rows = `${select('w')} FROM profile_windows w ${join('w')} WHERE ${WHERE_ON('w', f)} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;
   }
   const result = await queryRows<{ as_of: number; version: string; keys: PageKey[] }>(
     db,

@@ -6,11 +6,17 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
+import { createList } from '../../shared/admin/lists';
+import { queryRows } from '../../shared/db/raw';
+import { dataset, TRENDS } from '../fixtures/oracle';
+import { seed } from '../helpers/seed';
 import { createWorld, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let tenant: Tenant;
 let strict: Tenant;
+let list: string;
+const NOW = '2026-11-10T10:30:00.000Z';
 const DISTANT = {
   UPSTASH_REDIS_REST_URL: env.DISTANT_UPSTASH_URL,
   NEON_HTTP_ENDPOINT: new URL('/sql', env.DISTANT_UPSTASH_URL).toString(),
@@ -19,9 +25,16 @@ const gateway = (path: string, method = 'GET') => fetch(new URL(path, env.DISTAN
 
 beforeAll(async () => {
   world = await createWorld('round_trips');
+  world.setNow(NOW);
+  for (const batch of dataset()) await seed(world, batch);
   tenant = await world.tenant({ plan: 'scale' });
   strict = await world.tenant({ plan: 'scale', limitsMode: 'strict' });
-});
+  const entities = await queryRows<{ id: string }>(world.db, 'SELECT id::text FROM entities ORDER BY normalized_name LIMIT 3');
+  list = (await createList(world.db, {
+    projectId: tenant.projectId, kind: 'entity', name: 'People',
+    items: [...entities.map((e) => ({ key: e.id })), { key: 'Grace Hopper' }, { key: 'Nobody Known' }],
+  }, new Date(NOW))).id;
+}, 120_000);
 
 /** One request through the distant gateway; answers its status and its sequential round trips. */
 async function trips(path: string, key: string): Promise<{ status: number; trips: number }> {
@@ -67,6 +80,23 @@ describe('fresh answers: at most 2 sequential round trips (Redis, then PostgreSQ
     expect(fresh.status).toBe(200);
     expect(fresh.trips).toBeLessThanOrEqual(2);
   });
+
+  // The page's items resolve in the same wave as the reads that use them (functions/tracking/items.ts).
+  for (const [name, path] of [
+    ['a tracking list\'s metrics', () => `/v1/tracking/lists/${list}/metrics?period=30d&limit=7`],
+    ['a tracking list\'s roll-up', () => `/v1/tracking/lists/${list}/rollup?period=30d&country=gb`],
+    ['a trend\'s roll-up', () => `/v1/trends/${TRENDS[0]}/rollup?period=30d&country=us`],
+    ['category analytics', () => '/v1/analytics/categories?period=30d&limit=3'],
+    ['a feed page', () => '/v2/feed?limit=9'],
+    ['live', () => '/v2/live?since_minutes=90&limit=9'],
+  ] as const) {
+    it(`${name} with parameters nobody asked before`, async () => {
+      await warm('/v1/geo/languages', tenant.key);
+      const fresh = await trips(path(), tenant.key);
+      expect(fresh.status).toBe(200);
+      expect(fresh.trips).toBeLessThanOrEqual(2);
+    });
+  }
 
   it('GET /v1/entities/trending with parameters nobody asked before', async () => {
     await warm('/v1/geo/languages', tenant.key);

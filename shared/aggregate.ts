@@ -294,7 +294,9 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
  * The aggregate's value (for routes that wrap it in a larger answer). Notes the outcome (hit, miss or
  * shared, or bypass while Redis is unreachable; `X-Aggregate-Cache` for internal keys). For kinds without `respond`.
  */
-export async function serveAggregate<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> = {}): Promise<unknown> {
+export async function serveAggregate<R, H>(
+  c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+): Promise<unknown> {
   const served = await serve(c, kind, request, options);
   throwIfRefusal(served.cached);
   noteOutcome(c, served.outcome);

@@ -37,10 +37,12 @@ beforeAll(async () => {
 }, 120_000);
 
 /** One request through the distant gateway; answers its status and its sequential round trips. */
-async function trips(path: string, key: string): Promise<{ status: number; trips: number }> {
+async function trips(path: string, key: string, body?: unknown): Promise<{ status: number; trips: number }> {
   await gateway('/stats/reset', 'POST');
   const ctx = createExecutionContext();
-  const request = new Request(`http://api.test${path}`, { headers: { 'X-API-Key': key } });
+  const request = new Request(`http://api.test${path}`, body === undefined
+    ? { headers: { 'X-API-Key': key } }
+    : { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': '203.0.113.7' }, body: JSON.stringify(body) });
   const response = await worker.fetch(request as never, { ...world.env, ...DISTANT } as never, ctx);
   await gateway('/stats/mark', 'POST');
   await response.text();
@@ -98,6 +100,12 @@ describe('fresh answers: at most 2 sequential round trips (Redis, then PostgreSQ
       expect(fresh.trips).toBeLessThanOrEqual(2);
     });
   }
+
+  it('POST /public/platform-profile/bulk: the per-IP limit spent once, then the profiles', async () => {
+    const fresh = await trips('/public/platform-profile/bulk', '', { domains: ['example.com', 'unknown-1.example'] });
+    expect(fresh.status).toBe(200);
+    expect(fresh.trips).toBeLessThanOrEqual(2);
+  });
 
   it('GET /v1/entities/trending with parameters nobody asked before', async () => {
     await warm('/v1/geo/languages', tenant.key);

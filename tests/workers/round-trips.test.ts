@@ -7,6 +7,10 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { createList } from '../../shared/admin/lists';
+import { forgetCachedKeys } from '../../shared/auth/keys';
+import { forgetAuthVersions } from '../../shared/auth/version';
+import { forgetIsolateCaches } from '../../shared/cache/memory';
+import { edgeLimits } from '../../shared/limits/edge';
 import { queryRows } from '../../shared/db/raw';
 import { dataset, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
@@ -112,5 +116,18 @@ describe('fresh answers: at most 2 sequential round trips (Redis, then PostgreSQ
     const fresh = await trips('/v1/entities/trending?region=us&limit=7', tenant.key);
     expect(fresh.status).toBe(200);
     expect(fresh.trips).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('a cold isolate', () => {
+  it('looks the key of its first request up once (the first auth version read keeps a key read just now)', async () => {
+    await warm('/v1/geo/languages', tenant.key);
+    forgetIsolateCaches();
+    forgetCachedKeys();
+    forgetAuthVersions();
+    edgeLimits.expire();
+    expect((await trips('/v1/geo/languages', tenant.key)).status).toBe(200);
+    const { spans } = (await (await gateway('/stats?spans=1')).json()) as { spans: { label: string }[] };
+    expect(spans.filter((s) => s.label.includes('"api_keys"')).length).toBe(1);
   });
 });

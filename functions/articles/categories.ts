@@ -7,6 +7,7 @@ import { invalid } from '../../shared/errors';
 import { assertEndpointScopable } from '../../shared/limits/gates';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { resolveWindow, scopeBody } from '../../shared/window-scope';
+import { prefetchMarketsWithData } from '../../shared/rollups/coverage';
 import { categoryAnalytics } from './categories-compute';
 import { CategoryAnalyticsQuery, CategoryAnalyticsSchema } from './categories-schemas';
 import { categoryPaths } from './params';
@@ -47,6 +48,7 @@ export function register(app: App) {
     const parent = categoryPaths(query.parent, 'parent');
     if (parent && parent.length > 1) throw invalid(['query', 'parent'], 'parent is one taxonomy path');
     if (parent && query.top_level) throw invalid(['query', 'parent'], 'parent and top_level=true exclude each other');
+    prefetchMarketsWithData(c.var.config, db);
     const scope = await resolveWindow(db, auth, clock.now(), query, 'day');
     const { categories, total } = await categoryAnalytics(db, scope, { topLevel: query.top_level, parent: parent?.[0] ?? null }, query.limit, query.offset);
     return c.json({ scope: scopeBody(scope), categories, total, limit: query.limit, offset: query.offset }, 200);

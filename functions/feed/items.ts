@@ -1,5 +1,5 @@
-// Reads everything a page of feed items shows, in one round trip: the profiles, their articles,
-// window totals (profile_windows), breakdowns and the article's categories, entities and trend.
+// Everything a feed item shows: the profile, its article, window totals (profile_windows), breakdowns
+// and the article's categories, entities and trend (a page reads them with its keys: queries.ts readPage).
 // Breakdowns are read per profile from its own observations over at most 30 days (primary-key
 // ranges of the page's profiles only), never for the whole matching set.
 import type { Db } from '../../shared/db/client';
@@ -46,22 +46,26 @@ export interface ItemOptions {
   markdown: boolean;
 }
 
-/** `bucket(hours, $n)`: the observations of profile `p` from `$n` to `end` ($4), summed per bucket. */
-const buckets = (count: number, seconds: number, startParam: string) => `ARRAY(
+/** `buckets(n, seconds, $s, $e)`: the observations of profile `p` from `$s` to `$e`, summed per bucket. */
+const buckets = (count: number, seconds: number, startParam: string, endParam: string) => `ARRAY(
   SELECT coalesce(x.s, 0)::int8 FROM generate_series(0, ${count - 1}) AS g(i)
   LEFT JOIN (
     SELECT floor(extract(epoch FROM o.hour - ${startParam}::timestamptz) / ${seconds})::int AS i, sum(o.impressions) AS s
     FROM observations o
-    WHERE (o.url_id, o.country, o.language) = (p.url_id, p.country, p.language) AND o.hour >= ${startParam}::timestamptz AND o.hour < $4::timestamptz
+    WHERE (o.url_id, o.country, o.language) = (p.url_id, p.country, p.language) AND o.hour >= ${startParam}::timestamptz AND o.hour < ${endParam}::timestamptz
     GROUP BY 1) x ON x.i = g.i
   ORDER BY g.i)`;
 
-const SELECT_ITEMS = `
+/**
+ * The item columns of profile `p`, article `a` and publisher `pub`; parameters from `$n`: the windows'
+ * end, the first hour of hourly_24h, the first day of daily_30d, markdown (`bounds`).
+ */
+export const selectItems = (n: number) => `
 SELECT a.id AS url_id, a.url, a.domain, coalesce(nullif(a.favicon_url, ''), pub.favicon_url, '') AS favicon,
   p.country, p.language, a.title, a.summary, a.publisher, p.first_seen, p.last_seen, p.avg_position,
   (SELECT to_json(w) FROM profile_windows w WHERE (w.url_id, w.country, w.language) = (p.url_id, p.country, p.language)) AS windows,
-  ${buckets(24, 3600, '$5')} AS hourly,
-  ${buckets(30, 86400, '$6')} AS daily,
+  ${buckets(24, 3600, `$${n + 1}`, `$${n}`)} AS hourly,
+  ${buckets(30, 86400, `$${n + 2}`, `$${n}`)} AS daily,
   a.content_language, p.content_language_fit, a.date_published, a.date_modified, a.meta, a.enrichment,
   (SELECT coalesce(json_agg(json_build_object('name', ac.name, 'confidence', ac.confidence) ORDER BY ac.confidence DESC, ac.name), '[]')
      FROM article_categories ac WHERE ac.url_id = a.id) AS categories,
@@ -71,30 +75,16 @@ SELECT a.id AS url_id, a.url, a.domain, coalesce(nullif(a.favicon_url, ''), pub.
      ORDER BY ta.assignment_score DESC, ta.trend_id LIMIT 1) AS trend,
   (SELECT coalesce(json_agg(json_build_object('kg_id', e.kg_id, 'name', e.name, 'type', ae.type) ORDER BY ae.unified_score DESC, e.name), '[]')
      FROM article_entities ae JOIN entities e ON e.id = ae.entity_id WHERE ae.url_id = a.id) AS entities,
-  a.images, CASE WHEN $7::bool THEN a.markdown_content END AS markdown_content, a.refreshed_at`;
+  a.images, CASE WHEN $${n + 3}::bool THEN a.markdown_content END AS markdown_content, a.refreshed_at`;
 
-/** The items of `keys`, in the keys' order. */
-export async function loadItems(db: Db, keys: { url_id: string; country: string; language: string }[], o: ItemOptions): Promise<ItemRow[]> {
-  if (keys.length === 0) return [];
-  return queryRows<ItemRow>(
-    db,
-    `${SELECT_ITEMS}
-     FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS k(url_id, country, language, ord)
-     JOIN url_profiles p ON (p.url_id, p.country, p.language) = (k.url_id, k.country, k.language)
-     JOIN articles a ON a.id = k.url_id
-     LEFT JOIN publishers pub ON pub.domain = a.domain
-     ORDER BY k.ord`,
-    [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language), ...bounds(o)],
-  );
-}
-
-const bounds = (o: ItemOptions) => [o.end.toISOString(), new Date(o.end.getTime() - 24 * 3_600_000).toISOString(), o.dayStart.toISOString(), o.markdown];
+/** The parameters of `selectItems`. */
+export const bounds = (o: ItemOptions) => [o.end.toISOString(), new Date(o.end.getTime() - 24 * 3_600_000).toISOString(), o.dayStart.toISOString(), o.markdown];
 
 /** Every profile of one URL in `markets` (null = all), ordered by country and language. */
 export async function loadUrlProfiles(db: Db, urlId: string, markets: string[] | null, planCategories: string[] | null, o: ItemOptions): Promise<ItemRow[]> {
   return queryRows<ItemRow>(
     db,
-    `${SELECT_ITEMS}
+    `${selectItems(4)}
      FROM url_profiles p JOIN articles a ON a.id = p.url_id
      LEFT JOIN publishers pub ON pub.domain = a.domain
      WHERE p.url_id = $1::uuid AND ($2::text[] IS NULL OR p.country = ANY($2::text[]))

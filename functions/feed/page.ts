@@ -1,13 +1,12 @@
 // One page of the feed or the live feed: cursor or offset, windows brought to the current hour,
-// count, keys, items; `next_cursor` and the `Link: rel="next"` URL for the page after it.
+// count, and keys with their items in one statement; `next_cursor` and the `Link: rel="next"` URL for the page after it.
 import type { Context } from 'hono';
 import { cursorSecret, digest, openCursor, signCursor } from '../../shared/cursor';
 import type { Env } from '../../shared/env';
 import { invalid } from '../../shared/errors';
 import { slideWindows, windowEnd } from '../../shared/feed-windows';
 import type { FeedItem } from '../../shared/schemas/feed-item';
-import { loadItems } from './items';
-import { countProfiles, pageKeys, type FeedFilter, type Keyset, type PageRequest } from './queries';
+import { countProfiles, readPage, type FeedFilter, type Keyset, type PageRequest } from './queries';
 import type { SortKey } from './schemas';
 import { toFeedItem } from './serialize';
 
@@ -62,21 +61,20 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   const filter = p.filter(now);
   const page: PageRequest = { sort: p.sort, order: p.order, limit: p.limit, offset: p.offset, after, snapshot };
   const end = windowEnd(realNow);
-  let [{ asOf, version, keys }, total] = await Promise.all([
-    pageKeys(db, filter, page),
+  const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
+  const items = { end, dayStart: new Date(today - 29 * DAY), markdown: p.markdown };
+  let [{ asOf, version, keys, items: rows }, total] = await Promise.all([
+    readPage(db, filter, page, items),
     pinnedTotal ?? countProfiles(db, filter, filter.seenAfter !== null && filter.seenAfter.getTime() < now.getTime() - 7 * DAY),
   ]);
   if (asOf !== end.getTime()) {
     // The hour moved since the cron last slid the windows: slide now (one transaction; concurrent
     // requests wait on the state row and find the work done), then read the page again.
     await slideWindows(db, end, new Date(asOf));
-    ({ version, keys } = await pageKeys(db, filter, page));
+    ({ version, keys, items: rows } = await readPage(db, filter, page, items));
   }
   const more = keys.length > p.limit;
-  const shown = more ? keys.slice(0, p.limit) : keys;
-  const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
-  const rows = await loadItems(db, shown, { end, dayStart: new Date(today - 29 * DAY), markdown: p.markdown });
-  const last = shown[shown.length - 1];
+  const last = (more ? keys.slice(0, p.limit) : keys).at(-1);
   // Without a trusted key (shared/cursor.ts cursorSecret) paging is by offset only: next_cursor null.
   const next_cursor = more && last && secret
     ? await signCursor(secret, {

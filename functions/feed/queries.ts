@@ -7,6 +7,7 @@ import { inPlanCategories } from '../../shared/db/plan-scope';
 import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
 import { categoryMatchSql } from '../../shared/categories';
+import { bounds, selectItems, type ItemOptions, type ItemRow } from './items';
 import type { SortKey } from './schemas';
 
 export interface FeedFilter {
@@ -107,11 +108,20 @@ export interface PageKey {
   sk: string;
 }
 
+export interface FeedRead {
+  /** When the windows table ends (ms): the caller checks it against its own hour. */
+  asOf: number;
+  /** The feed version this read saw, which a first page pins in its cursor. */
+  version: number;
+  /** `limit + 1` keys in sort order, so the caller knows whether more follow. */
+  keys: PageKey[];
+  /** The items of the first `limit` keys, in order. */
+  items: ItemRow[];
+}
+
 /**
- * One page of profile keys in sort order, `limit + 1` rows so the caller knows whether more follow.
- * Also returns the hour the windows table ends at, which the caller checks against its own, and the
- * feed version this read saw (read in the same statement, so the same snapshot), which a first page
- * pins in its cursor.
+ * One page in one statement (so one snapshot): its keys in sort order, the items they show, the hour
+ * the windows table ends at and the feed version.
  *
  * First and offset pages read current values. A cursor page reads the values as of its snapshot S
  * (docs/DATA.md "Feed snapshots"): current rows unchanged since S, UNION ALL the history versions valid
@@ -120,7 +130,7 @@ export interface PageKey {
  * is bounded by the current part's last row (no history row beyond it can be in the page), so it
  * reads only the versions inside the page's own key range, never the rest of the table.
  */
-export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promise<{ asOf: number; version: number; keys: PageKey[] }> {
+export async function readPage(db: Db, f: FeedFilter, page: PageRequest, o: ItemOptions): Promise<FeedRead> {
   const s = SORTS[page.sort];
   const dir = page.order === 'asc' ? 'ASC' : 'DESC';
   const params: unknown[] = FILTER_PARAMS(f);
@@ -149,12 +159,30 @@ export async function pageKeys(db: Db, f: FeedFilter, page: PageRequest): Promis
     params.push(page.limit + 1, page.offset);
     rows = `${select('w')} FROM profile_windows w ${join('w')} WHERE ${WHERE_ON('w', f)} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;
   }
-  const result = await queryRows<{ as_of: number; version: string; keys: PageKey[] }>(
+  const limit = `$${params.length + 1}`;
+  params.push(page.limit);
+  const n = params.length + 1;
+  params.push(...bounds(o));
+  // One row per shown item (its columns), each also carrying the page's state, version and keys; one
+  // row of those alone when the page is empty.
+  const result = await queryRows<ItemRow & { as_of: number; version: string; keys: PageKey[]; ord: number }>(
     db,
-    `SELECT (SELECT extract(epoch FROM as_of)::float8 FROM feed_windows_state WHERE id = 1) AS as_of,
-       (SELECT version FROM feed_versions WHERE id = 1)::text AS version,
-       coalesce((SELECT json_agg(json_build_object('url_id', r.url_id::text, 'country', r.country, 'language', r.language, 'sk', r.sk::text)) FROM (${rows}) r), '[]') AS keys`,
+    `WITH page AS MATERIALIZED (
+       SELECT r.*, row_number() OVER (ORDER BY r.sk ${dir}, r.url_id ${dir}, r.country ${dir}, r.language ${dir}) AS ord FROM (${rows}) r)
+     SELECT h.*, i.* FROM (
+       SELECT (SELECT extract(epoch FROM as_of)::float8 FROM feed_windows_state WHERE id = 1) AS as_of,
+         (SELECT version FROM feed_versions WHERE id = 1)::text AS version,
+         coalesce((SELECT json_agg(json_build_object('url_id', k.url_id::text, 'country', k.country, 'language', k.language, 'sk', k.sk::text) ORDER BY k.ord) FROM page k), '[]') AS keys) h
+     LEFT JOIN LATERAL (
+       ${selectItems(n)}, k.ord
+       FROM (SELECT * FROM page ORDER BY ord LIMIT ${limit}) k
+       JOIN url_profiles p ON (p.url_id, p.country, p.language) = (k.url_id, k.country, k.language)
+       JOIN articles a ON a.id = k.url_id
+       LEFT JOIN publishers pub ON pub.domain = a.domain) i ON true
+     ORDER BY i.ord`,
     params,
   );
-  return { asOf: Number(result[0].as_of) * 1000, version: Number(result[0].version), keys: result[0].keys };
+  const [{ as_of, version, keys }] = result;
+  const items = result.filter((r) => r.url_id !== null).map(({ as_of: _, version: __, keys: ___, ord: ____, ...item }) => item as ItemRow);
+  return { asOf: Number(as_of) * 1000, version: Number(version), keys, items };
 }

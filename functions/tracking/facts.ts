@@ -3,8 +3,9 @@
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { scopeSpans, spanParams, type DimScope } from '../../shared/rollups/read';
+import { entry, keysParam, keysSql, knownKeys } from '../../shared/rollups/scope';
 
-const ACTIVE = `SELECT DISTINCT d.key, s.url_id, s.country, s.language FROM ${scopeSpans()}`;
+const active = (scope: DimScope) => `SELECT DISTINCT d.key, s.url_id, s.country, s.language FROM ${scopeSpans(scope)}`;
 
 export interface Lifespan {
   livedHours: number;
@@ -15,7 +16,7 @@ export interface Lifespan {
 export async function lifespans(db: Db, scope: DimScope, from: Date, to: Date): Promise<Map<string, Lifespan>> {
   const rows = await queryRows<{ key: string; lived: number; avg_life: number }>(
     db,
-    `WITH active AS (${ACTIVE})
+    `WITH active AS (${active(scope)})
      SELECT a.key, extract(epoch FROM max(p.last_seen) - min(p.first_seen))::float8 / 3600 AS lived,
             avg(extract(epoch FROM p.last_seen - p.first_seen))::float8 / 3600 AS avg_life
      FROM active a JOIN url_profiles p ON (p.url_id, p.country, p.language) = (a.url_id, a.country, a.language)
@@ -29,7 +30,7 @@ export async function lifespans(db: Db, scope: DimScope, from: Date, to: Date): 
 export async function relatedEntities(db: Db, scope: DimScope, from: Date, to: Date, top = 5): Promise<Map<string, string[]>> {
   const rows = await queryRows<{ key: string; name: string }>(
     db,
-    `WITH active AS (SELECT DISTINCT key, url_id FROM (${ACTIVE}) a),
+    `WITH active AS (SELECT DISTINCT key, url_id FROM (${active(scope)}) a),
      counted AS (
        SELECT a.key, e.name, count(*) AS n FROM active a JOIN article_entities ae ON ae.url_id = a.url_id JOIN entities e ON e.id = ae.entity_id
        WHERE e.id::text <> a.key GROUP BY a.key, e.name),
@@ -41,15 +42,15 @@ export async function relatedEntities(db: Db, scope: DimScope, from: Date, to: D
 }
 
 /** Sibling category paths (same parent), most published first. */
-export async function siblingCategories(db: Db, keys: string[], top = 5): Promise<Map<string, string[]>> {
+export async function siblingCategories(db: Db, scope: DimScope, top = 5): Promise<Map<string, string[]>> {
   const rows = await queryRows<{ key: string; name: string }>(
     db,
-    `SELECT k.key, s.name FROM unnest($1::text[]) AS k(key)
+    `SELECT k.key, s.name FROM unnest(${keysSql(scope)}) AS k(key)
      CROSS JOIN LATERAL (
        SELECT ac.name FROM article_categories ac
        WHERE ac.name <> k.key AND regexp_replace(ac.name, '/[^/]*$', '') = regexp_replace(k.key, '/[^/]*$', '')
-       GROUP BY ac.name ORDER BY count(*) DESC, ac.name LIMIT ${top}) s`,
-    [keys],
+       GROUP BY ac.name ORDER BY count(*) DESC, ac.name LIMIT $1) s`,
+    [top, keysParam(scope)],
   );
   return group(rows);
 }
@@ -60,13 +61,14 @@ export async function trendDailyHistory(db: Db, scope: DimScope, today: Date, da
   const rows = await queryRows<{ key: string; i: number; impressions: number }>(
     db,
     `SELECT key, (day - $5::date)::int AS i, sum(impressions)::float8 AS impressions FROM dim_days
-     WHERE kind = 'trend' AND key = ANY($1::text[]) AND country = ANY($2::text[]) AND ($3::text IS NULL OR language = $3)
-       AND day >= $5::date AND day < $4::date
+     WHERE kind = 'trend' AND key = ANY(${keysSql(scope)}) AND country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)
+       AND day >= $5::date AND day < $1::date
      GROUP BY key, day`,
-    [scope.keys, scope.markets, scope.language, today.toISOString().slice(0, 10), first],
+    [today.toISOString().slice(0, 10), keysParam(scope), scope.markets, scope.language, first],
   );
-  const out = new Map(scope.keys.map((k) => [k, Array.from({ length: days }, () => 0)]));
-  for (const r of rows) out.get(r.key)![r.i] = r.impressions;
+  const empty = () => Array.from({ length: days }, () => 0);
+  const out = new Map(knownKeys(scope).map((k) => [k, empty()]));
+  for (const r of rows) entry(out, r.key, empty)[r.i] = r.impressions;
   return out;
 }
 

@@ -6,6 +6,7 @@ import type { Config } from '../../shared/env';
 import { queryRows } from '../../shared/db/raw';
 import { assertCategoriesInPlan, assertVideoInPlan } from '../../shared/limits/gates';
 import { PLAN_RULES } from '../../shared/plans';
+import { prefetchMarketsWithData } from '../../shared/rollups/coverage';
 import { listNotFound, trackingProject } from './project';
 import { getList, listItems, type ListRow } from './queries';
 import { resolveWindow } from '../../shared/window-scope';
@@ -29,6 +30,7 @@ function admittedList(config: Config, db: Db, projectId: string, listId: string,
 /** The list (404 otherwise), the window's validity (422/403), the plan's categories and video (403). */
 export async function admitAggregate(config: Config, db: Db, auth: AuthContext, now: Date, listId: string, query: WindowParams, grain: 'hour' | 'day') {
   const projectId = trackingProject(auth);
+  prefetchMarketsWithData(config, db); // beside the cache lookup: a computed answer then waits for it no more
   const list = await admittedList(config, db, projectId, listId, now);
   if (!list) throw listNotFound();
   const { markets } = await resolveWindow(db, auth, now, query, grain);

@@ -1,7 +1,10 @@
-// Resolves list items to the roll-ups' dimension keys (spec "Kinds and item keys").
+// Resolves list items to the roll-ups' dimension keys (spec "Kinds and item keys"), in the database:
+// a page of items with what each resolves to is one statement, and the reads of a metrics page or a
+// roll-up name the same page's keys in SQL (`pageKeys`), so they need not wait for it.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind, ListKind } from '../../shared/db/schema';
+import type { DerivedKeys } from '../../shared/rollups/scope';
 import type { ItemRow } from './queries';
 
 export interface ResolvedItem {
@@ -19,77 +22,74 @@ export const DIMENSION_OF: Record<ListKind, DimensionKind> = {
   entity: 'entity', category: 'category', publisher: 'publisher', trend: 'trend', mention: 'term',
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = `'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'`;
 
-interface Known {
-  key: string;
-  id: string;
-  name: string;
-  type: string | null;
+/**
+ * Per kind, what an item `i` resolves to (`r`: dim_key, resolved_type, resolved_name, state), each
+ * through an index. Entity keys are an entity id, or a plain name (lists built before resolution)
+ * matched by normalized name: two lookups, as an OR across both would defeat both indexes. A
+ * category's name is its path; a mention term is its own key.
+ */
+const RESOLVE: Record<ListKind, string> = {
+  entity: `LEFT JOIN LATERAL (
+      (SELECT e.id::text AS dim_key, e.entity_types[1] AS resolved_type, e.name AS resolved_name, NULL::text AS state
+       FROM entities e WHERE e.id = CASE WHEN trim(i.key) ~* ${UUID} THEN trim(i.key)::uuid END)
+      UNION ALL
+      (SELECT e.id::text, e.entity_types[1], e.name, NULL FROM entities e
+       WHERE trim(i.key) !~* ${UUID} AND e.normalized_name = lower(trim(i.key)) ORDER BY e.id LIMIT 1)
+      LIMIT 1) r ON true`,
+  trend: `LEFT JOIN LATERAL (
+      SELECT t.id::text AS dim_key, NULL::text AS resolved_type, t.label AS resolved_name, t.state::text AS state
+      FROM trends t WHERE t.id = CASE WHEN i.key ~* ${UUID} THEN i.key::uuid END) r ON true`,
+  publisher: `LEFT JOIN LATERAL (
+      SELECT i.key AS dim_key, NULL::text AS resolved_type,
+        coalesce(p.name, (SELECT a.publisher FROM articles a WHERE a.domain = i.key LIMIT 1)) AS resolved_name, NULL::text AS state
+      FROM (SELECT 1) one LEFT JOIN publishers p ON p.domain = i.key
+      WHERE p.domain IS NOT NULL OR EXISTS (SELECT 1 FROM articles a WHERE a.domain = i.key)) r ON true`,
+  category: `LEFT JOIN LATERAL (
+      SELECT i.key AS dim_key, NULL::text AS resolved_type, NULL::text AS resolved_name, NULL::text AS state
+      WHERE EXISTS (SELECT 1 FROM article_categories ac WHERE ac.name = i.key)) r ON true`,
+  mention: `LEFT JOIN LATERAL (
+      SELECT i.id::text AS dim_key, NULL::text AS resolved_type, i.raw_text AS resolved_name, NULL::text AS state) r ON true`,
+};
+
+const ORDER = 'ORDER BY i.added_at DESC, i.position NULLS LAST, i.key';
+
+/** A page of the list's items, newest added first, resolved; the arguments are SQL expressions. */
+const page = (kind: ListKind, list: string, limit: string, offset: string, counts: boolean) => `
+  SELECT i.*, r.dim_key, r.resolved_type, r.resolved_name, r.state
+  FROM (SELECT i.id, i.key, i.name, i.type, i.added_at, i.raw_text, i.match_type, i.position
+          ${counts ? ', (SELECT count(DISTINCT m.url_id) FROM mention_matches m WHERE m.term_id = i.id)::int AS matches_count' : ''}
+        FROM tracking_list_items i WHERE i.list_id = ${list} ${ORDER} LIMIT ${limit} OFFSET ${offset}) i
+  ${RESOLVE[kind]}
+  ${ORDER}`;
+
+interface PageRow extends ItemRow {
+  dim_key: string | null;
+  resolved_type: string | null;
+  resolved_name: string | null;
   state: string | null;
 }
 
-/**
- * Entity keys are an entity id, or a plain name (lists built before resolution) matched by normalized
- * name. Two indexed lookups: an OR across both in one join would defeat both indexes.
- */
-export function knownEntities(db: Db, keys: string[]) {
-  const ids = keys.filter((k) => UUID.test(k.trim())).map((k) => k.trim().toLowerCase());
-  const names = keys.filter((k) => !UUID.test(k.trim()));
-  return queryRows<Known>(
-    db,
-    `SELECT e.id::text AS key, e.id::text AS id, e.name, e.entity_types[1] AS type, NULL AS state FROM entities e WHERE e.id = ANY($1::uuid[])
-     UNION ALL
-     SELECT k.key, e.id::text, e.name, e.entity_types[1], NULL FROM unnest($2::text[]) AS k(key)
-     JOIN entities e ON e.normalized_name = lower(trim(k.key))`,
-    [ids, names],
-  );
+export interface ListRef {
+  id: string;
+  kind: ListKind;
 }
 
-function knownTrends(db: Db, keys: string[]) {
-  return queryRows<Known>(
-    db,
-    `SELECT t.id::text AS key, t.id::text AS id, t.label AS name, NULL AS type, t.state FROM trends t WHERE t.id = ANY($1::uuid[])`,
-    [keys.filter((k) => UUID.test(k))],
-  );
+/** The items (a page of them, or all when `limit` is null), each with what its key resolves to. */
+export async function resolvedItems(db: Db, list: ListRef, limit: number | null = null, offset = 0): Promise<ResolvedItem[]> {
+  const rows = await queryRows<PageRow>(db, page(list.kind, '$1::uuid', '$2::int', '$3::int', true), [list.id, limit, offset]);
+  return rows.map(({ dim_key, resolved_type, resolved_name, state, ...item }) => ({
+    item, dimKey: dim_key, resolvedId: dim_key, resolvedType: resolved_type, name: resolved_name ?? item.name, state,
+  }));
 }
 
-function knownPublishers(db: Db, keys: string[]) {
-  return queryRows<Known>(
-    db,
-    `SELECT k.key, k.key AS id, coalesce(p.name, (SELECT a.publisher FROM articles a WHERE a.domain = k.key LIMIT 1)) AS name, NULL AS type, NULL AS state
-     FROM unnest($1::text[]) AS k(key) LEFT JOIN publishers p ON p.domain = k.key
-     WHERE p.domain IS NOT NULL OR EXISTS (SELECT 1 FROM articles a WHERE a.domain = k.key)`,
-    [keys],
-  );
-}
-
-function knownCategories(db: Db, keys: string[]) {
-  return queryRows<Known>(
-    db,
-    `SELECT DISTINCT ac.name AS key, ac.name AS id, ac.name, NULL AS type, NULL AS state FROM article_categories ac WHERE ac.name = ANY($1::text[])`,
-    [keys],
-  );
-}
-
-export async function resolveItems(db: Db, kind: ListKind, items: ItemRow[]): Promise<ResolvedItem[]> {
-  if (kind === 'mention') {
-    return items.map((item) => ({ item, dimKey: item.id, resolvedId: item.id, resolvedType: null, name: item.raw_text ?? item.name, state: null }));
-  }
-  const keys = items.map((i) => i.key);
-  const lookup = { entity: knownEntities, trend: knownTrends, publisher: knownPublishers, category: knownCategories }[kind];
-  const known = new Map((await lookup(db, keys)).map((k) => [k.key, k]));
-  return items.map((item) => {
-    const hit = known.get(item.key) ?? known.get(item.key.trim().toLowerCase());
-    return {
-      item,
-      dimKey: hit?.id ?? null,
-      resolvedId: hit?.id ?? null,
-      resolvedType: hit?.type ?? null,
-      // The name of what the key resolved to (an entity id shows the entity's name, not the id); a
-      // category's name is its path; an unknown key keeps the stored name.
-      name: kind === 'category' ? item.name : (hit?.name ?? item.name),
-      state: hit?.state ?? null,
-    };
-  });
+/** The distinct dimension keys of the same items, for reads that run beside `resolvedItems`. */
+export function pageKeys(list: ListRef, limit: number | null = null, offset = 0): DerivedKeys {
+  const arg = (i: number) => `($2::text[])[${i}]`;
+  return {
+    sql: `SELECT coalesce(array_agg(DISTINCT p.dim_key) FILTER (WHERE p.dim_key IS NOT NULL), '{}')
+      FROM (${page(list.kind, `${arg(1)}::uuid`, `nullif(${arg(2)}, '')::int`, `${arg(3)}::int`, false)}) p`,
+    args: [list.id, limit === null ? '' : String(limit), String(offset)],
+  };
 }

@@ -6,8 +6,8 @@ import { buckets, type Grain } from '../../shared/rollups/buckets';
 import { distinctByKey, publicationsSeries, seriesByKey, withCoverage, type KeyDistinct } from '../../shared/rollups/read';
 import { lifespans, relatedEntities, siblingCategories, trendDailyHistory } from './facts';
 import { forecastTrend } from './forecast';
-import { DIMENSION_OF, resolveItems } from './items';
-import { listItems, type ListRow } from './queries';
+import { DIMENSION_OF, pageKeys, resolvedItems } from './items';
+import type { ListRow } from './queries';
 import { scopeBody, type WindowScope } from '../../shared/window-scope';
 
 export interface MetricsInput {
@@ -26,14 +26,16 @@ const NONE: KeyDistinct = { publications: 0, publishers: 0, trends: 0, lastSeen:
 
 export async function computeMetrics(db: Db, input: MetricsInput) {
   const { list, scope, grain } = input;
-  const items = await resolveItems(db, list.kind, await listItems(db, list.id, input.limit, input.offset));
-  const keys = [...new Set(items.map((i) => i.dimKey).filter((k): k is string => k !== null))];
-  // Coverage is read once here: five of the reads below choose their path by it.
-  const dim = await withCoverage(db, { kind: DIMENSION_OF[list.kind], keys, markets: scope.markets, language: scope.language });
+  // Coverage (known by now on the request path: coverage.ts) chooses the path of five reads below.
+  // They name the page's keys in SQL, so they run beside the statement that resolves the page.
+  const dim = await withCoverage(db, {
+    kind: DIMENSION_OF[list.kind], keys: pageKeys(list, input.limit, input.offset), markets: scope.markets, language: scope.language,
+  });
   const width = buckets(scope.from, scope.to, grain).length;
   const zeros = () => Array.from({ length: width }, () => 0);
 
-  const [cur, prev, distinct, pubs, pageDistinct, lives, related, history] = await Promise.all([
+  const [items, cur, prev, distinct, pubs, pageDistinct, lives, related, history] = await Promise.all([
+    resolvedItems(db, list, input.limit, input.offset),
     seriesByKey(db, dim, scope.from, scope.to, grain),
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),
     distinctByKey(db, dim, scope.from, scope.to),
@@ -41,10 +43,11 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
     distinctByKey(db, dim, scope.from, scope.to, true),
     list.kind === 'entity' || list.kind === 'category' ? lifespans(db, dim, scope.from, scope.to) : undefined,
     list.kind === 'entity' || list.kind === 'publisher' ? relatedEntities(db, dim, scope.from, scope.to)
-      : list.kind === 'category' ? siblingCategories(db, keys) : undefined,
+      : list.kind === 'category' ? siblingCategories(db, dim) : undefined,
     list.kind === 'trend' ? trendDailyHistory(db, dim, startOfDay(input.now), 14) : undefined,
   ]);
 
+  const keys = [...new Set(items.map((i) => i.dimKey).filter((k): k is string => k !== null))];
   const totals = (key: string | null) => {
     const series = key ? cur.get(key) : undefined;
     const impressions = series ? sum(series.impressions) : 0;

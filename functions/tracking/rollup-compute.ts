@@ -6,8 +6,9 @@ import { queryRows } from '../../shared/db/raw';
 import { cabinetUrl, round } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { scopeSpans } from '../../shared/rollups/read';
-import { DIMENSION_OF, knownEntities } from './items';
-import { listItems, type ListRow } from './queries';
+import { keysParam, keysSql, type DimScope } from '../../shared/rollups/scope';
+import { DIMENSION_OF, pageKeys } from './items';
+import type { ListRow } from './queries';
 import { scopeBody, type WindowScope } from '../../shared/window-scope';
 
 export const ROLLUP_MAX_ITEMS = 500;
@@ -22,25 +23,25 @@ export interface RollupInput {
 type Block = 'publisher' | 'trend' | 'entity' | 'category' | 'type' | 'group';
 /** Per block: how a publication maps to the grouping key; `name` is an aggregate, so GROUP BY the key alone. */
 
-// $1 kind, $2 item keys, $3 markets, $4 language, $5/$6 window, $7/$8 previous window.
-const PUBLICATIONS = (from: string, to: string) => `
+// $1 kind, $2 item keys (`keysSql`), $3 markets, $4 language, $5/$6 window, $7/$8 previous window.
+const PUBLICATIONS = (dim: DimScope, from: string, to: string) => `
   SELECT o.url_id, sum(o.impressions)::float8 AS imps
-  FROM (SELECT DISTINCT d.url_id FROM ${scopeSpans(from, to)}) a
+  FROM (SELECT DISTINCT d.url_id FROM ${scopeSpans(dim, from, to)}) a
   JOIN observations o ON o.url_id = a.url_id
   WHERE o.country = ANY($3::text[]) AND ($4::text IS NULL OR o.language = $4) AND o.hour >= ${from} AND o.hour < ${to}
   GROUP BY o.url_id HAVING sum(o.impressions) > 0`;
 
-const GROUPING: Record<Block, { join: string; key: string; name: string }> = {
+const GROUPING = (keys: string): Record<Block, { join: string; key: string; name: string }> => ({
   publisher: { join: `JOIN articles x ON x.id = p.url_id LEFT JOIN publishers pb ON pb.domain = x.domain`, key: 'x.domain', name: 'coalesce(min(pb.name), x.domain)' },
   trend: { join: `JOIN trend_articles ta ON ta.url_id = p.url_id JOIN trends x ON x.id = ta.trend_id`, key: 'x.id::text', name: 'min(x.label)' },
   entity: { join: `JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities x ON x.id = ae.entity_id`, key: 'x.id::text', name: 'min(x.name)' },
   category: { join: `JOIN article_categories x ON x.url_id = p.url_id`, key: 'x.name', name: 'min(x.name)' },
   group: { join: `JOIN article_categories x ON x.url_id = p.url_id`, key: `'/' || split_part(x.name, '/', 2)`, name: `min('/' || split_part(x.name, '/', 2))` },
   type: {
-    join: `JOIN article_entities ae ON ae.url_id = p.url_id AND ae.entity_id::text = ANY($2::text[]) JOIN entities e ON e.id = ae.entity_id CROSS JOIN LATERAL unnest(e.entity_types) AS x(t)`,
+    join: `JOIN article_entities ae ON ae.url_id = p.url_id AND ae.entity_id::text = ANY(${keys}) JOIN entities e ON e.id = ae.entity_id CROSS JOIN LATERAL unnest(e.entity_types) AS x(t)`,
     key: 'x.t', name: 'min(x.t)',
   },
-};
+});
 
 interface BlockRow {
   key: string;
@@ -51,17 +52,18 @@ interface BlockRow {
 }
 
 /** `rank`: impressions, or publications for blocks that show only `urls` (mention lists: rank by what is shown). */
-async function block(db: Db, params: unknown[], by: Block, excludeItems = false, rank: 'imps' | 'pubs' = 'imps'): Promise<BlockRow[]> {
-  const g = GROUPING[by];
-  const exclude = excludeItems ? `WHERE ${g.key} <> ALL($2::text[])` : '';
+async function block(db: Db, q: Query, by: Block, excludeItems = false, rank: 'imps' | 'pubs' = 'imps'): Promise<BlockRow[]> {
+  const keys = keysSql(q.dim);
+  const g = GROUPING(keys)[by];
+  const exclude = excludeItems ? `WHERE ${g.key} <> ALL(${keys})` : '';
   return queryRows<BlockRow>(
     db,
-    `WITH cur AS (${PUBLICATIONS('$5::timestamptz', '$6::timestamptz')}), prev AS (${PUBLICATIONS('$7::timestamptz', '$8::timestamptz')}),
+    `WITH cur AS (${PUBLICATIONS(q.dim, '$5::timestamptz', '$6::timestamptz')}), prev AS (${PUBLICATIONS(q.dim, '$7::timestamptz', '$8::timestamptz')}),
      c AS (SELECT ${g.key} AS key, ${g.name} AS name, count(DISTINCT p.url_id)::int AS pubs, sum(p.imps)::float8 AS imps FROM cur p ${g.join} ${exclude} GROUP BY 1),
      b AS (SELECT ${g.key} AS key, sum(p.imps)::float8 AS imps FROM prev p ${g.join} GROUP BY 1)
      SELECT c.key, c.name, c.pubs, c.imps, coalesce(b.imps, 0)::float8 AS prev_imps FROM c LEFT JOIN b USING (key)
      ORDER BY c.${rank} DESC, c.name LIMIT ${TOP}`,
-    params,
+    q.params,
   );
 }
 
@@ -70,19 +72,27 @@ const withDelta = (rows: BlockRow[]) => rows.map((r) => ({ name: r.name, pubs: r
 const plain = (rows: BlockRow[]) => rows.map((r) => ({ name: r.name, pubs: r.pubs, imps: r.imps }));
 const urls = (rows: BlockRow[]) => rows.map((r) => ({ name: r.name, urls: r.pubs }));
 
+/** A roll-up's statements share their parameters: the list's keys (resolved in SQL), the scope, both windows. */
+interface Query {
+  dim: DimScope;
+  params: unknown[];
+}
+
 export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput) {
-  const items = await listItems(db, list.id);
-  const keys = list.kind === 'mention' ? items.map((i) => i.id)
-    : list.kind === 'entity' ? await entityIds(db, items.map((i) => i.key)) : items.map((i) => i.key);
-  const params = [
-    DIMENSION_OF[list.kind], keys, scope.markets, scope.language,
-    ceilHour(scope.from).toISOString(), ceilHour(scope.to).toISOString(), ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
-  ];
+  // Every item's key as it resolves (entities by id or name), found by each statement itself: one wave.
+  const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys: pageKeys(list), markets: scope.markets, language: scope.language };
+  const q: Query = {
+    dim,
+    params: [
+      dim.kind, keysParam(dim), scope.markets, scope.language,
+      ceilHour(scope.from).toISOString(), ceilHour(scope.to).toISOString(), ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
+    ],
+  };
   const head = { list_id: list.id, kind: list.kind, scope: scopeBody(scope) };
   switch (list.kind) {
     case 'entity': {
       const [publishers, trends, related, groups, types] = await Promise.all([
-        block(db, params, 'publisher'), block(db, params, 'trend'), block(db, params, 'entity', true), block(db, params, 'group'), block(db, params, 'type'),
+        block(db, q, 'publisher'), block(db, q, 'trend'), block(db, q, 'entity', true), block(db, q, 'group'), block(db, q, 'type'),
       ]);
       return {
         ...head, item_count: list.item_count,
@@ -95,39 +105,35 @@ export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput
     }
     case 'mention': {
       const [publishers, entities, categories] = await Promise.all([
-        block(db, params, 'publisher', false, 'pubs'), block(db, params, 'entity', false, 'pubs'), block(db, params, 'category', false, 'pubs'),
+        block(db, q, 'publisher', false, 'pubs'), block(db, q, 'entity', false, 'pubs'), block(db, q, 'category', false, 'pubs'),
       ]);
       return { ...head, publishers: urls(publishers), entities: urls(entities), categories: urls(categories) };
     }
     case 'category': {
-      const [publishers, trends, entities] = await Promise.all([block(db, params, 'publisher'), block(db, params, 'trend'), block(db, params, 'entity')]);
+      const [publishers, trends, entities] = await Promise.all([block(db, q, 'publisher'), block(db, q, 'trend'), block(db, q, 'entity')]);
       return { ...head, item_count: list.item_count, publishers: withDelta(publishers), trends: trends.map((r) => ({ id: r.key, ...withDelta([r])[0] })), entities: plain(entities) };
     }
     case 'publisher': {
-      const [categories, trends, entities] = await Promise.all([block(db, params, 'category'), block(db, params, 'trend'), block(db, params, 'entity')]);
+      const [categories, trends, entities] = await Promise.all([block(db, q, 'category'), block(db, q, 'trend'), block(db, q, 'entity')]);
       return { ...head, item_count: list.item_count, categories: withDelta(categories), trends: trends.map((r) => ({ id: r.key, ...withDelta([r])[0] })), entities: plain(entities) };
     }
     case 'trend': {
       const [publishers, entities, categories, top] = await Promise.all([
-        block(db, params, 'publisher'), block(db, params, 'entity'), block(db, params, 'category'), topArticles(db, params, appUrl),
+        block(db, q, 'publisher'), block(db, q, 'entity'), block(db, q, 'category'), topArticles(db, q, appUrl),
       ]);
       return { ...head, item_count: list.item_count, publishers: withDelta(publishers), entities: plain(entities), categories: plain(categories), top_articles: top };
     }
   }
 }
 
-async function entityIds(db: Db, keys: string[]): Promise<string[]> {
-  return [...new Set((await knownEntities(db, keys)).map((e) => e.id))];
-}
-
-async function topArticles(db: Db, params: unknown[], appUrl: string) {
+async function topArticles(db: Db, q: Query, appUrl: string) {
   const rows = await queryRows<{ id: string; url: string; title: string; domain: string; trend_id: string; imps: number }>(
     db,
-    `WITH cur AS (${PUBLICATIONS('$5::timestamptz', '$6::timestamptz')})
+    `WITH cur AS (${PUBLICATIONS(q.dim, '$5::timestamptz', '$6::timestamptz')})
      SELECT a.id::text, a.url, a.title, a.domain, min(ta.trend_id::text) AS trend_id, p.imps FROM cur p
-     JOIN articles a ON a.id = p.url_id JOIN trend_articles ta ON ta.url_id = a.id AND ta.trend_id::text = ANY($2::text[])
+     JOIN articles a ON a.id = p.url_id JOIN trend_articles ta ON ta.url_id = a.id AND ta.trend_id::text = ANY(${keysSql(q.dim)})
      GROUP BY a.id, a.url, a.title, a.domain, p.imps ORDER BY p.imps DESC, a.id LIMIT ${TOP}`,
-    params.slice(0, 6),
+    q.params.slice(0, 6),
   );
   return rows.map((r) => ({ ...r, cabinet_url: cabinetUrl(appUrl, 'article', r.id) }));
 }

@@ -25,7 +25,7 @@ export function toListRow(row: ListRow) {
   };
 }
 
-/** A detail item, named as its key resolves (`resolveItems`); the stored type first, else the resolved one. */
+/** A detail item, named as its key resolves (`resolvedItems`); the stored type first, else the resolved one. */
 export function toItem({ item, name, resolvedType }: ResolvedItem) {
   return { key: item.key, name, type: item.type ?? resolvedType, added_at: iso(item.added_at) };
 }

@@ -16,14 +16,15 @@ export interface TrendRollupRequest {
   auth: AuthContext;
 }
 
-async function compute({ db, config, now }: AggregateServices, request: TrendRollupRequest) {
+/** `admitted`: the request path found the trend visible just now (the consumer runs later and looks again). */
+async function compute({ db, config, now }: AggregateServices, request: TrendRollupRequest, admitted?: true) {
   // The consumer runs later: the trend may have left the key's scope or been deleted since.
-  if (!(await isTrendVisible(db, scopeOf(request.auth), request.trendId))) throw trendNotFound(request.trendId);
+  if (!admitted && !(await isTrendVisible(db, scopeOf(request.auth), request.trendId))) throw trendNotFound(request.trendId);
   const scope = await resolveWindow(db, request.auth, now, request.query, 'day');
   return computeTrendRollup(db, { trendId: request.trendId, scope, planCategories: request.auth.categories, appUrl: config.APP_URL });
 }
 
-export const trendRollupAggregate: AggregateKind<TrendRollupRequest> = {
+export const trendRollupAggregate: AggregateKind<TrendRollupRequest, true> = {
   name: 'trends.rollup',
   compute,
   // Everything that scopes the answer: the question, the project (issue 19: never shared across
@@ -38,8 +39,17 @@ export function estimatedCost(articles: number, markets: number, query: TrendRol
   return Math.max(1, articles) * Math.max(1, markets) * Math.max(1, days);
 }
 
-export async function serveTrendRollup(c: Context<Env>, request: TrendRollupRequest, articles: number, markets: number) {
-  const cost = estimatedCost(articles, markets, request.query);
-  const background = overBudget(c.var.config, cost);
-  return serveAggregate(c, trendRollupAggregate, request, { background });
+/** What the request path admitted: the trend's size and the markets of the window. */
+export interface TrendAdmission {
+  articles: number;
+  markets: number;
+}
+
+/** The roll-up; the cache lookup runs beside `admission` (its errors win over a hit). */
+export async function serveTrendRollup(c: Context<Env>, request: TrendRollupRequest, admission: Promise<TrendAdmission>) {
+  const options = admission.then(({ articles, markets }) => ({
+    background: overBudget(c.var.config, estimatedCost(articles, markets, request.query)),
+    hint: true as const,
+  }));
+  return serveAggregate(c, trendRollupAggregate, request, options);
 }

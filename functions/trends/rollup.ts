@@ -53,11 +53,14 @@ export function register(app: App) {
     const { db, auth, clock } = c.var;
     const { trend_id } = c.req.valid('param');
     const query = c.req.valid('query');
-    const articles = await admittedTrendSize(c.var.config, db, auth, trend_id);
-    if (articles === undefined) throw trendNotFound(trend_id);
-    // Refuses bad windows and markets (422, 403) before anything is cached or queued.
-    const scope = await resolveWindow(db, auth, clock.now(), query, 'day');
-    const body = await serveTrendRollup(c, { trendId: trend_id, query, auth }, articles, scope.markets.length);
+    // Beside the cache lookup: refuses unknown trends (404), bad windows and markets (422, 403)
+    // before anything is cached or queued.
+    const admission = admittedTrendSize(c.var.config, db, auth, trend_id).then(async (articles) => {
+      if (articles === undefined) throw trendNotFound(trend_id);
+      const scope = await resolveWindow(db, auth, clock.now(), query, 'day');
+      return { articles, markets: scope.markets.length };
+    });
+    const body = await serveTrendRollup(c, { trendId: trend_id, query, auth }, admission);
     return c.json(body as never, 200);
   });
 }

@@ -1,4 +1,4 @@
-// `npm run bench -- distance [--rtt 50] [--runs 3] [--only <substring>]`
+// `npm run bench -- distance [--rtt 50] [--runs 3] [--only <substring>] [--spans]`
 // Latency from anywhere: the all-in-one Worker as wrangler bundles it (workerd, Miniflare) over the
 // demo data and tenants (scripts/lib/demo-stack.ts), with the local gateway adding `--rtt` ms to every
 // SQL and Redis request (the Worker -> data-region hop of production). Every route (each GET, and the
@@ -8,7 +8,8 @@
 //   cold   the warm request on a new isolate (empty module state; Redis and the database stay warm).
 // Each shape runs with the delay and, beside it in the same run, without: sequential round trips are
 // printed twice, as counted at the gateway (the critical path of request spans, scripts/gateway/trips.ts)
-// and as (ms with delay - ms without) / rtt, the black-box measure. Medians over --runs.
+// and as (ms with delay - ms without) / rtt, the black-box measure. Medians over --runs. `--spans`
+// prints the SQL and Redis requests of each delayed request, in the order they arrived.
 import { startStack, type Stack } from '../lib/demo-stack';
 import { PG_BASE } from './db';
 import { fmt, log, median, table } from './stats';
@@ -82,6 +83,7 @@ export async function run(argv: string[]): Promise<void> {
   const rtt = Number(arg(argv, '--rtt', '50'));
   const runs = Number(arg(argv, '--runs', '3'));
   const only = arg(argv, '--only', '');
+  const spans = argv.includes('--spans');
   const stack = await startStack({
     server: PG_BASE, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', database: `bench_distance_${process.pid}`, log,
     bindings: { PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000' },
@@ -110,7 +112,8 @@ export async function run(argv: string[]): Promise<void> {
             const fresh = n++;
             stack.gateway.setRtt(delay);
             try {
-              return await measure(stack, key, shape === 'fresh' ? route.path(ids, fresh) : warmPath, route.body?.(shape === 'fresh' ? fresh : undefined));
+              const path = shape === 'fresh' ? route.path(ids, fresh) : warmPath;
+              return await measure(stack, key, path, route.body?.(shape === 'fresh' ? fresh : undefined), spans && delay > 0 ? `${shape} ${path}` : undefined);
             } finally {
               stack.gateway.setRtt(0);
             }
@@ -151,14 +154,20 @@ async function send(stack: Stack, key: string, path: string, body?: unknown): Pr
 }
 
 /** One request: its wall time and its sequential round trips (the gateway's critical path up to the answer). */
-async function measure(stack: Stack, key: string, path: string, body?: unknown): Promise<{ ms: number; trips: number; status: number }> {
+async function measure(stack: Stack, key: string, path: string, body?: unknown, traced?: string): Promise<{ ms: number; trips: number; status: number }> {
   const stats = (p: string, method = 'GET') => fetch(new URL(p, stack.gateway.neonHttpUrl), { method });
   await stats('/stats/reset', 'POST');
   const started = performance.now();
   const { status } = await send(stack, key, path, body);
   const ms = performance.now() - started;
   await stats('/stats/mark', 'POST');
-  const { sequential } = (await (await stats('/stats')).json()) as { sequential: number };
+  const { sequential, spans } = (await (await stats(traced ? '/stats?spans=1' : '/stats')).json()) as {
+    sequential: number; spans?: { start: number; end: number; label?: string }[];
+  };
+  if (traced && spans) {
+    const t0 = spans[0]?.start ?? 0;
+    log(`${traced}: ${sequential} sequential\n${spans.map((s) => `  ${fmt(s.start - t0, 0)}-${fmt(s.end - t0, 0)} ms  ${s.label}`).join('\n')}`);
+  }
   return { ms, trips: sequential, status };
 }
 

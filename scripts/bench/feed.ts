@@ -1,6 +1,6 @@
 // `npm run bench -- feed [--db bench_rollups] [--runs 15]`
 // The feed on a loaded benchmark database, all in one run: (1) database time of each part of a first
-// page (count, keys, items) per sort, through the same query functions the Worker runs (over the
+// page (count, and keys with items) per sort, through the same query functions the Worker runs (over the
 // gateway's Neon HTTP endpoint); (2) whole requests inside workerd: first page p50/p95 per sort,
 // offset page 50 vs cursor page 50 vs first page, /v2/live, a cached answer, and a bare route as the
 // baseline. The response cache is cleared before every uncached request. Before measuring, the
@@ -11,8 +11,7 @@ import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
 import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
 import { createStore } from '../../shared/redis';
-import { loadItems } from '../../functions/feed/items';
-import { countProfiles, pageKeys, type FeedFilter } from '../../functions/feed/queries';
+import { countProfiles, readPage, type FeedFilter } from '../../functions/feed/queries';
 import type { SortKey } from '../../functions/feed/schemas';
 import { startGateway } from '../gateway/index';
 import { migrate } from '../lib/migrations';
@@ -60,7 +59,7 @@ export async function run(argv: string[]): Promise<void> {
   const project = await createProject(db, { name: `bench feed ${now.toISOString()}`, plan: 'enterprise', countries: data.markets, rateLimitPerMinute: 1_000_000 });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
 
-  // (1) Database time of the parts of a first page, per sort (the Worker runs count and keys in parallel).
+  // (1) Database time of a first page, per sort: its one statement (keys and items) and the count beside it.
   const filter: FeedFilter = {
     markets: [...data.markets].sort(), language: null, categories: null, entities: null, matchAll: false, planCategories: null,
     seenAfter: new Date(now.getTime() - 730 * DAY), seenBefore: null, firstSeenFrom: null,
@@ -68,24 +67,19 @@ export async function run(argv: string[]): Promise<void> {
   const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
   const dbRows: string[][] = [];
   for (const sort of SORTS) {
-    const parts = { count: [] as number[], keys: [] as number[], items: [] as number[] };
+    const parts = { count: [] as number[], page: [] as number[] };
     for (let i = 0; i <= runs; i++) {
       t = performance.now();
       await countProfiles(db, filter, true);
       const count = performance.now() - t;
       t = performance.now();
-      const { keys } = await pageKeys(db, filter, { sort, order: 'desc', limit: 50, offset: 0, after: null, snapshot: null });
+      await readPage(db, filter, { sort, order: 'desc', limit: 50, offset: 0, after: null, snapshot: null }, { end, dayStart: new Date(today - 29 * DAY), markdown: false });
       const page = performance.now() - t;
-      t = performance.now();
-      await loadItems(db, keys.slice(0, 50), { end, dayStart: new Date(today - 29 * DAY), markdown: false });
-      const items = performance.now() - t;
       if (i === 0) continue; // the first round warms buffers and plans
       parts.count.push(count);
-      parts.keys.push(page);
-      parts.items.push(items);
+      parts.page.push(page);
     }
-    const pageMs = parts.keys.map((k, i) => k + parts.items[i]);
-    dbRows.push([sort, fmt(median(parts.keys), 1), fmt(median(parts.items), 1), fmt(median(pageMs), 1), fmt(p95(pageMs), 1), fmt(median(parts.count), 1)]);
+    dbRows.push([sort, fmt(median(parts.page), 1), fmt(p95(parts.page), 1), fmt(median(parts.count), 1)]);
   }
 
   let worker: RunningWorker | undefined;
@@ -134,7 +128,7 @@ export async function run(argv: string[]): Promise<void> {
     const row = (name: string, list: number[], vs = base) => [name, String(list.length), fmt(median(list), 1), fmt(p95(list), 1), fmtRatio(ratio(median(list), vs))];
     console.log(`\nfeed: ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets, now = ${now.toISOString()}, limit 50, ${dbName}\n`);
     console.log('database time per first page (ms; query functions over the gateway\'s Neon HTTP endpoint; count runs beside keys)\n');
-    console.log(table(['sort (desc)', 'keys p50', 'items p50', 'page p50', 'page p95', 'count p50'], dbRows));
+    console.log(table(['sort (desc)', 'page p50 (keys + items)', 'page p95', 'count p50'], dbRows));
     console.log('\nwhole requests in workerd (ms; response cache cleared before each uncached request)\n');
     console.log(table(['request', 'runs', 'p50', 'p95', 'vs bare'], [
       row('bare Worker route (JSON 404)', times.bare),

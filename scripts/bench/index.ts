@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   distance: () => import('./distance'),
   'startup:profile': () => import('./startup-profile'),
   chaos: () => import('./chaos'),
+  routes: () => import('./routes'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

@@ -4,7 +4,7 @@
 import type { Db } from '../../shared/db/client';
 import type { DimensionKind } from '../../shared/db/schema';
 import { distinctFromActivity } from '../../shared/rollups/activity';
-import { distinctFromSpans, seriesByKey, type DimScope } from '../../shared/rollups/read';
+import { distinctFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
 import { connectTo } from './db';
 import { BENCH_NOW } from './generate';
 import { rawDistinct, rawSeries } from './rollups-raw';
@@ -21,7 +21,7 @@ export async function run(argv: string[]): Promise<void> {
   const { rows } = await client.query<{ key: string }>(
     `SELECT key FROM url_dimensions WHERE kind = $1 GROUP BY key ORDER BY count(*) DESC, key LIMIT $2`, [kind, n]);
   const { rows: markets } = await client.query<{ country: string }>('SELECT DISTINCT country FROM market_days ORDER BY 1');
-  const scope: DimScope = { kind, keys: rows.map((r) => r.key), markets: markets.map((m) => m.country), language: null };
+  const scope: KeyedScope = { kind, keys: rows.map((r) => r.key), markets: markets.map((m) => m.country), language: null };
   const to = new Date(BENCH_NOW);
   const from = new Date(to.getTime() - HOURS[get('--window', '30d')] * 3_600_000);
   // A Db whose raw queries are explained instead of run (the read functions tolerate no rows).

@@ -5,7 +5,7 @@
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { buckets, ceilHour } from '../../shared/rollups/buckets';
-import type { DimScope, KeyDistinct, KeySeries } from '../../shared/rollups/read';
+import type { KeyedScope, KeyDistinct, KeySeries } from '../../shared/rollups/read';
 
 /** Memberships of one kind, read from the tables ingest writes (never from url_dimensions). */
 const MEMBERS: Record<string, string> = {
@@ -24,7 +24,7 @@ function members(kind: string): string {
 }
 
 /** Day-grain series: UTC day buckets cut by the window, as buckets() defines them. */
-export async function rawSeries(db: Db, scope: DimScope, from: Date, to: Date): Promise<Map<string, KeySeries>> {
+export async function rawSeries(db: Db, scope: KeyedScope, from: Date, to: Date): Promise<Map<string, KeySeries>> {
   const list = buckets(from, to, 'day');
   const rows = await queryRows<{ key: string; bucket: string; impressions: number; position_sum: number }>(
     db,
@@ -48,7 +48,7 @@ export async function rawSeries(db: Db, scope: DimScope, from: Date, to: Date): 
 }
 
 /** Distinct publications, publishers and trends with impressions in the window, and last seen. */
-export async function rawDistinct(db: Db, scope: DimScope, from: Date, to: Date): Promise<Map<string, KeyDistinct>> {
+export async function rawDistinct(db: Db, scope: KeyedScope, from: Date, to: Date): Promise<Map<string, KeyDistinct>> {
   const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
     db,
     `WITH active AS (

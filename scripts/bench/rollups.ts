@@ -7,7 +7,7 @@
 import { createDb, type Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
-import { distinctByKey, distinctFromSpans, seriesByKey, type DimScope, type KeyDistinct, type KeySeries } from '../../shared/rollups/read';
+import { distinctByKey, distinctFromSpans, seriesByKey, type KeyedScope, type KeyDistinct, type KeySeries } from '../../shared/rollups/read';
 import { startGateway } from '../gateway/index';
 import { dbUrl, PG_BASE } from './db';
 import { BENCH_NOW } from './generate';
@@ -45,14 +45,14 @@ async function timed(series: () => Promise<Map<string, KeySeries>>, distinct: ()
 
 /** `--distinct spans` times the url_spans walk instead of the path distinctByKey picks (the hulls here). */
 let distinctPath: 'auto' | 'spans' = 'auto';
-const viaRollups = (db: Db, scope: DimScope, from: Date, to: Date) =>
+const viaRollups = (db: Db, scope: KeyedScope, from: Date, to: Date) =>
   timed(() => seriesByKey(db, scope, from, to, 'day'),
     () => (distinctPath === 'spans' ? distinctFromSpans(db, scope, from, to) : distinctByKey(db, scope, from, to)));
-const viaRaw = (db: Db, scope: DimScope, from: Date, to: Date) =>
+const viaRaw = (db: Db, scope: KeyedScope, from: Date, to: Date) =>
   timed(() => rawSeries(db, scope, from, to), () => rawDistinct(db, scope, from, to));
 
 /** Differences between two answers (empty when equal; position sums compared to 1e-6 relative). */
-function differences(scope: DimScope, a: Answer, b: Answer): string[] {
+function differences(scope: KeyedScope, a: Answer, b: Answer): string[] {
   const out: string[] = [];
   const close = (x: number, y: number) => Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(x), Math.abs(y));
   for (const key of scope.keys) {
@@ -115,7 +115,7 @@ export async function run(argv: string[]): Promise<void> {
     for (const kind of kinds) {
       const all = await topKeys(db, kind, Math.max(...keyCounts));
       for (const n of keyCounts) {
-        const scope: DimScope = { kind, keys: all.slice(0, n), markets: countries, language: null };
+        const scope: KeyedScope = { kind, keys: all.slice(0, n), markets: countries, language: null };
         for (const w of windows) {
           const from = new Date(to.getTime() - WINDOWS[w] * 3_600_000);
           const label = `${kind} x${n}, ${w}`;

@@ -24,10 +24,15 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Each request's parsed body, for the trip log's labels (`GET /stats?spans=1`). */
+export const parsedBodies = new WeakMap<IncomingMessage, unknown>();
+
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   const body = await readBody(req);
   try {
-    return JSON.parse(body.toString('utf8'));
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    parsedBodies.set(req, parsed);
+    return parsed;
   } catch {
     throw new HttpError(400, 'request body is not valid JSON');
   }

@@ -9,7 +9,7 @@
 //   GET  /stats, POST /stats/reset  requests served per protocol and sequential round trips
 //   POST /stats/mark                (scripts/gateway/trips.ts) since the last reset, up to the mark
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { HttpError, sendJson } from './http-util';
+import { HttpError, parsedBodies, sendJson } from './http-util';
 import { MemoryRedis } from './memory-redis';
 import { createNeonHttpHandler } from './neon-http';
 import { createWsRelay } from './neon-ws';
@@ -17,7 +17,7 @@ import { PgPools, targetFromUrl, type PgTarget } from './pg-pools';
 import { startPgliteServer, type PgliteServer } from './pglite-backend';
 import { RealRedis } from './redis-real';
 import type { RedisBackend } from './redis-types';
-import { TripLog } from './trips';
+import { spanLabel, TripLog } from './trips';
 import { createUpstashHandler } from './upstash';
 
 export interface GatewayOptions {
@@ -103,7 +103,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '') || '/';
-    if (path === '/stats' && req.method === 'GET') return sendJson(res, 200, { ...stats, sequential: trips.sequential() });
+    if (path === '/stats' && req.method === 'GET') {
+      const spans = new URL(req.url ?? '/', 'http://gateway').searchParams.has('spans');
+      return sendJson(res, 200, { ...stats, sequential: trips.sequential(), ...(spans && { spans: trips.beforeMark() }) });
+    }
     if (path === '/stats/reset' && req.method === 'POST') {
       trips.clear();
       return sendJson(res, 200, { ok: true });
@@ -121,7 +124,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     if (path !== '/sql' && !redisMatch) throw new HttpError(404, `no route for ${path}`);
     if (req.method !== 'POST') throw new HttpError(405, 'use POST');
     const start = performance.now();
-    res.once('finish', () => trips.record({ start, end: performance.now() }));
+    res.once('finish', () => trips.record({ start, end: performance.now(), label: spanLabel(path, parsedBodies.get(req)) }));
     if (rttMs > 0) await new Promise((resolve) => setTimeout(resolve, rttMs));
     if (path === '/sql') {
       stats.sql++;

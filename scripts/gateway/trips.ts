@@ -7,6 +7,8 @@
 export interface Span {
   start: number;
   end: number;
+  /** What the request asked (the start of its SQL or its Redis commands), for `GET /stats?spans=1`. */
+  label?: string;
 }
 
 /** Spans kept (the oldest go first): enough for a benchmark's window, bounded for a long run. */
@@ -36,8 +38,13 @@ export class TripLog {
 
   /** The longest chain of strictly sequential requests among those recorded (and answered before the mark). */
   sequential(): number {
+    return criticalPath(this.beforeMark());
+  }
+
+  /** The spans answered before the mark, in the order they arrived (to see which requests a path made). */
+  beforeMark(): Span[] {
     const mark = this.#mark;
-    return criticalPath(mark === undefined ? this.#spans : this.#spans.filter((s) => s.end <= mark));
+    return mark === undefined ? [...this.#spans] : this.#spans.filter((s) => s.end <= mark);
   }
 }
 
@@ -53,4 +60,16 @@ export function criticalPath(spans: Span[]): number {
     best = Math.max(best, depth[i]);
   }
   return best;
+}
+
+/** A short label for a request body: the start of each SQL statement, or the Redis command names. */
+export function spanLabel(path: string, body: unknown): string {
+  const short = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  if (path === '/sql') {
+    const b = body as { query?: string; queries?: { query: string }[] } | undefined;
+    if (b?.queries) return `sql batch: ${b.queries.map((q) => short(q.query)).join(' | ')}`;
+    return `sql: ${short(b?.query ?? '')}`;
+  }
+  const commands = Array.isArray(body) && Array.isArray(body[0]) ? (body as unknown[][]) : [body as unknown[]];
+  return `redis: ${commands.map((c) => (Array.isArray(c) ? c.slice(0, 2).join(' ') : '?')).join(' | ')}`;
 }

@@ -23,7 +23,7 @@ export function generateKey(): string {
 const KEY_FORMAT = /^dk_[0-9A-Za-z]{40}$/;
 
 const CACHE_TTL_MS = 30_000;
-const cache = new Map<string, { auth: AuthContext | null; until: number }>();
+const cache = new Map<string, { auth: AuthContext | null; until: number; loadedAt: number }>();
 /** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
 const outdated = new WeakSet<AuthContext>();
 
@@ -42,7 +42,7 @@ export async function resolveKey(db: Db, key: string): Promise<AuthContext | nul
   const hit = cache.get(hash);
   if (hit && hit.until > nowMs) return hit.auth;
   const auth = await loadKey(db, hash);
-  cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS });
+  cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS, loadedAt: nowMs });
   if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
   return auth;
 }
@@ -50,6 +50,23 @@ export async function resolveKey(db: Db, key: string): Promise<AuthContext | nul
 export function forgetCachedKeys(): void {
   for (const { auth } of cache.values()) if (auth) outdated.add(auth);
   cache.clear();
+}
+
+/**
+ * The isolate's first auth version read: keys read in the last `ms` keep answering until `ms` from
+ * now (then they are read again), so a change made before the version was first read still reaches
+ * them within 2 x `ms`; older ones are forgotten. A cold isolate's first request then needs no
+ * second lookup of the key it has just read.
+ */
+export function shortenCachedKeys(ms: number, nowMs = Date.now()): void {
+  for (const [hash, entry] of cache) {
+    if (entry.loadedAt >= nowMs - ms) {
+      entry.until = Math.min(entry.until, nowMs + ms);
+      continue;
+    }
+    if (entry.auth) outdated.add(entry.auth);
+    cache.delete(hash);
+  }
 }
 
 /** True for a context read before the cache was forgotten (a key may have been revoked since). */

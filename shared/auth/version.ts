@@ -4,7 +4,7 @@
 // younger than AUTH_VERSION_FRESH_MS (shared/limits/edge.ts); a new value drops
 // the isolate's cached keys and edge states, so a change reaches every isolate within 2 s.
 import type { Store } from '../redis';
-import { forgetCachedKeys } from './keys';
+import { forgetCachedKeys, shortenCachedKeys } from './keys';
 
 /** The last version seen, per deployment (Redis namespace), and when it was read (wall time). */
 const seen = new Map<string, number>();
@@ -17,17 +17,27 @@ export const authVersionKey = (store: Store) => store.key('auth-version');
 
 /**
  * Records the version just read; true when it differs from the last one seen (or none was seen yet,
- * when the keys cached so far were read without it): the cached keys are then forgotten.
+ * when the keys cached so far were read without it). A change forgets the cached keys; the first
+ * read forgets those older than AUTH_VERSION_FRESH_MS and lets the others answer for that long
+ * (`shortenCachedKeys`): either way a change reaches the isolate within 2 s.
  */
 export function observeAuthVersion(store: Store, version: number): boolean {
+  const first = !seen.has(store.prefix);
   const changed = seen.get(store.prefix) !== version;
   seen.set(store.prefix, version);
   readAt.set(store.prefix, Date.now());
-  if (changed) forgetCachedKeys();
+  if (first) shortenCachedKeys(AUTH_VERSION_FRESH_MS);
+  else if (changed) forgetCachedKeys();
   return changed;
 }
 
 /** True while the version was read less than AUTH_VERSION_FRESH_MS ago (by any key's limits call). */
 export function authVersionFresh(store: Store, nowMs = Date.now()): boolean {
   return nowMs - (readAt.get(store.prefix) ?? -Infinity) < AUTH_VERSION_FRESH_MS;
+}
+
+/** Tests and benchmarks: no version seen yet, as in a fresh isolate. */
+export function forgetAuthVersions(): void {
+  seen.clear();
+  readAt.clear();
 }

@@ -10,7 +10,7 @@
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import { buckets, ceilHour, type Grain } from './buckets';
-import type { DimScope, KeyDistinct } from './read';
+import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 
 /**
  * country = language = '*' in dim_hours / dim_days: a key's totals over every market and language,
@@ -20,16 +20,6 @@ export const ALL_MARKETS = '*';
 
 const DAY = 86_400_000;
 const dayStart = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
-
-/** True when no market outside `markets` has data: hulls over all markets then equal the scope's. */
-export async function coversAllMarkets(db: Db, markets: string[]): Promise<boolean> {
-  const [row] = await queryRows<{ covered: boolean }>(
-    db,
-    `SELECT NOT EXISTS (SELECT 1 FROM market_days WHERE country <> ALL($1::text[])) AS covered`,
-    [markets],
-  );
-  return row.covered;
-}
 
 /**
  * How many hull marks (`starts` or `ends`) of the key `k.key` and `unit` lie before the hour
@@ -41,8 +31,8 @@ const before = (col: 'starts' | 'ends', unit: string, day: string, dayStart: str
        WHERE a.kind = $1 AND a.key = k.key AND a.unit = ${unit} AND a.hour >= ${dayStart}::timestamptz AND a.hour < ${bound}::timestamptz))`;
 
 // $1 kind, $2 keys, $3 T's day, $4 T's day start, $5 T, $6 F's day, $7 F's day start, $8 F.
-const COUNTS = `
-WITH k AS (SELECT DISTINCT unnest($2::text[]) AS key),
+const COUNTS = (keys: string) => `
+WITH k AS (SELECT DISTINCT unnest(${keys}) AS key),
 u AS (SELECT unnest(ARRAY['publication', 'publisher', 'trend']) AS unit),
 counts AS (
   SELECT k.key, u.unit,
@@ -75,8 +65,8 @@ export async function distinctFromActivity(db: Db, scope: DimScope, from: Date, 
   const day = (d: Date) => dayStart(d).toISOString().slice(0, 10);
   const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: string | Date | null }>(
     db,
-    COUNTS,
-    [scope.kind, scope.keys, day(t), dayStart(t).toISOString(), t.toISOString(), day(f), dayStart(f).toISOString(), f.toISOString()],
+    COUNTS(keysSql(scope)),
+    [scope.kind, keysParam(scope), day(t), dayStart(t).toISOString(), t.toISOString(), day(f), dayStart(f).toISOString(), f.toISOString()],
   );
   const out = new Map<string, KeyDistinct>();
   for (const r of rows) {
@@ -91,8 +81,8 @@ export async function distinctFromActivity(db: Db, scope: DimScope, from: Date, 
 // Per key: publications first seen before $3 and last seen before $3 (the window's start), the
 // marks inside [$3, $4) (whole days from dim_activity_days when $5, else hours), and the gaps that
 // overlap the window.
-const BUCKET_MARKS = `
-WITH k AS (SELECT DISTINCT unnest($2::text[]) AS key)
+const BUCKET_MARKS = (keys: string) => `
+WITH k AS (SELECT DISTINCT unnest(${keys}) AS key)
 SELECT k.key, 'base' AS part, NULL::text AS at,
   ${before('starts', "'publication'", '$6', '$7', '$3')} AS starts,
   ${before('ends', "'publication'", '$6', '$7', '$3')} AS ends,
@@ -100,14 +90,14 @@ SELECT k.key, 'base' AS part, NULL::text AS at,
 FROM k
 UNION ALL
 SELECT a.key, 'mark', to_char(a.hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24'), a.starts, a.ends, NULL FROM dim_activity_hours a
-WHERE a.kind = $1 AND a.key = ANY($2::text[]) AND a.unit = 'publication' AND a.hour >= $3::timestamptz AND a.hour < $4::timestamptz
+WHERE a.kind = $1 AND a.key = ANY(${keys}) AND a.unit = 'publication' AND a.hour >= $3::timestamptz AND a.hour < $4::timestamptz
   AND NOT ($5 AND (a.hour AT TIME ZONE 'UTC')::date >= $8::date AND (a.hour AT TIME ZONE 'UTC')::date < $9::date)
 UNION ALL
 SELECT a.key, 'mark', to_char(a.day, 'YYYY-MM-DD'), a.starts, a.ends, NULL FROM dim_activity_days a
-WHERE $5 AND a.kind = $1 AND a.key = ANY($2::text[]) AND a.unit = 'publication' AND a.day >= $8::date AND a.day < $9::date
+WHERE $5 AND a.kind = $1 AND a.key = ANY(${keys}) AND a.unit = 'publication' AND a.day >= $8::date AND a.day < $9::date
 UNION ALL
 SELECT g.key, 'gap', to_char(g.gap_start AT TIME ZONE 'UTC', $10), 0, 0, to_char(g.gap_end AT TIME ZONE 'UTC', $10) FROM dim_activity_gaps g
-WHERE g.kind = $1 AND g.key = ANY($2::text[]) AND g.unit = 'publication' AND g.gap_end > $3::timestamptz AND g.gap_start < $4::timestamptz`;
+WHERE g.kind = $1 AND g.key = ANY(${keys}) AND g.unit = 'publication' AND g.gap_end > $3::timestamptz AND g.gap_start < $4::timestamptz`;
 
 /**
  * Distinct publications active in each bucket per key, for a scope of every market and language:
@@ -115,7 +105,7 @@ WHERE g.kind = $1 AND g.key = ANY($2::text[]) AND g.unit = 'publication' AND g.g
  */
 export async function publicationsFromActivity(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
   const list = buckets(from, to, grain);
-  if (list.length === 0) return new Map(scope.keys.map((k) => [k, []]));
+  if (list.length === 0) return new Map(knownKeys(scope).map((k) => [k, []]));
   const start = list[0].from;
   const end = list[list.length - 1].to;
   // At day grain the whole days inside the window are read as day marks, the edge days as hours.
@@ -125,8 +115,8 @@ export async function publicationsFromActivity(db: Db, scope: DimScope, from: Da
   const iso = (d: Date) => d.toISOString();
   const rows = await queryRows<{ key: string; part: string; at: string | null; starts: number; ends: number; gap_end: string | null }>(
     db,
-    BUCKET_MARKS,
-    [scope.kind, scope.keys, iso(start), iso(end), whole.length > 0, iso(dayStart(start)).slice(0, 10), iso(dayStart(start)),
+    BUCKET_MARKS(keysSql(scope)),
+    [scope.kind, keysParam(scope), iso(start), iso(end), whole.length > 0, iso(dayStart(start)).slice(0, 10), iso(dayStart(start)),
       iso(wholeFrom).slice(0, 10), iso(wholeTo).slice(0, 10), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'],
   );
   // A mark belongs to the bucket containing its hour (or day): index it by the bucket's label.
@@ -135,9 +125,10 @@ export async function publicationsFromActivity(db: Db, scope: DimScope, from: Da
   const bucketOf = (at: string) => index.get(grain === 'hour' ? at.slice(0, 13) : at.slice(0, 10))!;
   const out = new Map<string, number[]>();
   const state = new Map<string, { s0: number; e0: number; starts: number[]; ends: number[]; gaps: [Date, Date][] }>();
-  for (const key of scope.keys) state.set(key, { s0: 0, e0: 0, starts: list.map(() => 0), ends: list.map(() => 0), gaps: [] });
+  const empty = () => ({ s0: 0, e0: 0, starts: list.map(() => 0), ends: list.map(() => 0), gaps: [] as [Date, Date][] });
+  for (const key of knownKeys(scope)) state.set(key, empty());
   for (const r of rows) {
-    const st = state.get(r.key)!;
+    const st = entry(state, r.key, empty);
     if (r.part === 'base') {
       st.s0 = Number(r.starts);
       st.e0 = Number(r.ends);

@@ -3,27 +3,15 @@
 // No raw observation is read.
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
-import type { DimensionKind } from '../db/schema';
-import { ALL_MARKETS, coversAllMarkets, distinctFromActivity, publicationsFromActivity } from './activity';
+import { ALL_MARKETS, distinctFromActivity, publicationsFromActivity } from './activity';
+import { coversAllMarkets, marketsWithData } from './coverage';
 import { buckets, ceilHour, type Grain } from './buckets';
+import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 
-export interface DimScope {
-  kind: DimensionKind;
-  keys: string[];
-  /** Upper-case markets. */
-  markets: string[];
-  /** Lower-case language, or null for all. */
-  language: string | null;
-  /**
-   * Whether the scope is every market with data and every language, which the all-markets rows and
-   * the activity hulls answer. Unset: each read asks the database; `withCoverage` asks once for reads
-   * that share a scope.
-   */
-  everyMarket?: boolean;
-}
+export type { DerivedKeys, DimScope, KeyDistinct, KeyedScope } from './scope';
 
 async function coversEveryMarket(db: Db, scope: DimScope): Promise<boolean> {
-  return scope.everyMarket ?? (scope.language === null && (await coversAllMarkets(db, scope.markets)));
+  return scope.everyMarket ?? (scope.language === null && coversAllMarkets(await marketsWithData(db), scope.markets));
 }
 
 /** The scope with `everyMarket` resolved: one query, however many reads follow. */
@@ -33,16 +21,16 @@ export async function withCoverage(db: Db, scope: DimScope): Promise<DimScope> {
 
 /**
  * The spans of the scope's keys that overlap a window, as `FROM ... WHERE ...` (aliases `d` for
- * url_dimensions, `s` for url_spans). Parameters: $1 kind, $2 keys, $3 markets, $4 language, then
- * the window's bounds, `$5`/`$6` unless named: see `spanParams`.
+ * url_dimensions, `s` for url_spans). Parameters: $1 kind, $2 keys (`keysSql`), $3 markets,
+ * $4 language, then the window's bounds, `$5`/`$6` unless named: see `spanParams`.
  */
-export const scopeSpans = (from = '$5', to = '$6') => `url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
-  WHERE d.kind = $1 AND d.key = ANY($2::text[]) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
+export const scopeSpans = (scope: DimScope, from = '$5', to = '$6') => `url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
+  WHERE d.kind = $1 AND d.key = ANY(${keysSql(scope)}) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
     AND s.start_hour < ${to}::timestamptz AND s.end_hour > ${from}::timestamptz`;
 
 /** Parameters of `scopeSpans()`: the scope, and the window rounded up to whole hours. */
 export const spanParams = (scope: DimScope, from: Date, to: Date): unknown[] => [
-  scope.kind, scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
+  scope.kind, keysParam(scope), scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
 ];
 
 export interface KeySeries {
@@ -75,7 +63,7 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
     db,
     `WITH series AS (
        SELECT k.key, m.country, m.language
-       FROM (SELECT DISTINCT unnest($2::text[]) AS key) k
+       FROM (SELECT DISTINCT unnest(${keysSql(scope)}) AS key) k
        CROSS JOIN (${markets}) m)
      SELECT s.key, to_char(d.day, 'YYYY-MM-DD') AS bucket, sum(d.impressions)::float8 AS impressions, sum(d.position_sum) AS position_sum
      FROM series s CROSS JOIN LATERAL (
@@ -91,7 +79,7 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
        OFFSET 0) h
      GROUP BY s.key, 2`,
     [
-      scope.kind, scope.keys, scope.markets, scope.language,
+      scope.kind, keysParam(scope), scope.markets, scope.language,
       headEnd.toISOString().slice(0, 10), tailStart.toISOString().slice(0, 10),
       grain === 'hour' ? 'YYYY-MM-DD"T"HH24' : 'YYYY-MM-DD',
       hourRanges.map(([f]) => f.toISOString()), hourRanges.map(([, t]) => t.toISOString()),
@@ -99,9 +87,10 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
   );
   const index = new Map(list.map((b, i) => [grain === 'hour' ? b.ts.toISOString().slice(0, 13) : b.ts.toISOString().slice(0, 10), i]));
   const out = new Map<string, KeySeries>();
-  for (const key of scope.keys) out.set(key, { impressions: list.map(() => 0), positionSum: list.map(() => 0) });
+  const empty = () => ({ impressions: list.map(() => 0), positionSum: list.map(() => 0) });
+  for (const key of knownKeys(scope)) out.set(key, empty());
   for (const row of rows) {
-    const series = out.get(row.key)!;
+    const series = entry(out, row.key, empty);
     const i = index.get(row.bucket)!;
     series.impressions[i] += row.impressions;
     series.positionSum[i] += row.position_sum;
@@ -109,12 +98,6 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
   return out;
 }
 
-export interface KeyDistinct {
-  publications: number;
-  publishers: number;
-  trends: number;
-  lastSeen: Date | null;
-}
 
 /**
  * Distinct publications, publishers and trends active in [from, to) per key, and when last seen.
@@ -136,7 +119,7 @@ export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to:
     db,
     `WITH hits AS MATERIALIZED (
        SELECT ${across ? "'*'::text" : 'd.key'} AS key, d.url_id, max(s.end_hour) AS last_end
-       FROM ${scopeSpans()}
+       FROM ${scopeSpans(scope)}
        GROUP BY ${across ? 'd.url_id' : 'd.key, d.url_id'}),
      per_key AS (SELECT key, count(*)::int AS publications, least(max(last_end), $6::timestamptz) AS last_seen FROM hits GROUP BY key),
      publishers AS (
@@ -163,17 +146,18 @@ export async function publicationsSeries(db: Db, scope: DimScope, from: Date, to
 /** The same from url_spans, for any scope. */
 export async function publicationsFromSpans(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
   const list = buckets(from, to, grain);
-  if (list.length === 0) return new Map(scope.keys.map((k) => [k, []]));
+  if (list.length === 0) return new Map(knownKeys(scope).map((k) => [k, []]));
   // The scope's spans in the window first (by key, through the indexes), then their buckets.
   const rows = await queryRows<{ key: string; i: number; n: number }>(
     db,
-    `WITH active AS (SELECT d.key, s.url_id, s.start_hour, s.end_hour FROM ${scopeSpans()})
+    `WITH active AS (SELECT d.key, s.url_id, s.start_hour, s.end_hour FROM ${scopeSpans(scope)})
      SELECT a.key, b.i::int AS i, count(DISTINCT a.url_id)::int AS n
      FROM active a JOIN unnest($7::timestamptz[], $8::timestamptz[]) WITH ORDINALITY AS b(f, t, i) ON a.start_hour < b.t AND a.end_hour > b.f
      GROUP BY a.key, b.i`,
     [...spanParams(scope, from, to), list.map((b) => b.from.toISOString()), list.map((b) => b.to.toISOString())],
   );
-  const out = new Map(scope.keys.map((k) => [k, list.map(() => 0)]));
-  for (const r of rows) out.get(r.key)![r.i - 1] = r.n;
+  const empty = () => list.map(() => 0);
+  const out = new Map(knownKeys(scope).map((k) => [k, empty()]));
+  for (const r of rows) entry(out, r.key, empty)[r.i - 1] = r.n;
   return out;
 }

@@ -2,7 +2,7 @@
 // statement (an uncorrelated subquery), never matched per row by `kg_id = ref OR normalized_name = ...`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../shared/db/client';
-import { countProfiles, pageKeys, type FeedFilter } from '../../functions/feed/queries';
+import { countProfiles, readPage, type FeedFilter, type PageRequest } from '../../functions/feed/queries';
 import { listArticles } from '../../functions/articles/queries';
 import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
 import { articleRecords, ELECTION, MESSI, NOW, SOCCER, STARTUP, TENNIS } from '../fixtures/articles';
@@ -62,6 +62,10 @@ async function oracle(list: string[], all: boolean): Promise<Set<string>> {
   )) as { id: string }[];
   return new Set(rows.map((r) => r.id));
 }
+
+/** The feed page's keys (one statement with its items, as the route reads it). */
+const pageKeys = (db: Db, f: FeedFilter, page: PageRequest) =>
+  readPage(db, f, page, { end: windowEnd(new Date(NOW)), dayStart: new Date(Math.floor(Date.parse(NOW) / 86_400_000) * 86_400_000 - 29 * 86_400_000), markdown: false });
 
 const filter = (entities: string[], matchAll: boolean): FeedFilter => ({
   markets: null, language: null, categories: null, entities, matchAll, planCategories: null,

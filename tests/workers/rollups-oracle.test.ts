@@ -7,7 +7,7 @@ import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import type { Grain } from '../../shared/rollups/buckets';
 import { distinctFromActivity, publicationsFromActivity } from '../../shared/rollups/activity';
-import { distinctByKey, distinctFromSpans, publicationsFromSpans, publicationsSeries, seriesByKey, type DimScope } from '../../shared/rollups/read';
+import { distinctByKey, distinctFromSpans, publicationsFromSpans, publicationsSeries, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
 import { BASE, CATEGORIES, dataset, DOMAINS, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, rebuildWorld, type World } from '../helpers/world';
@@ -39,7 +39,7 @@ describe('roll-ups equal the raw-observation reference', () => {
       fc.asyncProperty(arbitraryQuery, async (q) => {
         const all = keys[q.kind];
         const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: DimScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: q.markets, language: q.language };
+        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: q.markets, language: q.language };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         const [series, pubs, distinct, expected, expectedDistinct] = await Promise.all([
@@ -77,7 +77,7 @@ describe('roll-ups equal the raw-observation reference', () => {
       fc.asyncProperty(arbitraryWindow, async (q) => {
         const all = keys[q.kind];
         const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: DimScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: ['US', 'GB', 'DE'], language: null };
+        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: ['US', 'GB', 'DE'], language: null };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         const [hulls, spans, reference, perBucket, perBucketSpans, series, totals] = await Promise.all([

@@ -6,11 +6,21 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
+import { createList } from '../../shared/admin/lists';
+import { forgetCachedKeys } from '../../shared/auth/keys';
+import { forgetAuthVersions } from '../../shared/auth/version';
+import { forgetIsolateCaches } from '../../shared/cache/memory';
+import { edgeLimits } from '../../shared/limits/edge';
+import { queryRows } from '../../shared/db/raw';
+import { dataset, TRENDS } from '../fixtures/oracle';
+import { NOW as TRENDS_NOW, trendRecords } from '../fixtures/trends';
+import { seed } from '../helpers/seed';
 import { createWorld, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let tenant: Tenant;
 let strict: Tenant;
+let list: string;
 const DISTANT = {
   UPSTASH_REDIS_REST_URL: env.DISTANT_UPSTASH_URL,
   NEON_HTTP_ENDPOINT: new URL('/sql', env.DISTANT_UPSTASH_URL).toString(),
@@ -19,15 +29,27 @@ const gateway = (path: string, method = 'GET') => fetch(new URL(path, env.DISTAN
 
 beforeAll(async () => {
   world = await createWorld('round_trips');
+  // The roll-up oracle's data (lists, feed, entities) and the trends fixture (the hierarchy), at the later NOW.
+  for (const batch of dataset()) await seed(world, batch);
+  await seed(world, trendRecords());
+  world.setNow(TRENDS_NOW);
   tenant = await world.tenant({ plan: 'scale' });
   strict = await world.tenant({ plan: 'scale', limitsMode: 'strict' });
-});
+  const entities = await queryRows<{ id: string }>(world.db, 'SELECT id::text FROM entities ORDER BY normalized_name LIMIT 3');
+  list = (await createList(world.db, {
+    projectId: tenant.projectId, kind: 'entity', name: 'People',
+    items: [...entities.map((e) => ({ key: e.id })), { key: 'Grace Hopper' }, { key: 'Nobody Known' }],
+  }, new Date(TRENDS_NOW))).id;
+  ids = await discover();
+}, 120_000);
 
 /** One request through the distant gateway; answers its status and its sequential round trips. */
-async function trips(path: string, key: string): Promise<{ status: number; trips: number }> {
+async function trips(path: string, key: string, body?: unknown): Promise<{ status: number; trips: number }> {
   await gateway('/stats/reset', 'POST');
   const ctx = createExecutionContext();
-  const request = new Request(`http://api.test${path}`, { headers: { 'X-API-Key': key } });
+  const request = new Request(`http://api.test${path}`, body === undefined
+    ? { headers: { 'X-API-Key': key } }
+    : { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': '203.0.113.7' }, body: JSON.stringify(body) });
   const response = await worker.fetch(request as never, { ...world.env, ...DISTANT } as never, ctx);
   await gateway('/stats/mark', 'POST');
   await response.text();
@@ -42,14 +64,68 @@ async function warm(path: string, key: string) {
   return trips(path, key);
 }
 
+/** Ids of the seeded data the id routes need, read through the API itself. */
+interface Ids {
+  trend: string;
+  theme: string;
+  topic: string;
+  entity: string;
+  article: string;
+  urlId: string;
+}
+let ids: Ids;
+
+async function discover(): Promise<Ids> {
+  const get = async (path: string) => (await world.call(path, { key: tenant.key })).body as any;
+  const first = (o: any) => (Array.isArray(o) ? o : (o.items ?? o.themes ?? o.topics ?? o.entities ?? o.articles ?? o.trends))[0];
+  const theme = first(await get('/v1/themes'));
+  return {
+    trend: TRENDS[0],
+    theme: theme.id,
+    topic: first(await get(`/v1/themes/${theme.id}/topics`)).id,
+    entity: first(await get('/v1/entities?limit=1')).name,
+    article: first(await get('/v1/articles?limit=1')).id,
+    urlId: first(await get('/v2/feed?limit=1')).url_id,
+  };
+}
+
+/**
+ * Every keyed GET route: warm (the same request again) answers from the isolate with the limits
+ * decided at the edge; fresh (a question nobody asked before, the key warm) pays at most one Redis
+ * wave and one PostgreSQL wave. `null`: no parameter makes a new question.
+ */
+const ROUTES: [string, (i: Ids) => string, ((i: Ids) => string) | null][] = [
+  ['/v1/geo/languages', () => '/v1/geo/languages', null],
+  ['/v1/geo/regions', () => '/v1/geo/regions', () => '/v1/geo/regions?window=7d'],
+  ['/v1/geo/regions/{alpha_2}', () => '/v1/geo/regions/us', null],
+  ['/v1/geo/regions/{alpha_2}/cities', () => '/v1/geo/regions/us/cities', () => '/v1/geo/regions/us/cities?active_only=true'],
+  ['/v1/tracking/lists', () => '/v1/tracking/lists', null],
+  ['/v1/tracking/lists/{id}', () => `/v1/tracking/lists/${list}`, null],
+  ['/v1/tracking/lists/{id}/metrics', () => `/v1/tracking/lists/${list}/metrics?period=7d`, () => `/v1/tracking/lists/${list}/metrics?period=30d&limit=7`],
+  ['/v1/tracking/lists/{id}/rollup', () => `/v1/tracking/lists/${list}/rollup?period=7d`, () => `/v1/tracking/lists/${list}/rollup?period=30d&country=gb`],
+  ['/v2/feed', () => '/v2/feed?limit=5', () => '/v2/feed?limit=9'],
+  ['/v2/feed/{url_id}', (i) => `/v2/feed/${i.urlId}`, null],
+  ['/v2/live', () => '/v2/live?since_minutes=90&limit=5', () => '/v2/live?since_minutes=90&limit=9'],
+  ['/v1/trends', () => '/v1/trends', () => '/v1/trends?limit=7'],
+  ['/v1/trends/{id}', (i) => `/v1/trends/${i.trend}`, null],
+  ['/v1/trends/{id}/articles', (i) => `/v1/trends/${i.trend}/articles`, (i) => `/v1/trends/${i.trend}/articles?limit=7`],
+  ['/v1/trends/{id}/rollup', (i) => `/v1/trends/${i.trend}/rollup?period=7d`, (i) => `/v1/trends/${i.trend}/rollup?period=30d&country=us`],
+  ['/v1/themes', () => '/v1/themes', null],
+  ['/v1/themes/{id}/topics', (i) => `/v1/themes/${i.theme}/topics`, null],
+  ['/v1/topics/{id}/trends', (i) => `/v1/topics/${i.topic}/trends`, (i) => `/v1/topics/${i.topic}/trends?limit=7`],
+  ['/v1/entities', () => '/v1/entities', () => '/v1/entities?limit=7'],
+  ['/v1/entities/trending', () => '/v1/entities/trending?region=us&limit=5', () => '/v1/entities/trending?region=us&limit=7'],
+  ['/v1/entities/{name}', (i) => `/v1/entities/${encodeURIComponent(i.entity)}`, null],
+  ['/v1/entities/{name}/articles', (i) => `/v1/entities/${encodeURIComponent(i.entity)}/articles`, (i) => `/v1/entities/${encodeURIComponent(i.entity)}/articles?limit=7`],
+  ['/v1/articles', () => '/v1/articles', () => '/v1/articles?limit=7'],
+  ['/v1/articles/{id}', (i) => `/v1/articles/${i.article}`, null],
+  ['/v1/analytics/categories', () => '/v1/analytics/categories?period=7d', () => '/v1/analytics/categories?period=30d&limit=3'],
+];
+
 describe('warm answers: no round trip (edge limits + isolate memory)', () => {
-  for (const path of [
-    '/v1/geo/languages', '/v1/geo/regions', '/v1/entities/trending?region=us&limit=5',
-    // Kept in the isolate by shared/cache/edge-answers.ts.
-    '/v1/trends', '/v1/themes', '/v1/entities', '/v1/articles', '/v1/analytics/categories', '/v1/tracking/lists',
-  ]) {
-    it(`GET ${path}`, async () => {
-      expect(await warm(path, tenant.key)).toEqual({ status: 200, trips: 0 });
+  for (const [name, path] of ROUTES) {
+    it(`GET ${name}`, async () => {
+      expect(await warm(path(ids), tenant.key)).toEqual({ status: 200, trips: 0 });
     });
   }
 });
@@ -61,17 +137,34 @@ describe('strict mode: a warm answer costs the one limit check', () => {
 });
 
 describe('fresh answers: at most 2 sequential round trips (Redis, then PostgreSQL)', () => {
-  it('GET /v1/geo/regions with parameters nobody asked before', async () => {
-    await warm('/v1/geo/languages', tenant.key); // the key and its limits are warm; the route's answer is not
-    const fresh = await trips('/v1/geo/regions?window=7d', tenant.key);
+  // Each route warm first (the key, the list's or trend's admission, the feed's windows slid to the
+  // hour), then a question nobody asked before.
+  for (const [name, path, fresh] of ROUTES) {
+    if (!fresh) continue;
+    it(`GET ${name} with parameters nobody asked before`, async () => {
+      await warm(path(ids), tenant.key);
+      const answer = await trips(fresh(ids), tenant.key);
+      expect(answer.status).toBe(200);
+      expect(answer.trips).toBeLessThanOrEqual(2);
+    });
+  }
+
+  it('POST /public/platform-profile/bulk: the per-IP limit spent once, then the profiles', async () => {
+    const fresh = await trips('/public/platform-profile/bulk', '', { domains: ['example.com', 'unknown-1.example'] });
     expect(fresh.status).toBe(200);
     expect(fresh.trips).toBeLessThanOrEqual(2);
   });
+});
 
-  it('GET /v1/entities/trending with parameters nobody asked before', async () => {
+describe('a cold isolate', () => {
+  it('looks the key of its first request up once (the first auth version read keeps a key read just now)', async () => {
     await warm('/v1/geo/languages', tenant.key);
-    const fresh = await trips('/v1/entities/trending?region=us&limit=7', tenant.key);
-    expect(fresh.status).toBe(200);
-    expect(fresh.trips).toBeLessThanOrEqual(2);
+    forgetIsolateCaches();
+    forgetCachedKeys();
+    forgetAuthVersions();
+    edgeLimits.expire();
+    expect((await trips('/v1/geo/languages', tenant.key)).status).toBe(200);
+    const { spans } = (await (await gateway('/stats?spans=1')).json()) as { spans: { label: string }[] };
+    expect(spans.filter((s) => s.label.includes('"api_keys"')).length).toBe(1);
   });
 });

@@ -1,0 +1,59 @@
+// The scope of a roll-up read: a dimension's keys (given, or found by the database), markets and language.
+import type { DimensionKind } from '../db/schema';
+
+export interface DimScope {
+  kind: DimensionKind;
+  /**
+   * The keys, or a statement that finds them in the database (a page of a tracking list resolved):
+   * reads then name their keys in SQL (`keysSql`) rather than wait for a first statement's answer,
+   * so every read of an answer runs in one wave.
+   */
+  keys: string[] | DerivedKeys;
+  /** Upper-case markets. */
+  markets: string[];
+  /** Lower-case language, or null for all. */
+  language: string | null;
+  /**
+   * Whether the scope is every market with data and every language, which the all-markets rows and
+   * the activity hulls answer. Unset: each read finds out (coverage.ts: once per request);
+   * `withCoverage` settles it for reads that share a scope.
+   */
+  everyMarket?: boolean;
+}
+
+/** A scope whose keys are given (references, tests and benchmarks compare per key). */
+export interface KeyedScope extends DimScope {
+  keys: string[];
+}
+
+/**
+ * Keys the database finds: `sql` is an expression of type text[] that reads its arguments from the
+ * parameter the keys would take (`$2::text[]` in every read here), and `args` are those arguments.
+ */
+export interface DerivedKeys {
+  sql: string;
+  args: string[];
+}
+
+/** The scope's keys in a statement whose keys parameter is `$2`. */
+export const keysSql = (scope: DimScope): string => (Array.isArray(scope.keys) ? '$2::text[]' : `(${scope.keys.sql})::text[]`);
+
+/** The value of that parameter: the keys, or the arguments of the statement that finds them. */
+export const keysParam = (scope: DimScope): string[] => (Array.isArray(scope.keys) ? scope.keys : scope.keys.args);
+
+/** The keys known before any read (none when the database finds them): reads answer each of these. */
+export const knownKeys = (scope: DimScope): string[] => (Array.isArray(scope.keys) ? scope.keys : []);
+
+/** `map`'s entry for `key`, made by `make` the first time. */
+export function entry<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
+}
+
+export interface KeyDistinct {
+  publications: number;
+  publishers: number;
+  trends: number;
+  lastSeen: Date | null;
+}

@@ -81,6 +81,8 @@ export interface AggregateJob {
   kind: string;
   request: unknown;
   cacheKey: string;
+  /** Who asked it (project, or `key:<id>`): whose recently-asked list holds it (absent in older jobs). */
+  owner?: string;
 }
 
 export interface ServeOptions<H> {
@@ -208,25 +210,23 @@ export const MAX_RECENT_PER_OWNER = 50;
 /** Who an asked aggregate is counted against: the project, or the key when it has none. */
 export const ownerOf = (c: Context<Env>) => c.var.auth?.projectId ?? `key:${c.var.auth?.keyId ?? 'none'}`;
 
+const ownersKey = (store: Store) => store.key(RECENT, 'owners');
+const ownerKey = (store: Store, owner: string) => store.key(RECENT, 'owner', owner);
+
 /**
- * Remembers an asked aggregate for the cron warmer (wall time: cache freshness is not business time),
- * in the global list the cron reads and in the owner's own list; past MAX_RECENT_PER_OWNER the owner's
- * oldest entries leave both. Runs after the answer (ctx.waitUntil): no round trip of the request.
+ * Remembers an asked aggregate for the cron warmer (wall time: cache freshness is not business time) in
+ * its owner's list, cut to the newest MAX_RECENT_PER_OWNER in the same pipeline, and the owner in the
+ * list of owners the cron walks. One Redis wave, beside the request's own (never a sequential trip).
  */
 export async function noteAsked(store: Store, job: AggregateJob, owner: string, nowMs = Date.now()): Promise<void> {
-  const member = JSON.stringify(job);
-  const mine = store.key(RECENT, 'owner', owner);
+  const mine = ownerKey(store, owner);
+  // Auto-pipelined in this order: the cut runs after the add.
   await Promise.all([
-    store.redis.zadd(store.key(RECENT), { score: nowMs, member }),
-    store.redis.zadd(mine, { score: nowMs, member }),
-    store.redis.zremrangebyscore(mine, 0, nowMs - RECENT_WINDOW_MS),
+    store.redis.zadd(ownersKey(store), { score: nowMs, member: owner }),
+    store.redis.zadd(mine, { score: nowMs, member: JSON.stringify(job) }),
+    store.redis.zremrangebyrank(mine, 0, -(MAX_RECENT_PER_OWNER + 1)),
     store.redis.expire(mine, RECENT_WINDOW_MS / 1000),
   ]);
-  // The owner's entries beyond its newest MAX_RECENT_PER_OWNER (ranks ascend by time asked), as stored
-  // (the text client: no JSON parsing of the members). Read after the writes above: another client.
-  const overflow = await store.text.zrange<string[]>(mine, 0, -(MAX_RECENT_PER_OWNER + 1));
-  if (overflow.length === 0) return;
-  await Promise.all([store.redis.zrem(store.key(RECENT), ...overflow), store.redis.zrem(mine, ...overflow)]);
 }
 
 /**
@@ -302,8 +302,9 @@ async function serve<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: 
     return { cached: found, outcome: 'hit' };
   }
   if (acquired === DOWN) return degraded(c, kind, request, options);
-  const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey };
-  if (kind.warm !== false) afterwards(noteAsked(store, job, ownerOf(c)).catch(() => undefined)); // warming is best effort
+  const owner = ownerOf(c);
+  const job: AggregateJob = { type: 'aggregate', kind: kind.name, request, cacheKey, owner };
+  if (kind.warm !== false) afterwards(noteAsked(store, job, owner).catch(() => undefined)); // warming is best effort
   if (options.background && queue) {
     if (acquired) {
       try {
@@ -369,19 +370,23 @@ export async function completeAggregate(services: AggregateServices, kind: Aggre
     const refusal = refusalOf(err);
     if (!refusal) throw err;
     [stored, ttl, outcome] = [refusal, REFUSAL_TTL_SECONDS, 'refused'];
-    await store.redis.zrem(store.key(RECENT), JSON.stringify(job));
+    if (job.owner) await store.redis.zrem(ownerKey(store, job.owner), JSON.stringify(job));
   }
   await store.redis.set(job.cacheKey, pack(stored), { ex: ttl });
   await store.redis.del(lockOf(job.cacheKey));
   return outcome;
 }
 
-/** Recently asked aggregates (last hour) whose cached copy expires within `margin` seconds. */
+/**
+ * Recently asked aggregates (last hour) whose cached copy expires within `margin` seconds: at most
+ * MAX_RECENT_PER_OWNER per owner, each owner's newest.
+ */
 export async function dueForWarming(store: Store, nowMs: number, margin = 180): Promise<AggregateJob[]> {
-  const recent = store.key(RECENT);
-  await store.redis.zremrangebyscore(recent, 0, nowMs - RECENT_WINDOW_MS);
-  const members = await store.redis.zrange<string[]>(recent, nowMs - RECENT_WINDOW_MS, nowMs, { byScore: true });
-  const jobs = members.map((m) => (typeof m === 'string' ? JSON.parse(m) : m) as AggregateJob);
+  const since = nowMs - RECENT_WINDOW_MS;
+  await store.redis.zremrangebyscore(ownersKey(store), 0, since);
+  const owners = await store.redis.zrange<string[]>(ownersKey(store), since, nowMs, { byScore: true });
+  const lists = await Promise.all(owners.map((owner) => store.text.zrange<string[]>(ownerKey(store, String(owner)), since, nowMs, { byScore: true })));
+  const jobs = lists.flatMap((members) => members.slice(-MAX_RECENT_PER_OWNER).map((m) => JSON.parse(m) as AggregateJob));
   const ttls = await Promise.all(jobs.map((j) => store.redis.ttl(j.cacheKey)));
   return jobs.filter((_, i) => ttls[i] < margin);
 }

@@ -25,7 +25,9 @@ export const MCP_MAX_BATCH = 20;
 /** The number of messages when the body is a JSON-RPC batch (already bounded to 256 KiB), else 0. */
 async function batchSize(request: Request): Promise<number> {
   try {
-    const body: unknown = JSON.parse(await request.clone().text());
+    const text = await request.clone().text();
+    if (!text.trimStart().startsWith('[')) return 0; // one message: nothing to count, nothing parsed twice
+    const body: unknown = JSON.parse(text);
     return Array.isArray(body) ? body.length : 0;
   } catch {
     return 0; // not JSON: the transport answers its own JSON-RPC parse error

@@ -16,6 +16,8 @@ import { liveStep, topUp } from './demo/live';
 import { scanMentionList } from '../functions/tracking/scan';
 import { drizzle } from 'drizzle-orm/neon-http';
 import { neon } from '@neondatabase/serverless';
+import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
+import type { Queryable } from '../shared/db/queryable';
 
 const PORT = Number(process.env.PORT ?? 8787);
 /** Where the embedded database, the gateway address and the demo keys live (tests use a temp dir). */
@@ -46,6 +48,9 @@ configureDriver(info);
 // Kept open between live steps (no idle timeout): it must outlive a PostgreSQL restart, which the
 // guard makes a logged, recoverable event (the dead client is dropped, the next step reconnects).
 const pool = guardPool(new Pool({ connectionString: info.databaseUrl, max: 2, idleTimeoutMillis: 0 }), 'database pool', log);
+// The live simulation is the ingest path: each connection gets ingest's statement_timeout before its
+// first query (node-postgres runs a client's queries in order).
+pool.on('connect', (c: Queryable) => void setSessionTimeout(c, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest).catch(() => undefined));
 const db = drizzle({ client: neon(info.databaseUrl) });
 const now = new Date();
 const client = await pool.connect();

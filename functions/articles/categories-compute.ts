@@ -2,7 +2,9 @@
 // seriesByKey (dim_days/dim_hours), exact distinct counts from distinctByKey (activity hulls or url_spans).
 import type { Db } from '../../shared/db/client';
 import { round } from '../../shared/format';
-import { distinctByKey, seriesByKey, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
+import { ALL_MARKETS } from '../../shared/rollups/activity';
+import { buckets } from '../../shared/rollups/buckets';
+import { distinctByKey, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
 import type { WindowScope } from '../../shared/window-scope';
 
 export interface PathFilter {
@@ -11,47 +13,83 @@ export interface PathFilter {
   parent: string | null;
 }
 
+const PATHS = `WITH RECURSIVE paths(name) AS (
+       (SELECT key FROM url_dimensions WHERE kind = 'category' ORDER BY key LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.key FROM url_dimensions d WHERE d.kind = 'category' AND d.key > p.name ORDER BY d.key LIMIT 1)
+       FROM paths p WHERE p.name IS NOT NULL),
+     chosen AS (
+       SELECT name FROM paths
+       WHERE name IS NOT NULL AND (($2::text[])[1] = '' OR starts_with(name, ($2::text[])[1] || '/'))
+         AND (($2::text[])[2] = 'f' OR strpos(substr(name, 2), '/') = 0))`;
+
+/** The arguments of PATHS: the parent path ('' for none), 't' for top-level paths only. */
+const pathArgs = (filter: PathFilter) => [filter.parent ?? '', filter.topLevel ? 't' : 'f'];
+
 /**
  * Every category path with data, as keys the database finds (shared/rollups/scope.ts): the category
  * keys of url_dimensions, which hold each tagged path and its ancestors (shared/categories.ts:
  * `/Sports` covers `/Sports/Soccer`), read as a loose index scan over the primary key: one index
  * probe per path instead of a pass over every tagged article. The taxonomy is small; the filter runs
- * after the scan because a collation need not keep a prefix's paths contiguous. Arguments: the
- * parent path ('' for none), 't' for top-level paths only.
+ * after the scan because a collation need not keep a prefix's paths contiguous.
  */
 export function categoryPaths(filter: PathFilter): DerivedKeys {
+  return { sql: `${PATHS} SELECT coalesce(array_agg(name), '{}') FROM chosen`, args: pathArgs(filter) };
+}
+
+/**
+ * The paths of one page of a scope of every market, ranked as categoryAnalytics ranks them (window
+ * impressions, descending, then path): the window's sums from the all-markets rows of dim_days (whole
+ * days) and dim_hours (the head and tail hours), as seriesByKey reads them.
+ */
+function pagePaths(filter: PathFilter, scope: WindowScope, limit: number, offset: number): DerivedKeys {
+  const { headEnd, tailStart, hourRanges } = windowRanges(buckets(scope.from, scope.to, 'day'));
+  const [head, tail] = [...hourRanges, [headEnd, headEnd], [headEnd, headEnd]];
+  const a = (i: number) => `($2::text[])[${i}]`;
   return {
-    sql: `WITH RECURSIVE paths(name) AS (
-       (SELECT key FROM url_dimensions WHERE kind = 'category' ORDER BY key LIMIT 1)
-       UNION ALL
-       SELECT (SELECT d.key FROM url_dimensions d WHERE d.kind = 'category' AND d.key > p.name ORDER BY d.key LIMIT 1)
-       FROM paths p WHERE p.name IS NOT NULL)
-     SELECT coalesce(array_agg(name), '{}') FROM paths
-     WHERE name IS NOT NULL AND (($2::text[])[1] = '' OR starts_with(name, ($2::text[])[1] || '/'))
-       AND (($2::text[])[2] = 'f' OR strpos(substr(name, 2), '/') = 0)`,
-    args: [filter.parent ?? '', filter.topLevel ? 't' : 'f'],
+    sql: `${PATHS},
+     m AS (SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language),
+     totals AS (
+       SELECT c.name,
+         (SELECT coalesce(sum(d.impressions), 0) FROM m CROSS JOIN LATERAL (
+            SELECT impressions FROM dim_days WHERE kind = 'category' AND key = c.name AND country = m.country AND language = m.language
+              AND day >= ${a(3)}::date AND day < ${a(4)}::date OFFSET 0) d)
+         + (SELECT coalesce(sum(h.impressions), 0) FROM m CROSS JOIN (VALUES (${a(5)}, ${a(6)}), (${a(7)}, ${a(8)})) AS r(f, t) CROSS JOIN LATERAL (
+            SELECT impressions FROM dim_hours WHERE kind = 'category' AND key = c.name AND country = m.country AND language = m.language
+              AND hour >= r.f::timestamptz AND hour < r.t::timestamptz OFFSET 0) h) AS total
+       FROM chosen c)
+     SELECT coalesce(array_agg(name), '{}') FROM (
+       SELECT name FROM totals WHERE total > 0 ORDER BY total DESC, name COLLATE "C" OFFSET ${a(9)}::int LIMIT ${a(10)}::int) p`,
+    args: [
+      ...pathArgs(filter), headEnd.toISOString().slice(0, 10), tailStart.toISOString().slice(0, 10),
+      ...[head, tail].flatMap(([f, t]) => [f.toISOString(), t.toISOString()]), String(offset), String(limit),
+    ],
   };
 }
 
 const total = (values: number[] | undefined) => (values ?? []).reduce((a, b) => a + b, 0);
 
 /**
- * One wave of reads, each finding the paths itself: both windows' sums, and the distinct counts of
- * every active path (the page is known only once the sums are ranked; the biggest paths, which the
- * first pages show, are most of that work anyway).
+ * Both windows' sums, each read finding the paths itself, then the distinct counts of the page's
+ * paths. For a scope of every market those come from the activity hulls, in the same wave: the page
+ * is ranked in SQL as the sums rank it (`pagePaths`). For a market subset or a language they walk
+ * url_spans, after the sums with the page's paths named: over paths found in the same statement the
+ * planner cannot estimate that walk, which took five times the database time on the bench set's
+ * slice (a round trip costs less).
  */
 export async function categoryAnalytics(db: Db, scope: WindowScope, filter: PathFilter, limit: number, offset: number) {
   const dim = await withCoverage(db, { kind: 'category', keys: categoryPaths(filter), markets: scope.markets, language: scope.language });
-  const [cur, prev, distinct] = await Promise.all([
+  const [cur, prev, hulls] = await Promise.all([
     seriesByKey(db, dim, scope.from, scope.to, 'day'),
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),
-    distinctByKey(db, dim, scope.from, scope.to),
+    dim.everyMarket ? distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, limit, offset) }, scope.from, scope.to) : undefined,
   ]);
   const active = [...cur]
     .map(([name, series]) => ({ name, impressions: total(series.impressions), positionSum: total(series.positionSum), previous: total(prev.get(name)?.impressions) }))
     .filter((row) => row.impressions > 0)
     .sort((a, b) => b.impressions - a.impressions || (a.name < b.name ? -1 : 1));
   const page = active.slice(offset, offset + limit);
+  const distinct = hulls ?? (page.length ? await distinctByKey(db, { ...dim, keys: page.map((r) => r.name) }, scope.from, scope.to) : new Map());
   const categories = page.map((row) => ({
     name: row.name,
     impressions: row.impressions,

@@ -5,7 +5,7 @@ import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import { ALL_MARKETS, distinctFromActivity, publicationsFromActivity } from './activity';
 import { coversAllMarkets, marketsWithData } from './coverage';
-import { buckets, ceilHour, type Grain } from './buckets';
+import { buckets, ceilHour, type Bucket, type Grain } from './buckets';
 import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 
 export type { DerivedKeys, DimScope, KeyDistinct, KeyedScope } from './scope';
@@ -33,6 +33,20 @@ export const spanParams = (scope: DimScope, from: Date, to: Date): unknown[] => 
   scope.kind, keysParam(scope), scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
 ];
 
+/**
+ * Where a window's sums are read: whole days are consecutive, so they are one range of dim_days
+ * [headEnd, tailStart), and the hours read from dim_hours are a head before the first whole day and
+ * a tail after the last one (the whole window when no day is whole).
+ */
+export function windowRanges(list: Bucket[]) {
+  const wholeDays = list.filter((b) => b.wholeDay);
+  const start = list.length ? list[0].from : new Date(0);
+  const end = list.length ? list[list.length - 1].to : start;
+  const headEnd = wholeDays.length ? wholeDays[0].from : end;
+  const tailStart = wholeDays.length ? wholeDays[wholeDays.length - 1].to : end;
+  return { headEnd, tailStart, hourRanges: [[start, headEnd], [tailStart, end]].filter(([f, t]) => f < t) };
+}
+
 export interface KeySeries {
   impressions: number[];
   positionSum: number[];
@@ -41,19 +55,11 @@ export interface KeySeries {
 /** Per key: impressions and position sums for each bucket of the window at `grain`. */
 export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, KeySeries>> {
   const list = buckets(from, to, grain);
-  const wholeDays = list.filter((b) => b.wholeDay);
   // A scope of every market and language reads each key's all-markets rows: one series per key.
   const markets = await coversEveryMarket(db, scope)
     ? `SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language WHERE $3::text[] IS NOT NULL AND $4::text IS NULL`
     : `SELECT DISTINCT country, language FROM market_days WHERE country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)`;
-  // Whole days are consecutive: they are read from dim_days as one range of days, and the hours
-  // read from dim_hours are a head before the first whole day and a tail after the last one (the
-  // whole window when no day is whole).
-  const start = ceilHour(from);
-  const end = ceilHour(to);
-  const headEnd = wholeDays.length ? wholeDays[0].from : end;
-  const tailStart = wholeDays.length ? wholeDays[wholeDays.length - 1].to : end;
-  const hourRanges = [[start, headEnd], [tailStart, end]].filter(([f, t]) => f < t);
+  const { headEnd, tailStart, hourRanges } = windowRanges(list);
   // One index range scan per key x market (x hour range): the primary keys are (kind, key, country,
   // language, day|hour), so naming the markets' languages (every market with observations has
   // market_days rows) lets the day/hour range bound each descent. A plain `key = ANY(...) AND

@@ -195,10 +195,15 @@ export async function run(argv: string[]): Promise<void> {
         for (const path of route.variants(scope, ids.get(scope)!)) {
           const body = route.body?.(ids.get(scope)!);
           try {
+            const own: Sample[] = [];
             for (let r = 0; r < coldRuns; r++) {
               await clearAggregates();
-              coldSamples.push(await measured(cold, scope, route.cold?.(scope, ids.get(scope)!, r) ?? path, body));
+              own.push(await measured(cold, scope, route.cold?.(scope, ids.get(scope)!, r) ?? path, body));
             }
+            coldSamples.push(...own);
+            // Which variant is slow: each one over the goal is named in the log.
+            const dbP50 = median(own.map((o) => o.dbMs));
+            if (dbP50 > 50) log(`  over: ${scope.name} ${path}: cold db p50 ${fmt(dbP50, 1)} ms`);
             await send(warm, scope, path, body);
             for (let r = 0; r < warmRuns; r++) warmMs.push((await send(warm, scope, path, body)).ms);
           } catch (err) {

@@ -2,7 +2,7 @@
 import { asc } from 'drizzle-orm';
 import type { AuthContext } from './auth/types';
 import type { Db } from './db/client';
-import { countries } from './db/schema';
+import { countries } from './db/schema/geo';
 import { ApiError, coded } from './errors';
 import { MARKET_NOT_ENTITLED } from './markets-entitled';
 

@@ -1,7 +1,7 @@
 // API keys: generated once, stored as SHA-256 hashes, resolved to an AuthContext.
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { apiKeys, projects } from '../db/schema';
+import { apiKeys, projects } from '../db/schema/accounts';
 import { PLAN_RULES } from '../plans';
 import type { AuthContext } from './types';
 

@@ -6,4 +6,4 @@ export default lazyArea(async (modules) => (await import('./area')).buildArticle
   'GET /v1/articles': () => import('./list'),
   'GET /v1/articles/:id': () => import('./article'),
   'GET /v1/analytics/categories': () => import('./categories'),
-});
+}, { auth: true });

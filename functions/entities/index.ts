@@ -8,4 +8,4 @@ export default lazyArea(async (modules) => (await import('./area')).buildEntitie
   'GET /v1/entities/trending': () => import('./trending'),
   'GET /v1/entities/:entity_name': () => import('./detail'),
   'GET /v1/entities/:entity_name/articles': () => import('./articles'),
-});
+}, { auth: true });

@@ -6,4 +6,4 @@ export default lazyArea(async (modules) => (await import('./area')).buildFeed(mo
   'GET /v2/feed': () => import('./feed'),
   'GET /v2/feed/:url_id': () => import('./profile'),
   'GET /v2/live': () => import('./live'),
-});
+}, { auth: true });

@@ -7,4 +7,4 @@ export default lazyArea(async (modules) => (await import('./area')).buildGeo(mod
   'GET /:version{v[12]}/geo/regions/:alpha_2': () => import('./region'),
   'GET /:version{v[12]}/geo/regions/:alpha_2/cities': () => import('./region-cities'),
   'GET /:version{v[12]}/geo/languages': () => import('./languages'),
-});
+}, { auth: true });

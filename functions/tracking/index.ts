@@ -9,4 +9,4 @@ export default lazyArea(async (modules) => (await import('./area')).buildTrackin
   'GET /v1/tracking/lists/:list_id/rollup': () => import('./rollup'),
   'GET /v1/tracking/lists/:list_id/matches': () => import('./matches'),
   'GET /v1/usage': () => import('./usage'),
-});
+}, { auth: true });

@@ -12,4 +12,4 @@ export default lazyArea(async (modules) => (await import('./area')).buildTrends(
   'GET /v1/themes/:theme_id/topics': () => import('./theme-topics'),
   'GET /v1/topics/:topic_id/trends': () => import('./topic-trends'),
   'GET /v1/trends/:trend_id/rollup': () => import('./rollup'),
-});
+}, { auth: true });

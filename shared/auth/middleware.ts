@@ -6,17 +6,10 @@ import { ApiError, coded } from '../errors';
 import { authFailuresBlocked, countAuthFailure } from '../limits/auth-failures';
 import { clientIp } from '../limits/ip';
 import { resolveKey } from './keys';
+import { presentedKey } from './presented';
 
 const QUERY_KEY_NAMES = ['api_key', 'apikey', 'key', 'token', 'access_token', 'x-api-key'];
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="discovery-api"' };
-
-function presentedKey(headers: { header(name: string): string | undefined }): string | undefined {
-  const direct = headers.header('x-api-key')?.trim();
-  if (direct) return direct;
-  const authorization = headers.header('authorization')?.trim();
-  const match = authorization?.match(/^Bearer\s+(\S+)$/i);
-  return match?.[1];
-}
 
 /**
  * Requires a valid API key and puts its AuthContext in `c.var.auth`.

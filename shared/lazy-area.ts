@@ -4,12 +4,13 @@
 // `import()` stays in the one bundle wrangler builds; esbuild wraps it so it runs on first import.
 //
 // A request without a key to a keyed area is answered 401 by the area's chain before any route runs,
-// so it is served by the area app without route modules: its route's schemas are never built.
+// so it is served by the chain alone (shared/keyless-area.ts): no route schemas, no database client.
 //
 // Keep this file free of runtime imports beyond `hono/tiny` and ./auth/presented (no imports):
 // whatever it imports runs at startup.
-import type { Context, ExecutionContext } from 'hono';
+import type { ExecutionContext } from 'hono';
 import { Hono } from 'hono/tiny';
+import type { AreaOptions } from './area-chain';
 import { presentedKey } from './auth/presented';
 
 /** What a loaded part answers with: an area app holding some of the area's routes. */
@@ -17,17 +18,12 @@ export interface Fetcher {
   fetch(request: Request, env?: unknown, ctx?: ExecutionContext): Response | Promise<Response>;
 }
 
-/** An area app: answers requests, and takes the stand-in routes of a keyless app (below). */
-export interface AreaApp extends Fetcher {
-  on(method: string, path: string, handler: (c: Context) => Response | Promise<Response>): unknown;
-}
-
 export interface LazyAreaOptions {
   /**
-   * The area requires a key (its chain runs requireApiKey): a request that presents none is served
-   * by the area app without route modules (the 401 comes from the chain, before any route).
+   * A keyed area's chain options (functions/<area>/options.ts): a request to an entry that presents
+   * no key is answered by keylessArea(options), the chain up to the key check, which answers 401.
    */
-  auth?: boolean;
+  keyless?: AreaOptions;
 }
 
 /** `'GET /v1/geo/regions/:alpha_2'` (Hono path syntax) -> the route module's loader. */
@@ -63,18 +59,20 @@ function unreachable(): never {
  * chain (hygiene, key, limits) and the same JSON 404 as in the whole area app. Entries are matched
  * in order, like the area app's registration order.
  *
- * With `auth`, a request to an entry that presents no key runs in the keyless app: the area app
- * with no route modules, where each entry's path is registered with a stand-in handler that is
- * never reached (requireApiKey answers 401 first), so the request's log line still names its route
- * (shared/observability/middleware.ts). It answers exactly as the route's app would: the chain
- * decides everything a keyless request gets (413, 400, 429, 401).
+ * With `keyless`, a request to an entry that presents no key runs in the keyless app: the area's
+ * chain up to its key check (shared/keyless-area.ts), where each entry's path is registered with a
+ * stand-in handler that is never reached (requireApiKey answers 401 first), so the request's log
+ * line still names its route (shared/observability/middleware.ts). It answers exactly as the
+ * route's app would: the chain before the routes decides everything a request without a key gets
+ * (413, 400, the throttle's 429, 401).
  */
-export function lazyArea<M>(build: (modules: M[]) => Promise<AreaApp>, routes: RouteModules<M>, options: LazyAreaOptions = {}): Hono {
+export function lazyArea<M>(build: (modules: M[]) => Promise<Fetcher>, routes: RouteModules<M>, options: LazyAreaOptions = {}): Hono {
   const router = new Hono();
   const entries = Object.entries(routes).map(([entry, load]) => [...entry.split(' '), load] as [string, string, () => Promise<M>]);
-  const keyless = options.auth
+  const chain = options.keyless;
+  const keyless = chain
     ? once(async () => {
-      const app = await build([]);
+      const app = (await import('./keyless-area')).keylessArea(chain);
       for (const [method, path] of entries) for (const registered of registeredPaths(path)) app.on(method, registered, unreachable);
       return app;
     })

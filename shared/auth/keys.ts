@@ -4,13 +4,11 @@ import type { Db } from '../db/client';
 import { apiKeys, projects } from '../db/schema/accounts';
 import { PLAN_RULES } from '../plans';
 import type { AuthContext } from './types';
+import { sha256Hex } from './hash';
+
+export { sha256Hex };
 
 const KEY_PREFIX = 'dk_';
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** A new random key: `dk_` + 40 base62 characters (about 238 bits). */
 export function generateKey(): string {

@@ -4,8 +4,7 @@ import { afterResponse } from '../after-response';
 import type { Env } from '../env';
 import { ApiError, coded } from '../errors';
 import { authFailuresBlocked, countAuthFailure } from '../limits/auth-failures';
-import { clientIp } from '../limits/ip';
-import { resolveKey } from './keys';
+import { clientIp } from '../limits/client-ip';
 import { presentedKey } from './presented';
 
 const QUERY_KEY_NAMES = ['api_key', 'apikey', 'key', 'token', 'access_token', 'x-api-key'];
@@ -44,6 +43,8 @@ function missingKey(c: Context<Env>): ApiError {
 
 async function authenticate(c: Context<Env>, key: string | undefined) {
   if (!key) throw missingKey(c);
+  // Loaded when a key is presented: a request without one never evaluates the lookup's tables and drizzle.
+  const { resolveKey } = await import('./keys');
   const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
     // The plan cannot be read: never guess, never serve unfiltered data.
     console.error('key lookup failed', err.message);

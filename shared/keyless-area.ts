@@ -1,0 +1,36 @@
+// The app a deployed keyed area answers a request without a key with (shared/lazy-area.ts): the
+// area's chain up to the key check, which answers 401 (or, before it, 413, 400 or the 401
+// throttle's 429), and nothing after it. It is a plain Hono app with the same security headers,
+// error and not-found handlers as createApp's, and no database client: the 401 needs neither
+// @hono/zod-openapi and zod's route schemas nor the Neon driver and drizzle (docs/PERFORMANCE.md,
+// "The first request").
+import { Hono, type MiddlewareHandler } from 'hono';
+import { chainHead, type AreaOptions } from './area-chain';
+import { createClock } from './clock';
+import { readConfig, type Env } from './env';
+import { onError, onNotFound } from './errors';
+import { createStore } from './redis';
+import { securityHeaders } from './security-headers';
+
+/** What a request without a key uses before its 401: the config, the store (the 401 throttle), the clock. */
+function keylessServices(): MiddlewareHandler<Env> {
+  return async function services(c, next) {
+    const config = readConfig(c.env);
+    c.set('config', config);
+    c.set('store', createStore(config));
+    c.set('clock', createClock(config.NOW));
+    await next();
+  };
+}
+
+/** The keyed area's chain up to its key check, bound to its prefixes as createArea binds the whole chain. */
+export function keylessArea(options: AreaOptions): Hono<Env> {
+  if (!options.auth) throw new Error('keylessArea: the area takes no key');
+  const app = new Hono<Env>();
+  app.use('*', securityHeaders());
+  app.onError(onError);
+  app.notFound(onNotFound);
+  const chain = chainHead(options, keylessServices());
+  for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
+  return app;
+}

@@ -8,7 +8,7 @@
 // a database loaded without them; later runs find them current).
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
-import { createDb } from '../../shared/db/client';
+import { createDrizzleDb } from '../../shared/db/drizzle';
 import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
 import { createStore } from '../../shared/redis';
 import { loadItems } from '../../functions/feed/items';
@@ -55,7 +55,7 @@ export async function run(argv: string[]): Promise<void> {
     UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_feed:${Date.now().toString(36)}`,
     APP_URL: 'https://app.example.com', NOW: now.toISOString(),
   };
-  const db = createDb(bindings);
+  const db = createDrizzleDb(bindings);
   const store = createStore({ ...bindings });
   const project = await createProject(db, { name: `bench feed ${now.toISOString()}`, plan: 'enterprise', countries: data.markets, rateLimitPerMinute: 1_000_000 });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });

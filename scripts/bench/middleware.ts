@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
-import { createDb } from '../../shared/db/client';
+import { createDrizzleDb } from '../../shared/db/drizzle';
 import { startGateway } from '../gateway/index';
 import { startBundled, type RunningWorker } from '../lib/worker';
 import { dbUrl, PG_BASE } from './db';
@@ -108,7 +108,7 @@ export async function run(argv: string[]): Promise<void> {
     REDIS_PREFIX: `bench_mw:${Date.now().toString(36)}`, APP_URL: 'https://app.example.com',
   };
   // A fresh tenant per run: Scale plan, limits far above what the run sends.
-  const db = createDb(bindings);
+  const db = createDrizzleDb(bindings);
   const project = await createProject(db, {
     name: `bench ${new Date().toISOString()}`, plan: 'scale', countries: ['US', 'GB'], rateLimitPerMinute: 1_000_000,
   });

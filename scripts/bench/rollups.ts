@@ -4,7 +4,8 @@
 // answer computed from raw observations (rollups-raw.ts) through the same connection, on the bench
 // set in `bench_rollups` (loaded once, then reused). The first pair is a warm-up whose answers are
 // compared for equality; the next `--runs` alternate the two sides and are timed (each read alone).
-import { createDb, type Db } from '../../shared/db/client';
+import type { DrizzleDb as Db } from '../../shared/db/client';
+import { createDrizzleDb } from '../../shared/db/drizzle';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import { distinctByKey, distinctFromSpans, seriesByKey, type DimScope, type KeyDistinct, type KeySeries } from '../../shared/rollups/read';
@@ -104,7 +105,7 @@ export async function run(argv: string[]): Promise<void> {
   log(`data: ${JSON.stringify(sizes)}`);
 
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  const db = createDb({ DATABASE_URL: dbUrl(ROLLUPS_DB), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl });
+  const db = createDrizzleDb({ DATABASE_URL: dbUrl(ROLLUPS_DB), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl });
   const to = new Date(BENCH_NOW);
   const countries = markets.map((m) => m.country);
 

@@ -9,7 +9,7 @@
 import { createKey } from '../../shared/admin/keys';
 import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
-import { createDb } from '../../shared/db/client';
+import { createDrizzleDb } from '../../shared/db/drizzle';
 import { createStore } from '../../shared/redis';
 import { startGateway } from '../gateway/index';
 import { startWorker, type RunningWorker } from '../lib/worker';
@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<void> {
     // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
     CACHE_OUTCOME_HEADER: 'all',
   };
-  const db = createDb(bindings);
+  const db = createDrizzleDb(bindings);
   const store = createStore({ ...bindings });
   const project = await createProject(db, { name: `bench tracking ${now}`, plan: 'scale', countries: data.markets, rateLimitPerMinute: 1_000_000 });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });

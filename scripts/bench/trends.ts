@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
-import { createDb, type Db } from '../../shared/db/client';
+import type { DrizzleDb as Db } from '../../shared/db/client';
+import { createDrizzleDb } from '../../shared/db/drizzle';
 import { createStore } from '../../shared/redis';
 import { listTrendArticles } from '../../functions/trends/articles-query';
 import { listThemes, listTopics } from '../../functions/trends/hierarchy-queries';
@@ -104,7 +105,7 @@ async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sa
     // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
     CACHE_OUTCOME_HEADER: 'all',
   };
-  const db = createDb(bindings);
+  const db = createDrizzleDb(bindings);
   const store = createStore({ ...bindings });
   const project = await createProject(db, { name: `bench trends ${now}`, plan: 'scale', countries: markets, rateLimitPerMinute: 1_000_000 });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });

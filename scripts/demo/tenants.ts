@@ -4,7 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import { createKey } from '../../shared/admin/keys';
 import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
-import type { Db } from '../../shared/db/client';
+import type { DrizzleDb as Db } from '../../shared/db/client';
 import { apiKeys, projects } from '../../shared/db/schema';
 import { DEMO } from '../../shared/demo-ids';
 

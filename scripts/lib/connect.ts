@@ -5,7 +5,7 @@
 // - otherwise an in-process gateway in front of DATABASE_URL / REDIS_URL, or the embedded engines.
 import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
-import type { Db } from '../../shared/db/client';
+import type { DrizzleDb as Db } from '../../shared/db/client';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createStore, type Store } from '../../shared/redis';

@@ -1,7 +1,7 @@
 // `npm run admin -- usage <project_id>`: the same Redis counters the Workers read.
 import { listKeys } from '../../shared/admin/keys';
 import { getProject } from '../../shared/admin/projects';
-import type { Db } from '../../shared/db/client';
+import type { DrizzleDb as Db } from '../../shared/db/client';
 import { limiterFor } from '../../shared/limits/check';
 import { monthlyQuota, monthOf, nextMonthStart } from '../../shared/limits/quota';
 import { PLAN_RULES } from '../../shared/plans';

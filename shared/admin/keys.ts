@@ -2,7 +2,7 @@
 import { and, count, desc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { generateKey, sha256Hex } from '../auth/keys';
-import type { Db } from '../db/client';
+import type { DrizzleDb as Db } from '../db/client';
 import { apiKeys, KEY_KINDS, projects } from '../db/schema';
 import { AdminError, parseOrThrow } from './projects';
 

@@ -1,6 +1,6 @@
 // Tracking lists are read-only through the API; operators (and the demo) create them here.
 import { z } from 'zod';
-import type { Db } from '../db/client';
+import type { DrizzleDb as Db } from '../db/client';
 import { LIST_KINDS, MATCH_TYPES, trackingListItems, trackingLists } from '../db/schema';
 import { parseOrThrow } from './projects';
 

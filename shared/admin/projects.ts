@@ -1,7 +1,7 @@
 // Operator actions on tenants; the admin CLI and the tests both go through these.
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../db/client';
+import type { DrizzleDb as Db } from '../db/client';
 import { LIMITS_MODES, PLANS, projects, SUBSCRIPTION_STATES, type Addons } from '../db/schema';
 
 const countryCode = z.string().regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2, e.g. US').transform((c) => c.toUpperCase());

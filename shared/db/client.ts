@@ -1,8 +1,17 @@
 // Request-scoped Postgres access over Neon's HTTP driver (one round trip per query or batch).
-import { neon, neonConfig, Pool } from '@neondatabase/serverless';
-import { drizzle } from 'drizzle-orm/neon-http';
+import { neon, neonConfig, Pool, type NeonQueryFunction } from '@neondatabase/serverless';
+import type { NeonHttpDatabase } from 'drizzle-orm/neon-http';
 
-export type Db = ReturnType<typeof createDb>;
+/**
+ * What the request path reads through: the driver's HTTP query function (`db.$client.query`,
+ * shared/db/raw.ts), every query in plain SQL. The same shape as a drizzle database's `$client`.
+ */
+export interface Db {
+  readonly $client: NeonQueryFunction<false, false>;
+}
+
+/** A drizzle database over the same driver: the admin CLI, seeds and scripts (Node), never a request. */
+export type DrizzleDb = NeonHttpDatabase & { $client: NeonQueryFunction<false, false> };
 
 export interface DbConfig {
   DATABASE_URL: string;
@@ -26,14 +35,13 @@ export function createPool(config: DbConfig): Pool {
 }
 
 /**
- * Without drizzle's `schema` option: nothing uses the relational API (`db.query.*`), and with it
- * every request rebuilt the relational config of every table, and the first request of an isolate
- * evaluated every area's table modules (docs/PERFORMANCE.md, "The first request").
+ * The driver's query function alone: no request uses drizzle's query builder, so a request
+ * evaluates none of drizzle (docs/PERFORMANCE.md, "The first request").
  */
-export function createDb(config: DbConfig) {
+export function createDb(config: DbConfig): Db {
   if (config.NEON_HTTP_ENDPOINT) {
     // Global in the driver, so set per call: the value is the same for the whole isolate.
     neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
   }
-  return drizzle({ client: neon(config.DATABASE_URL) });
+  return { $client: neon(config.DATABASE_URL) };
 }

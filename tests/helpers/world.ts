@@ -5,7 +5,8 @@ import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import worker from '../../functions/index';
 import { createKey } from '../../shared/admin/keys';
 import { createProject, type NewProject } from '../../shared/admin/projects';
-import { createDb, type Db } from '../../shared/db/client';
+import type { DrizzleDb as Db } from '../../shared/db/client';
+import { createDrizzleDb } from '../../shared/db/drizzle';
 import type { Bindings } from '../../shared/env';
 import { rebuildRollups, type RebuildOptions } from '../../shared/ingest/rebuild';
 
@@ -79,7 +80,7 @@ export async function createWorld(name: string): Promise<World> {
     DATABASE_URL: databaseUrl,
     REDIS_PREFIX: `${dbName}:${crypto.randomUUID().slice(0, 8)}`,
   } as World['env'];
-  const db = createDb(bindings);
+  const db = createDrizzleDb(bindings);
   let pool: Pool | undefined;
 
   const world: World = {

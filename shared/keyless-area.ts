@@ -7,17 +7,37 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { chainHead, type AreaOptions } from './area-chain';
 import { createClock } from './clock';
-import { readConfig, type Env } from './env';
+import { readConfig, type Config, type Env } from './env';
 import { onError, onNotFound } from './errors';
-import { createStore } from './redis';
+import type { Store } from './redis';
 import { securityHeaders } from './security-headers';
+
+/**
+ * The store of a request without a key: its key prefix, which the 401 throttle's isolate check
+ * reads before the answer; the Redis client (and @upstash/redis) only when the throttle counts the
+ * 401, after the answer (`full`, shared/limits/auth-failures.ts).
+ */
+function keylessStore(config: Config): Store {
+  const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
+  let full: Promise<Store> | undefined;
+  const absent = (): never => {
+    throw new Error('a request without a key has no Redis client before its answer');
+  };
+  return {
+    prefix,
+    key: (...parts) => prefix + parts.join(':'),
+    get redis() { return absent(); },
+    get text() { return absent(); },
+    full: () => (full ??= import('./redis').then((m) => m.createStore(config))),
+  };
+}
 
 /** What a request without a key uses before its 401: the config, the store (the 401 throttle), the clock. */
 function keylessServices(): MiddlewareHandler<Env> {
   return async function services(c, next) {
     const config = readConfig(c.env);
     c.set('config', config);
-    c.set('store', createStore(config));
+    c.set('store', keylessStore(config));
     c.set('clock', createClock(config.NOW));
     await next();
   };

@@ -45,8 +45,9 @@ export async function countAuthFailure(store: Store, ip: string): Promise<void> 
   await new Promise((resolve) => setTimeout(resolve, 0));
   try {
     const { Ratelimit } = await import('@upstash/ratelimit');
+    const { redis } = store.full ? await store.full() : store;
     const limiter = new Ratelimit({
-      redis: store.redis, limiter: Ratelimit.slidingWindow(AUTH_FAILURES_PER_MINUTE, '60 s'), prefix: prefixOf(store),
+      redis, limiter: Ratelimit.slidingWindow(AUTH_FAILURES_PER_MINUTE, '60 s'), prefix: prefixOf(store),
       analytics: false, ephemeralCache: ephemeral, timeout: 0,
     });
     spent = await limiter.limit(ip);

@@ -39,9 +39,14 @@ export function createPool(config: DbConfig): Pool {
  * evaluates none of drizzle (docs/PERFORMANCE.md, "The first request").
  */
 export function createDb(config: DbConfig): Db {
+  return { $client: httpClient(config) };
+}
+
+/** The driver's HTTP query function; its endpoint is the local gateway's where one is configured. */
+export function httpClient(config: DbConfig): NeonQueryFunction<false, false> {
   if (config.NEON_HTTP_ENDPOINT) {
     // Global in the driver, so set per call: the value is the same for the whole isolate.
     neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
   }
-  return { $client: neon(config.DATABASE_URL) };
+  return neon(config.DATABASE_URL);
 }

@@ -4,7 +4,10 @@
 // error and not-found handlers as createApp's, and no database client: the 401 needs neither
 // @hono/zod-openapi and zod's route schemas nor the Neon driver and drizzle (docs/PERFORMANCE.md,
 // "The first request").
-import { Hono, type MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
+// hono/tiny's PatternRouter: nothing to compile before the first match (the RegExpRouter of `hono`
+// builds its matcher on the first request), for the few patterns this app holds.
+import { Hono } from 'hono/tiny';
 import { chainHead, type AreaOptions } from './area-chain';
 import { createClock } from './clock';
 import { readConfig, type Config, type Env } from './env';

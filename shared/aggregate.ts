@@ -5,7 +5,7 @@
 // lock has a TTL, so a leader that crashes without releasing it blocks nobody beyond that TTL.
 import type { Context } from 'hono';
 import { refusalOf, REFUSAL_TTL_SECONDS, throwIfRefusal } from './aggregate-refusal';
-import { sha256Hex } from './auth/keys';
+import { sha256Hex } from './auth/hash';
 import { IsolateCache } from './cache/memory';
 import { afterResponse } from './after-response';
 import { pack, respond, toCached, unpack, type CachedResponse } from './cache/response';

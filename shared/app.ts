@@ -2,17 +2,12 @@
 // configured here and nowhere else.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { requireApiKey } from './auth/middleware';
-import type { Channel } from './limits/channel';
+import { chainHead, type AreaOptions } from './area-chain';
 import { limits, planGates } from './limits/middleware';
 import { createClock } from './clock';
 import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
-import { bodyLimits } from './body-limits';
-import { inputHygiene } from './hygiene';
-import { observe } from './observability/middleware';
-import { staleIfDown } from './stale/middleware';
 import { edgeAnswers } from './cache/edge-answers';
 import { etag } from './etag';
 import { exports } from './exports';
@@ -48,26 +43,7 @@ export function services(): MiddlewareHandler<Env> {
   };
 }
 
-export interface AreaOptions {
-  /** Path prefixes this area serves, e.g. `/v1/geo`; middleware is bound to these only. */
-  basePaths: string[];
-  /** Public areas need no key. */
-  auth: boolean;
-  /**
-   * `mcp` for the MCP endpoint: its plan gate is `mcpEnabled`, and the POST spends no quota (each
-   * tool call it carries spends one, as the REST request it runs).
-   */
-  channel?: Channel;
-  /**
-   * Runs before the request-scoped services and auth: answers that need no client (a public
-   * area's CORS preflight and the responses its isolate already holds).
-   */
-  edge?: MiddlewareHandler<Env>[];
-  /** Runs after the whole chain, before the routes (the public area's per-IP limit, which needs the services). */
-  after?: MiddlewareHandler<Env>[];
-  /** Body limits of this area's body-taking routes, by path (shared/body-limits.ts); 8 KiB elsewhere. */
-  bodyLimits?: Record<string, number>;
-}
+export type { AreaOptions };
 
 /**
  * An area's app. Middleware is bound to the area's own prefixes because the combined app mounts
@@ -75,16 +51,12 @@ export interface AreaOptions {
  */
 export function createArea(options: AreaOptions): App {
   const app = createApp();
-  // The request id and log line wrap everything; edge middleware (CORS, preflight) next; oversized bodies
-  // (413, unread) and hostile URLs are refused next: before auth and any query.
-  const chain: MiddlewareHandler<Env>[] = [observe(), ...(options.edge ?? []), bodyLimits(options.bodyLimits), inputHygiene(), services()];
+  const chain = chainHead(options, services());
   const channel = options.channel ?? 'rest';
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
-  // A keyed read that fails because the database is unreachable is answered from its last good copy.
-  if (options.auth) chain.splice(1 + (options.edge?.length ?? 0), 0, staleIfDown());
   // CSV/NDJSON exports and Data-As-Of (with data_as_of) sit inside etag(): the ETag covers what is sent.
   // Warm answers kept in the isolate come next: admitted and counted, converted by exports() when asked.
-  if (options.auth) chain.push(requireApiKey(), planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag(), exports(), edgeAnswers());
+  if (options.auth) chain.push(planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag(), exports(), edgeAnswers());
   chain.push(freshness(), ...(options.after ?? []));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);

@@ -1,67 +1,73 @@
 // The one Env type of every Worker: bindings validated once at the edge, request-scoped services.
-import { z } from 'zod';
 import type { Db } from './db/client';
 import type { Store } from './redis';
 import type { Clock } from './clock';
 import type { AuthContext } from './auth/types';
 import type { LimitState } from './limits/check';
 
-const bindingsSchema = z.object({
-  DATABASE_URL: z.string().min(1),
+/**
+ * The validated bindings. Parsed by hand, not by a zod schema: every request reads the config, and a
+ * request without a key needs nothing else of zod (docs/PERFORMANCE.md, "The first request").
+ * tests/node/env.test.ts checks readConfig against the zod schema this replaced (the same values,
+ * defaults, keys and errors over generated bindings).
+ */
+export interface Config {
+  DATABASE_URL: string;
   /** Local gateway only: Neon HTTP SQL endpoint (production derives it from the host). */
-  NEON_HTTP_ENDPOINT: z.string().optional(),
+  NEON_HTTP_ENDPOINT?: string;
   /** Local gateway only: `host:port/v1` of the WebSocket relay (transactions, scans). */
-  NEON_WS_PROXY: z.string().optional(),
-  UPSTASH_REDIS_REST_URL: z.string().url(),
-  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
-  /** Namespace for every Redis key; lets several test databases share one Redis. */
-  REDIS_PREFIX: z.string().default(''),
-  APP_URL: z.string().url().default('https://app.example.com'),
+  NEON_WS_PROXY?: string;
+  /** A URL (trimmed, tabs and newlines dropped, as zod's `url()` did). */
+  UPSTASH_REDIS_REST_URL: string;
+  UPSTASH_REDIS_REST_TOKEN: string;
+  /** Namespace for every Redis key; lets several test databases share one Redis. Default ''. */
+  REDIS_PREFIX: string;
+  /** A URL; default https://app.example.com. */
+  APP_URL: string;
   /**
    * statement_timeout (ms) of a request's queries, set in the same HTTP transaction as each query
-   * (shared/db/timeout.ts); a query past it answers 503 + Retry-After. Default 5,000.
+   * (shared/db/timeout.ts); a query past it answers 503 + Retry-After. Default 5,000 (> 0).
    */
-  STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  /** statement_timeout (ms) of the jobs Worker's queries (queue consumer and cron). Default 60,000. */
-  JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  /** Estimated cost above which metrics/roll-ups are queued instead of computed inline. */
-  AGGREGATE_INLINE_COST: z.coerce.number().positive().optional(),
+  STATEMENT_TIMEOUT_MS?: number;
+  /** statement_timeout (ms) of the jobs Worker's queries (queue consumer and cron). Default 60,000 (> 0). */
+  JOB_STATEMENT_TIMEOUT_MS?: number;
+  /** Estimated cost above which metrics/roll-ups are queued instead of computed inline (> 0). */
+  AGGREGATE_INLINE_COST?: number;
   /**
    * Seconds an isolate keeps a cached aggregate in memory in front of Redis (capped by the kind's
-   * Redis TTL); 0 turns the memory layer off.
+   * Redis TTL); 0 turns the memory layer off. Default 10.
    */
-  ISOLATE_CACHE_SECONDS: z.coerce.number().int().min(0).default(10),
-  /** Seconds reference reads (geo) are kept in isolate memory and the Workers Cache API; 0 = uncached. */
-  REFERENCE_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
-  /** Public routes (no key): requests per minute per client IP; a bulk check counts one per domain. */
-  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(300),
+  ISOLATE_CACHE_SECONDS: number;
+  /** Seconds reference reads (geo) are kept in isolate memory and the Workers Cache API; 0 = uncached. Default 60. */
+  REFERENCE_CACHE_SECONDS: number;
+  /** Public routes (no key): requests per minute per client IP; a bulk check counts one per domain. Default 300. */
+  PUBLIC_RATE_LIMIT_PER_MINUTE: number;
   /**
-   * HMAC key of feed cursors (shared/cursor.ts). Only a Worker secret (`wrangler secret put CURSOR_SECRET
-   * --env feed`, and `--env mcp`); never in wrangler.toml. `npm start` and the tests bind the dev-only
-   * value, which is refused outside ENVIRONMENT=development (paging then falls back to offsets).
+   * HMAC key of feed cursors (shared/cursor.ts), at least 16 characters ('' = none). Only a Worker secret
+   * (`wrangler secret put CURSOR_SECRET --env feed`, and `--env mcp`); never in wrangler.toml. `npm start`
+   * and the tests bind the dev-only value, which is refused outside ENVIRONMENT=development (paging then
+   * falls back to offsets).
    */
-  CURSOR_SECRET: z.union([z.literal('').transform(() => undefined), z.string().min(16)]).optional(),
+  CURSOR_SECRET?: string;
   /** `development` where `npm start` and the tests run (scripts/dev.ts, vitest.config.ts); unset in deployed Workers. */
-  ENVIRONMENT: z.string().optional(),
+  ENVIRONMENT?: string;
   /**
    * Who is sent `X-Aggregate-Cache`: internal keys (default; to a project key it would tell whether
    * another tenant asked the same question), or `all` keys on a private deployment (the benchmarks).
    */
-  CACHE_OUTCOME_HEADER: z.enum(['internal', 'all']).default('internal'),
+  CACHE_OUTCOME_HEADER: 'internal' | 'all';
   /**
    * `npm start` only (scripts/dev.ts): the printed demo key, which /docs offers for "try it" when it
    * is served on a loopback address. Never set in a deployed Worker.
    */
-  DOCS_DEMO_KEY: z.string().optional(),
-  /** Lowest level written to the logs (shared/observability/log.ts). */
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  /** The Worker's name in log lines (wrangler.toml vars per environment). */
-  WORKER_NAME: z.string().default('discovery-api'),
-  /** Fixed "now" (ISO 8601) for tests and demos; unset in production. */
-  NOW: z.string().datetime({ offset: true }).optional(),
-});
-
-export type Config = z.infer<typeof bindingsSchema>;
+  DOCS_DEMO_KEY?: string;
+  /** Lowest level written to the logs (shared/observability/log.ts). Default info. */
+  LOG_LEVEL: 'debug' | 'info' | 'warn' | 'error';
+  /** The Worker's name in log lines (wrangler.toml vars per environment). Default discovery-api. */
+  WORKER_NAME: string;
+  /** Fixed "now" (ISO 8601 with Z or an offset) for tests and demos; unset in production. */
+  NOW?: string;
+}
 
 /** The part of a Cloudflare Queue producer we use (shared code stays runtime-neutral). */
 export interface JobQueue {
@@ -99,18 +105,72 @@ export interface Env {
   Variables: Variables;
 }
 
+/** A binding's value that fails its rule. */
+const BAD = Symbol('bad');
+type Rule = (value: unknown) => unknown;
+
+const text = (min = 0): Rule => (v) => (typeof v === 'string' && v.length >= min ? v : BAD);
+/** zod 4's `url()`: trimmed, parseable by URL, tabs and newlines removed from the value kept. */
+const url: Rule = (v) => (typeof v === 'string' && URL.canParse(v.trim()) ? v.trim().replace(/[\t\n\r]/g, '') : BAD);
+/** zod 4's `coerce.number()`: Number(value), finite. */
+const number = (ok: (n: number) => boolean): Rule => (v) => {
+  const n = Number(v);
+  return Number.isFinite(n) && ok(n) ? n : BAD;
+};
+const oneOf = (values: readonly string[]): Rule => (v) => (typeof v === 'string' && values.includes(v) ? v : BAD);
+/** ISO 8601 date-time with seconds and Z or an offset (zod 4's `datetime({ offset: true })`). */
+const DATETIME = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+const OPTIONAL = Symbol('optional');
+
+/** Each binding, in order: its rule, and its default (OPTIONAL: may be absent; none: required). */
+const RULES: [key: keyof Config, rule: Rule, fallback?: unknown][] = [
+  ['DATABASE_URL', text(1)],
+  ['NEON_HTTP_ENDPOINT', text(), OPTIONAL],
+  ['NEON_WS_PROXY', text(), OPTIONAL],
+  ['UPSTASH_REDIS_REST_URL', url],
+  ['UPSTASH_REDIS_REST_TOKEN', text(1)],
+  ['REDIS_PREFIX', text(), ''],
+  ['APP_URL', url, 'https://app.example.com'],
+  ['STATEMENT_TIMEOUT_MS', number((n) => Number.isSafeInteger(n) && n > 0), OPTIONAL],
+  ['JOB_STATEMENT_TIMEOUT_MS', number((n) => Number.isSafeInteger(n) && n > 0), OPTIONAL],
+  ['AGGREGATE_INLINE_COST', number((n) => n > 0), OPTIONAL],
+  ['ISOLATE_CACHE_SECONDS', number((n) => Number.isSafeInteger(n) && n >= 0), 10],
+  ['REFERENCE_CACHE_SECONDS', number((n) => Number.isSafeInteger(n) && n >= 0), 60],
+  ['PUBLIC_RATE_LIMIT_PER_MINUTE', number((n) => Number.isSafeInteger(n) && n > 0), 300],
+  // '' means none.
+  ['CURSOR_SECRET', (v) => (v === '' ? undefined : text(16)(v)), OPTIONAL],
+  ['ENVIRONMENT', text(), OPTIONAL],
+  ['CACHE_OUTCOME_HEADER', oneOf(['internal', 'all']), 'internal'],
+  ['DOCS_DEMO_KEY', text(), OPTIONAL],
+  ['LOG_LEVEL', oneOf(['debug', 'info', 'warn', 'error']), 'info'],
+  ['WORKER_NAME', text(), 'discovery-api'],
+  ['NOW', (v) => (typeof v === 'string' && DATETIME.test(v) ? v : BAD), OPTIONAL],
+];
+
 const parsed = new WeakMap<object, Config>();
 
 /** Validates the bindings once per env object; a misconfigured Worker fails loudly, once. */
 export function readConfig(bindings: Bindings): Config {
   let config = parsed.get(bindings);
   if (!config) {
-    const result = bindingsSchema.safeParse(bindings);
-    if (!result.success) {
-      const fields = result.error.issues.map((i) => i.path.join('.')).join(', ');
-      throw new Error(`Worker misconfigured: check bindings ${fields}`);
+    const input = bindings as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    const failed: string[] = [];
+    for (const [key, rule, fallback] of RULES) {
+      const raw = input[key];
+      let value: unknown;
+      if (raw === undefined) {
+        if (fallback === undefined) failed.push(key);
+        value = fallback === OPTIONAL ? undefined : fallback;
+      } else {
+        value = rule(raw);
+        if (value === BAD) failed.push(key);
+      }
+      // As zod's objects: a key given as undefined stays, an absent optional one is left out.
+      if (value !== undefined || key in input) out[key] = value;
     }
-    config = result.data;
+    if (failed.length) throw new Error(`Worker misconfigured: check bindings ${failed.join(', ')}`);
+    config = out as unknown as Config;
     parsed.set(bindings, config);
   }
   return config;

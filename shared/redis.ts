@@ -15,6 +15,11 @@ export interface Store {
   /** Namespaced key: `store.key('cache', 'geo', hash)`. */
   key(...parts: string[]): string;
   prefix: string;
+  /**
+   * Set on a store created without its clients (a request without a key, shared/keyless-area.ts):
+   * the full store, whose clients the 401 throttle uses after the answer.
+   */
+  full?: () => Promise<Store>;
 }
 
 export interface StoreConfig {

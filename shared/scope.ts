@@ -1,8 +1,7 @@
 // Market scope (spec "Authentication" 5): which countries a request may read.
-import { asc } from 'drizzle-orm';
 import type { AuthContext } from './auth/types';
 import type { Db } from './db/client';
-import { countries } from './db/schema';
+import { queryRows } from './db/raw';
 import { ApiError, coded } from './errors';
 import { MARKET_NOT_ENTITLED } from './markets-entitled';
 
@@ -31,7 +30,8 @@ export function assertCountryAllowed(auth: AuthContext, code: string): string {
 
 /** Every market in the reference data: what `all` means for an unrestricted key. */
 export async function allMarkets(db: Db): Promise<string[]> {
-  const rows = await db.select({ code: countries.alpha2 }).from(countries).orderBy(asc(countries.alpha2));
+  // Plain SQL, as drizzle's builder wrote it: no table definitions or query builder on a request's path.
+  const rows = await queryRows<{ code: string }>(db, 'select "alpha_2" as "code" from "countries" order by "countries"."alpha_2" asc');
   return rows.map((r) => r.code);
 }
 

@@ -2,5 +2,6 @@
 // The area app with the given route modules: every one in the all-in-one app (app.ts), one per
 // route in the deployed Worker, which loads each on first use (index.ts).
 import { areaWith, type RouteModule } from '../../shared/app';
+import { ENTITIES_AREA } from './options';
 
-export const buildEntities = (modules: RouteModule[]) => areaWith({ basePaths: ['/v1/entities'], auth: true }, modules);
+export const buildEntities = (modules: RouteModule[]) => areaWith(ENTITIES_AREA, modules);

@@ -5,7 +5,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { ApiError, invalid } from '../../shared/errors';
 import { McpPost, mcpEnv } from '../../shared/limits/channel';
-import { KiB } from '../../shared/body-limits';
+import { MCP_BODY_MAX_BYTES } from './options';
 import { errorResponses, keyed, tooLargeResponse } from '../../shared/schemas/common';
 import { credentialsOf, runTool } from './dispatch';
 import { serveMcp } from './server';
@@ -35,8 +35,7 @@ async function batchSize(request: Request): Promise<number> {
 }
 
 /** JSON-RPC 2.0 as plain OpenAPI schemas: documented, not validated (the transport answers JSON-RPC errors). */
-/** A batch of tool calls fits easily; anything larger is refused before it is read (shared/body-limits.ts). */
-export const MCP_BODY_MAX_BYTES = 256 * KiB;
+export { MCP_BODY_MAX_BYTES } from './options';
 
 const jsonRpc = (description: string, example: object) => {
   const message = { type: 'object' as const, properties: { jsonrpc: { type: 'string' as const, enum: ['2.0'] } }, required: ['jsonrpc'] };

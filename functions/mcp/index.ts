@@ -2,6 +2,10 @@
 // them all (scripts/build.ts knows); /mcp, /openapi.json and /docs are routed to it (wrangler.toml),
 // so the document describes exactly the routes this bundle holds. The app loads on the
 // isolate's first request, not at startup (shared/lazy-area.ts).
-import { lazyApp } from '../../shared/lazy-area';
+// A POST /mcp without a key is answered by the MCP area's chain alone (401), without the app.
+import { lazyApp, lazyArea } from '../../shared/lazy-area';
+import { MCP_AREA } from './options';
 
-export default lazyApp(async () => (await import('../app')).combinedApp());
+const app = lazyApp(async () => (await import('../app')).combinedApp());
+
+export default lazyArea(async () => app, { 'POST /mcp': async () => app }, { keyless: MCP_AREA });

@@ -1,7 +1,7 @@
 // GET /v1/tracking/lists: every list the key's project owns, newest-updated first.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
-import { LIST_KINDS } from '../../shared/db/schema';
+import { LIST_KINDS } from '../../shared/db/values';
 import { LIST_CAPS } from '../../shared/plans';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { trackingProject } from './project';

@@ -8,7 +8,7 @@ import { cabinetUrl, iso } from '../../shared/format';
 import { historyWindow } from '../../shared/window-scope';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { resolveMarkets } from '../../shared/scope';
-import { MATCH_TYPES } from '../../shared/db/schema';
+import { MATCH_TYPES } from '../../shared/db/values';
 import { readMatches } from './matches-query';
 import { MatchesSchema } from './matches-schema';
 import { listNotFound, trackingProject } from './project';

@@ -1,6 +1,6 @@
 // Tracking-list resources (spec "Tracking list", "Kinds and item keys").
 import { z } from '@hono/zod-openapi';
-import { LIST_KINDS, MATCH_TYPES } from '../../shared/db/schema';
+import { LIST_KINDS, MATCH_TYPES } from '../../shared/db/values';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
 import { DEMO } from '../../shared/demo-ids';
 

@@ -1,6 +1,7 @@
 // The trends Worker: only this area's routes, each loaded on its first request (shared/lazy-area.ts).
 // In the trends app's registration order (app.ts); tests/workers/lazy-areas.test.ts checks they agree.
 import { lazyArea } from '../../shared/lazy-area';
+import { TRENDS_AREA } from './options';
 
 export default lazyArea(async (modules) => (await import('./area')).buildTrends(modules), {
   'GET /v1/trends': () => import('./list'),
@@ -12,4 +13,4 @@ export default lazyArea(async (modules) => (await import('./area')).buildTrends(
   'GET /v1/themes/:theme_id/topics': () => import('./theme-topics'),
   'GET /v1/topics/:topic_id/trends': () => import('./topic-trends'),
   'GET /v1/trends/:trend_id/rollup': () => import('./rollup'),
-});
+}, { keyless: TRENDS_AREA });

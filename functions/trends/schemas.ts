@@ -1,6 +1,6 @@
 // Trend resources (spec "Trend", "Trend article", edges, hierarchy node) and the area's parameters.
 import { z } from '@hono/zod-openapi';
-import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../../shared/db/schema/trends';
+import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../../shared/db/values';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
 import { DEMO } from '../../shared/demo-ids';
 

@@ -1,8 +1,9 @@
-// `npm run bench -- startup:profile [--worker geo] [--path /v1/geo/languages] [--flags nodejs_compat] [--files] [--top 15]`
+// `npm run bench -- startup:profile [--worker geo] [--keyed] [--path /v1/geo/languages] [--flags nodejs_compat] [--files] [--top 15]`
 // Where a fresh isolate's first request spends its CPU: the Worker is built as `wrangler deploy`
 // builds it (its environment's compatibility flags unless --flags), started in workerd (Miniflare)
 // with the inspector on, and its first request (keyless by default: the Worker's probe) is sampled
-// through the DevTools protocol (Profiler, 100 µs). Samples are attributed through the bundle's
+// through the DevTools protocol (Profiler, 100 µs). --keyed: the Worker's keyed first request (the demo
+// `full` key, scripts/lib/bundles.ts KEYED) against the demo data behind a local gateway. Samples are attributed through the bundle's
 // source map to npm packages (or, with --files, source files); the .cpuprofile is kept for DevTools.
 import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import WebSocket from 'ws';
-import { bundle, NO_SERVICES, PROBES, type WorkerName } from '../lib/bundles';
+import { bundle, keyedProbe, NO_SERVICES, PROBES, type Probe, type WorkerName } from '../lib/bundles';
+import { startDemoServices, type DemoServices } from '../lib/demo-stack';
+import { PG_BASE } from './db';
 import { fmt, log } from './stats';
 
 const opt = (argv: string[], name: string) => {
@@ -45,7 +48,14 @@ async function devtools(url: string) {
 
 export async function run(argv: string[]): Promise<void> {
   const name = (opt(argv, '--worker') ?? 'geo') as WorkerName;
-  const probe = PROBES[name];
+  let services: DemoServices | undefined;
+  let probe: Probe | undefined = PROBES[name];
+  let bindings: Record<string, string> = NO_SERVICES;
+  if (argv.includes('--keyed')) {
+    services = await startDemoServices({ server: PG_BASE, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', database: `bench_profile_${process.pid}`, log });
+    probe = keyedProbe(name, services.keys.find((k) => k.name === 'full')!.key);
+    bindings = services.bindings;
+  }
   if (!probe) throw new Error(`no probe for the ${name} Worker`);
   const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
   log(`building ${name}`);
@@ -55,7 +65,7 @@ export async function run(argv: string[]): Promise<void> {
   const vars = { APP_URL: 'https://app.example.com', CURSOR_SECRET: DEV_CURSOR_SECRET, ENVIRONMENT: 'development' };
   const mf = new Miniflare({
     ...convertV4MiniflareOptions({
-      workers: [{ name: 'api', modules: true, scriptPath: b.script, modulesRoot: dir, compatibilityDate: '2026-11-01', compatibilityFlags: flags, bindings: { ...vars, ...NO_SERVICES } }],
+      workers: [{ name: 'api', modules: true, scriptPath: b.script, modulesRoot: dir, compatibilityDate: '2026-11-01', compatibilityFlags: flags, bindings: { ...vars, ...bindings } }],
     }),
     inspectorPort: INSPECTOR_PORT,
   });
@@ -66,7 +76,7 @@ export async function run(argv: string[]): Promise<void> {
     await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
     await cdp.send('Profiler.start');
     const started = performance.now();
-    const res = await mf.dispatchFetch(new URL(path, url), { method: probe.method });
+    const res = await mf.dispatchFetch(new URL(path, url), { method: probe.method, headers: probe.headers, body: probe.body });
     await res.arrayBuffer();
     const wall = performance.now() - started;
     const { profile } = await cdp.send<{ profile: Profile }>('Profiler.stop');
@@ -98,5 +108,6 @@ export async function run(argv: string[]): Promise<void> {
     }
   } finally {
     await mf.dispose();
+    await services?.dispose();
   }
 }

@@ -1,4 +1,4 @@
-// `npm run bench -- startup [--runs 5]`
+// `npm run bench -- startup [--runs 5] [--workers geo,mcp]`
 // Builds every deployed Worker exactly as `wrangler deploy` does (a dry run per wrangler.toml
 // environment) and, in the same run, a minimal @hono/zod-openapi Worker with one route
 // (startup/minimal.ts) with the same build settings. Each is profiled with `wrangler check startup`
@@ -90,7 +90,9 @@ export async function run(argv: string[]): Promise<void> {
   try {
     const minimal = minimalConfig(dir);
     const main = join(ROOT, 'wrangler.toml');
-    const targets = [MINIMAL, ...WORKERS];
+    // --workers geo,mcp: only those beside the minimal Worker (a quicker look while profiling).
+    const only = argv.includes('--workers') ? argv[argv.indexOf('--workers') + 1].split(',') : undefined;
+    const targets = [MINIMAL, ...WORKERS.filter((w) => !only || only.includes(w))];
     const bundles = new Map<string, Bundle>();
     for (const name of targets) {
       log(`building ${name}`);

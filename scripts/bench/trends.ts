@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
-import { createDb, type Db } from '../../shared/db/client';
+import type { Db } from '../../shared/db/client';
+import { createDb } from '../../shared/db/client';
 import { createStore } from '../../shared/redis';
 import { listTrendArticles } from '../../functions/trends/articles-query';
 import { listThemes, listTopics } from '../../functions/trends/hierarchy-queries';

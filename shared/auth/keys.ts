@@ -1,16 +1,14 @@
 // API keys: generated once, stored as SHA-256 hashes, resolved to an AuthContext.
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { apiKeys, projects } from '../db/schema';
+import { queryRows } from '../db/raw';
+import type { Addons, KeyKind, LimitsMode, Plan, SubscriptionStatus } from '../db/schema/accounts';
 import { PLAN_RULES } from '../plans';
 import type { AuthContext } from './types';
+import { sha256Hex } from './hash';
+
+export { sha256Hex };
 
 const KEY_PREFIX = 'dk_';
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** A new random key: `dk_` + 40 base62 characters (about 238 bits). */
 export function generateKey(): string {
@@ -74,38 +72,61 @@ export function isOutdated(auth: AuthContext): boolean {
   return outdated.has(auth);
 }
 
+/** The key and its project: the columns loadKey reads (tables in shared/db/schema/accounts.ts). */
+interface KeyRow {
+  id: string;
+  kind: KeyKind;
+  key_countries: string[] | null;
+  project_id: string | null;
+  plan: Plan | null;
+  project_countries: string[] | null;
+  categories: string[] | null;
+  api_enabled: boolean | null;
+  mcp_enabled: boolean | null;
+  subscription_status: SubscriptionStatus | null;
+  history_days: number | null;
+  rate_limit_per_minute: number | null;
+  addons: Addons | null;
+  limits_mode: LimitsMode | null;
+}
+
+/**
+ * Plain SQL (one statement, as before): the key lookup runs on every keyed first request, and
+ * drizzle's table definitions and query builder cost that request more than the query itself.
+ */
+const KEY_QUERY = `select k.id, k.kind, k.countries as key_countries, p.id as project_id, p.plan, p.countries as project_countries,
+  p.categories, p.api_enabled, p.mcp_enabled, p.subscription_status, p.history_days, p.rate_limit_per_minute, p.addons, p.limits_mode
+  from api_keys k left join projects p on p.id = k.project_id
+  where k.key_hash = $1 and k.revoked_at is null limit 1`;
+
 async function loadKey(db: Db, hash: string): Promise<AuthContext | null> {
-  const [row] = await db
-    .select({ key: apiKeys, project: projects })
-    .from(apiKeys)
-    .leftJoin(projects, eq(projects.id, apiKeys.projectId))
-    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
-    .limit(1);
+  const [row] = await queryRows<KeyRow>(db, KEY_QUERY, [hash]);
   if (!row) return null;
-  const { key, project } = row;
-  if (!project) {
+  if (row.project_id === null) {
     const rules = PLAN_RULES.enterprise;
     return {
-      keyId: key.id, keyKind: key.kind, projectId: null, plan: null,
-      allowedCountries: key.countries, categories: null, apiEnabled: true, mcpEnabled: true,
+      keyId: row.id, keyKind: row.kind, projectId: null, plan: null,
+      allowedCountries: row.key_countries, categories: null, apiEnabled: true, mcpEnabled: true,
       subscriptionStatus: 'active', historyDays: rules.historyDays, rateLimitPerMinute: rules.perMinute, addons: {}, limitsMode: 'edge',
     };
   }
-  const rules = PLAN_RULES[project.plan];
-  const allowed = key.countries ? key.countries.filter((c) => project.countries.includes(c)) : project.countries;
+  const plan = row.plan!;
+  const projectCountries = row.project_countries!;
+  const rules = PLAN_RULES[plan];
+  const allowed = row.key_countries ? row.key_countries.filter((c) => projectCountries.includes(c)) : projectCountries;
   return {
-    keyId: key.id,
-    keyKind: key.kind,
-    projectId: project.id,
-    plan: project.plan,
+    keyId: row.id,
+    keyKind: row.kind,
+    projectId: row.project_id,
+    plan,
     allowedCountries: allowed,
-    categories: rules.choosesCategories ? (project.categories ?? []) : null,
-    apiEnabled: project.apiEnabled,
-    mcpEnabled: project.mcpEnabled,
-    subscriptionStatus: project.subscriptionStatus,
-    historyDays: project.historyDays ?? rules.historyDays,
-    rateLimitPerMinute: project.rateLimitPerMinute ?? rules.perMinute,
-    addons: project.addons,
-    limitsMode: project.limitsMode,
+    categories: rules.choosesCategories ? (row.categories ?? []) : null,
+    apiEnabled: row.api_enabled!,
+    mcpEnabled: row.mcp_enabled!,
+    subscriptionStatus: row.subscription_status!,
+    historyDays: row.history_days ?? rules.historyDays,
+    rateLimitPerMinute: row.rate_limit_per_minute ?? rules.perMinute,
+    addons: row.addons!,
+    limitsMode: row.limits_mode!,
   };
 }

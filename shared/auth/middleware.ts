@@ -4,19 +4,11 @@ import { afterResponse } from '../after-response';
 import type { Env } from '../env';
 import { ApiError, coded } from '../errors';
 import { authFailuresBlocked, countAuthFailure } from '../limits/auth-failures';
-import { clientIp } from '../limits/ip';
-import { resolveKey } from './keys';
+import { clientIp } from '../limits/client-ip';
+import { presentedKey } from './presented';
 
 const QUERY_KEY_NAMES = ['api_key', 'apikey', 'key', 'token', 'access_token', 'x-api-key'];
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="discovery-api"' };
-
-function presentedKey(headers: { header(name: string): string | undefined }): string | undefined {
-  const direct = headers.header('x-api-key')?.trim();
-  if (direct) return direct;
-  const authorization = headers.header('authorization')?.trim();
-  const match = authorization?.match(/^Bearer\s+(\S+)$/i);
-  return match?.[1];
-}
 
 /**
  * Requires a valid API key and puts its AuthContext in `c.var.auth`.
@@ -51,6 +43,8 @@ function missingKey(c: Context<Env>): ApiError {
 
 async function authenticate(c: Context<Env>, key: string | undefined) {
   if (!key) throw missingKey(c);
+  // Loaded when a key is presented: a request without one never evaluates the lookup's tables and drizzle.
+  const { resolveKey } = await import('./keys');
   const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
     // The plan cannot be read: never guess, never serve unfiltered data.
     console.error('key lookup failed', err.message);

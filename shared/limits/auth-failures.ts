@@ -4,7 +4,6 @@
 // sliding window of @upstash/ratelimit in Redis (the per-IP limiter's pattern, shared/limits/ip.ts),
 // spent only by 401s, after the answer; the block is remembered in the isolate, so a valid key pays
 // nothing and a blocked client costs neither a lookup nor a Redis call.
-import { Ratelimit } from '@upstash/ratelimit';
 import { coded, type ApiError } from '../errors';
 import type { Store } from '../redis';
 import { limitLocally } from './local';
@@ -42,9 +41,13 @@ export function authFailuresBlocked(store: Store, ip: string, nowMs = Date.now()
 export async function countAuthFailure(store: Store, ip: string): Promise<void> {
   if (!throttled(ip)) return;
   let spent: { success: boolean; remaining: number; reset: number };
+  // After the answer has gone: the 401 itself evaluates neither the limiter's module nor its script setup.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   try {
+    const { Ratelimit } = await import('@upstash/ratelimit');
+    const { redis } = store.full ? await store.full() : store;
     const limiter = new Ratelimit({
-      redis: store.redis, limiter: Ratelimit.slidingWindow(AUTH_FAILURES_PER_MINUTE, '60 s'), prefix: prefixOf(store),
+      redis, limiter: Ratelimit.slidingWindow(AUTH_FAILURES_PER_MINUTE, '60 s'), prefix: prefixOf(store),
       analytics: false, ephemeralCache: ephemeral, timeout: 0,
     });
     spent = await limiter.limit(ip);

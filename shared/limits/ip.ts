@@ -6,6 +6,9 @@ import { coded, type ApiError } from '../errors';
 import type { Store } from '../redis';
 import { policyHeader, rateLimitHeader } from './headers';
 import { limitLocally } from './local';
+import { clientIp } from './client-ip';
+
+export { clientIp };
 
 /** Denials remembered in the isolate (ratelimit's ephemeral cache): a hammering client costs no Redis call. */
 const blocked = new Map<string, number>();
@@ -18,21 +21,6 @@ export interface IpDecision {
   remaining: number;
   resetMs: number;
   mode: 'redis' | 'local';
-}
-
-/**
- * The client address as Cloudflare reports it (`CF-Connecting-IP`; no other header is trusted).
- * IPv6 clients are grouped by /64, the block one subscriber usually holds.
- */
-export function clientIp(headers: Headers): string {
-  const ip = headers.get('cf-connecting-ip')?.trim().toLowerCase();
-  if (!ip) return 'unknown';
-  if (!ip.includes(':')) return ip;
-  const [head, tail = ''] = ip.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 /** The limiter's key prefix; `prefix` is the store's (`''` or `ns:`). */

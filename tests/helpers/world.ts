@@ -5,7 +5,8 @@ import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import worker from '../../functions/index';
 import { createKey } from '../../shared/admin/keys';
 import { createProject, type NewProject } from '../../shared/admin/projects';
-import { createDb, type Db } from '../../shared/db/client';
+import type { Db } from '../../shared/db/client';
+import { createDb } from '../../shared/db/client';
 import type { Bindings } from '../../shared/env';
 import { rebuildRollups, type RebuildOptions } from '../../shared/ingest/rebuild';
 

@@ -19,6 +19,7 @@ import tracking from '../../functions/tracking/index';
 import { trendsArea } from '../../functions/trends/app';
 import trends from '../../functions/trends/index';
 import type { App } from '../../shared/app';
+import { registeredPaths } from '../../shared/lazy-area';
 import { geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, type CallOptions, type Reply, type World } from '../helpers/world';
@@ -78,6 +79,10 @@ describe.each(AREAS)('the %s Worker', (_name, eager, lazy) => {
       `${r.method} ${r.path.replace(':version{v[12]}', 'v1').replace(/:\w+/g, ':param')}`;
     const manifest = lazy.routes.filter((r) => r.method !== 'ALL').map(normalize);
     expect(manifest).toEqual([...new Set(routes.map(normalize))].filter((e) => !e.includes('/v2/geo/')));
+    // Exactly the area's paths, parameter names included: a keyless request is served by stand-ins
+    // registered at these paths, whose pattern its log line names (shared/lazy-area.ts).
+    const registered = lazy.routes.filter((r) => r.method !== 'ALL').flatMap((r) => registeredPaths(r.path).map((p) => `${r.method} ${p}`));
+    expect(registered.sort()).toEqual([...new Set(routes.map((r) => `${r.method} ${r.path}`))].sort());
   });
 
   it('answers every route as the all-in-one Worker does, with a key and without', async () => {

@@ -165,6 +165,6 @@ describe('a cold isolate', () => {
     edgeLimits.expire();
     expect((await trips('/v1/geo/languages', tenant.key)).status).toBe(200);
     const { spans } = (await (await gateway('/stats?spans=1')).json()) as { spans: { label: string }[] };
-    expect(spans.filter((s) => s.label.includes('"api_keys"')).length).toBe(1);
+    expect(spans.filter((s) => s.label.includes('key_countries')).length, 'key lookups (shared/auth/keys.ts KEY_QUERY)').toBe(1);
   });
 });

@@ -18,7 +18,8 @@ import { aggregateKey } from '../../shared/aggregate';
 import { readConfig } from '../../shared/env';
 import { createStore } from '../../shared/redis';
 import { trendRollupAggregate, type TrendRollupRequest } from '../../functions/trends/aggregate';
-import { createWorld, show, type World } from '../helpers/world';
+import { createWorld, show, type CallOptions, type World } from '../helpers/world';
+import geoWorker from '../../functions/geo/index';
 
 let world: World;
 let key: string;
@@ -342,6 +343,17 @@ describe('finding 6: 401s are throttled per client IP', () => {
     const down = await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7'), env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' } });
     expect(down.status, show(down)).toBe(429);
     expect((await world.call('/v1/geo/languages', { headers: from('203.0.113.7') })).status).toBe(429);
+  });
+
+  it('a deployed keyed Worker throttles requests without a key the same way (its keyless app, shared/keyless-area.ts)', async () => {
+    const geo = geoWorker as unknown as CallOptions['worker'];
+    const statuses: number[] = [];
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 2; i++) {
+      statuses.push((await world.call('/v1/geo/regions', { headers: from('203.0.113.99'), worker: geo })).status);
+    }
+    expect(statuses).toEqual([...Array(AUTH_FAILURES_PER_MINUTE).fill(401), 429, 429]);
+    // A valid key from another address is served by the same Worker.
+    expect((await world.call('/v1/geo/regions', { key, headers: from('192.0.2.45'), worker: geo })).status).toBe(200);
   });
 
   it('the OpenAPI document states the bound on every keyed 429', async () => {

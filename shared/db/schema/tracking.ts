@@ -2,12 +2,12 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './accounts';
+import { LIST_KINDS, MATCH_TYPES } from '../values';
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-export const LIST_KINDS = ['entity', 'category', 'publisher', 'trend', 'mention'] as const;
+export { LIST_KINDS, MATCH_TYPES };
 export type ListKind = (typeof LIST_KINDS)[number];
-export const MATCH_TYPES = ['broad', 'phrase', 'exact'] as const;
 export type MatchType = (typeof MATCH_TYPES)[number];
 
 export const trackingLists = pgTable(

@@ -5,13 +5,12 @@ import {
   date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid,
 } from 'drizzle-orm/pg-core';
 import { articles } from './content';
+import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../values';
+
+export { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES };
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-export const TREND_STATES = ['emerging', 'hot', 'persistent', 'seasonal_dormant', 'decayed'] as const;
-export const STRUCTURAL_TYPES = ['event_driven', 'evergreen', 'cyclic', 'derivative', 'unknown'] as const;
-export const SEMANTIC_TYPES = ['news', 'event_based', 'seasonal', 'lifestyle', 'evergreen'] as const;
-export const TREND_ROLES = ['F1_trigger', 'F2_pile_on', 'F3_long_tail', 'F5_one_off'] as const;
 export type TrendState = (typeof TREND_STATES)[number];
 
 export const hierarchyNodes = pgTable(

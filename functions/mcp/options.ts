@@ -1,0 +1,8 @@
+// The MCP area's chain options: its app (app.ts) and its Worker's app for requests without a key
+// (index.ts, shared/keyless-area.ts) share them. No runtime imports: the Worker's router holds them.
+import type { AreaOptions } from '../../shared/area-chain';
+
+/** A batch of tool calls fits easily; anything larger is refused before it is read (shared/body-limits.ts). 256 KiB. */
+export const MCP_BODY_MAX_BYTES = 256 * 1024;
+
+export const MCP_AREA: AreaOptions = { basePaths: ['/mcp'], auth: true, channel: 'mcp', bodyLimits: { '/mcp': MCP_BODY_MAX_BYTES } };

@@ -2,7 +2,7 @@
 // candidates, shared/mentions/match.ts for the decision), replaces the list's matches, and links each
 // term to its publications in url_dimensions so that term metrics come from the roll-ups.
 import type { Queryable } from '../../shared/db/queryable';
-import { refreshActivity } from '../../shared/ingest/activity';
+import { refreshActivity } from '../../shared/ingest/activity-refresh';
 import { BACKFILL_SQL } from '../../shared/ingest/rollups';
 import { findMatch, snippet } from '../../shared/mentions/match';
 import type { MatchType } from '../../shared/db/schema';

@@ -113,9 +113,22 @@ export async function applyHourDeltas(db: Queryable, deltas: HourDelta[]): Promi
   ]);
 }
 
-export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<void> {
-  if (keys.length === 0) return;
+// Which URL-markets lost activity: an old span no longer inside one new span (an hour corrected
+// to zero impressions). Their activity groups are recomputed whole (activity-refresh.ts).
+const SAVE_SPANS = `CREATE TEMP TABLE spans_before ON COMMIT DROP AS WITH ${KEYS}
+SELECT s.url_id, s.country, s.language, s.start_hour, s.end_hour FROM url_spans s JOIN k USING (url_id, country, language) WHERE s.url_id = ANY($4::uuid[])`;
+const LOST_SPANS = `SELECT DISTINCT o.url_id::text AS url_id FROM spans_before o
+WHERE NOT EXISTS (SELECT 1 FROM url_spans n WHERE (n.url_id, n.country, n.language) = (o.url_id, o.country, o.language)
+  AND n.start_hour <= o.start_hour AND n.end_hour >= o.end_hour AND n.url_id = o.url_id)`;
+
+/** Recomputes the spans of the URL-markets; returns the URLs that lost activity (see LOST_SPANS). */
+export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<string[]> {
+  if (keys.length === 0) return [];
   const params = [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language), [...new Set(keys.map((k) => k.url_id))]];
+  await db.query(SAVE_SPANS, params);
   await db.query(CLEAR_SPANS, params);
   await db.query(RECOMPUTE_SPANS, params);
+  const { rows } = await db.query<{ url_id: string }>(LOST_SPANS);
+  await db.query('DROP TABLE spans_before');
+  return rows.map((r) => r.url_id);
 }

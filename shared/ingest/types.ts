@@ -91,6 +91,8 @@ export interface BatchContext {
   newTrendArticles: { trend_id: string; url_id: string }[];
   /** URLs whose activity spans changed (their activity groups are refreshed at the end). */
   spanUrls: Set<string>;
+  /** URLs whose activity spans lost hours (their activity groups are recomputed whole). */
+  lostSpanUrls: Set<string>;
   /** Trending-top buckets (entity|country|hour) touched by the batch, recomputed at its end (entity-tops.ts). */
   entityTops: Set<string>;
 }

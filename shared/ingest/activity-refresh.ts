@@ -51,8 +51,10 @@ WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher')`;
 
 const MERGED_GROUPS = `
 INSERT INTO act_groups (${GROUP}, item_url, whole)
-SELECT DISTINCT ${GROUP}, NULL::uuid, false FROM act_contrib c
-WHERE NOT EXISTS (SELECT 1 FROM act_groups g WHERE ${SAME_GROUP('g', 'c')})`;
+SELECT ${GROUP}, NULL::uuid, false FROM (SELECT ${GROUP} FROM act_contrib EXCEPT SELECT ${GROUP} FROM act_groups) c`;
+
+/** Contributions to groups that are recomputed whole are not merged (run only when there are such groups). */
+const DROP_WHOLE_CONTRIBUTIONS = `DELETE FROM act_contrib c USING act_groups g WHERE g.whole AND ${SAME_GROUP('c', 'g')}`;
 
 /** The stored hulls and gaps of every group (read once: the merge and the mark deltas both need them). */
 const OLD = [
@@ -91,29 +93,35 @@ WITH spans AS (
   JOIN url_spans s ON s.url_id = d.url_id
   WHERE g.whole AND g.unit <> 'publication'
   UNION ALL
-  SELECT c.kind, c.key, c.unit, c.item, c.start_hour, c.end_hour FROM act_contrib c
-  WHERE NOT EXISTS (SELECT 1 FROM act_groups g WHERE ${SAME_GROUP('g', 'c')} AND g.whole)
+  SELECT kind, key, unit, item, start_hour, end_hour FROM act_contrib
   UNION ALL ${STORED_RUNS}),
 ${mergeRuns('spans')}
 SELECT * FROM runs`;
 
+// What changed, as set differences (EXCEPT hashes whole rows). Joins between these tables on their
+// group columns are estimated at one row (the columns are correlated), which once sent a gap delete
+// into a nested loop over 24k x 12k rows (80 s); the statements below join a temp table to a stored
+// table by its primary key only.
 const STEPS = [
   `CREATE TEMP TABLE act_hulls ON COMMIT DROP AS ${hullsOf('act_runs')}`,
   `CREATE TEMP TABLE act_gaps ON COMMIT DROP AS ${gapsOf('act_runs')}`,
-  'ANALYZE act_hulls, act_gaps',
+  `CREATE TEMP TABLE act_put ON COMMIT DROP AS
+   SELECT ${GROUP}, first_hour, end_hour FROM act_hulls EXCEPT SELECT ${GROUP}, first_hour, end_hour FROM act_old`,
+  `CREATE TEMP TABLE act_replaced ON COMMIT DROP AS
+   SELECT ${GROUP}, first_hour, end_hour FROM act_old EXCEPT SELECT ${GROUP}, first_hour, end_hour FROM act_hulls`,
+  `CREATE TEMP TABLE act_gone ON COMMIT DROP AS SELECT ${GROUP} FROM act_old EXCEPT SELECT ${GROUP} FROM act_hulls`,
+  `CREATE TEMP TABLE act_gaps_del ON COMMIT DROP AS
+   SELECT ${GROUP}, gap_start, gap_end FROM act_old_gaps EXCEPT SELECT ${GROUP}, gap_start, gap_end FROM act_gaps`,
+  `CREATE TEMP TABLE act_gaps_put ON COMMIT DROP AS
+   SELECT ${GROUP}, gap_start, gap_end FROM act_gaps EXCEPT SELECT ${GROUP}, gap_start, gap_end FROM act_old_gaps`,
+  'ANALYZE act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put',
 ];
 
-// Marks: the difference between the new and the old hull of every group (unchanged hulls cancel).
+// Marks: the new hull of every group whose hull changed counts +1, the replaced one -1.
 const MARKS = `
-WITH changed AS (
-  SELECT n.kind, n.key, n.unit, n.item, n.first_hour, n.end_hour FROM act_hulls n
-  WHERE NOT EXISTS (SELECT 1 FROM act_old o WHERE ${SAME_GROUP('o', 'n')} AND (o.first_hour, o.end_hour) = (n.first_hour, n.end_hour))),
-dropped AS (
-  SELECT o.kind, o.key, o.unit, o.item, o.first_hour, o.end_hour FROM act_old o
-  WHERE NOT EXISTS (SELECT 1 FROM act_hulls n WHERE ${SAME_GROUP('o', 'n')} AND (o.first_hour, o.end_hour) = (n.first_hour, n.end_hour))),
-delta AS MATERIALIZED (
-  SELECT kind, key, unit, hour, sum(starts)::int AS starts, sum(ends)::int AS ends FROM (${marksOf('changed', 1)}
-    UNION ALL ${marksOf('dropped', -1)}) m
+WITH delta AS MATERIALIZED (
+  SELECT kind, key, unit, hour, sum(starts)::int AS starts, sum(ends)::int AS ends FROM (${marksOf('act_put', 1)}
+    UNION ALL ${marksOf('act_replaced', -1)}) m
   GROUP BY kind, key, unit, hour
   HAVING sum(starts) <> 0 OR sum(ends) <> 0),
 hours AS (
@@ -132,16 +140,12 @@ SELECT 'hours' AS tbl, kind, key, unit, at FROM hours WHERE starts = 0 AND ends 
 UNION ALL SELECT 'days', kind, key, unit, at FROM days WHERE starts = 0 AND ends = 0`;
 
 const WRITES = [
-  `INSERT INTO dim_activity (kind, key, unit, item, first_hour, end_hour) SELECT * FROM act_hulls
-   ON CONFLICT (kind, key, unit, item) DO UPDATE SET first_hour = excluded.first_hour, end_hour = excluded.end_hour
-   WHERE (dim_activity.first_hour, dim_activity.end_hour) IS DISTINCT FROM (excluded.first_hour, excluded.end_hour)`,
-  `DELETE FROM dim_activity a USING act_old o
-   WHERE ${SAME_GROUP('a', 'o')} AND NOT EXISTS (SELECT 1 FROM act_hulls h WHERE ${SAME_GROUP('h', 'o')})`,
-  `DELETE FROM dim_activity_gaps x USING act_old_gaps o
-   WHERE ${SAME_GROUP('x', 'o')} AND x.gap_start = o.gap_start
-     AND NOT EXISTS (SELECT 1 FROM act_gaps n WHERE ${SAME_GROUP('n', 'x')} AND (n.gap_start, n.gap_end) = (x.gap_start, x.gap_end))`,
-  `INSERT INTO dim_activity_gaps (kind, key, unit, item, gap_start, gap_end) SELECT * FROM act_gaps ON CONFLICT DO NOTHING`,
-  `DROP TABLE act_groups, act_contrib, act_old, act_old_gaps, act_runs, act_hulls, act_gaps`,
+  `INSERT INTO dim_activity (kind, key, unit, item, first_hour, end_hour) SELECT * FROM act_put
+   ON CONFLICT (kind, key, unit, item) DO UPDATE SET first_hour = excluded.first_hour, end_hour = excluded.end_hour`,
+  `DELETE FROM dim_activity a USING act_gone o WHERE ${SAME_GROUP('a', 'o')}`,
+  `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
+  `INSERT INTO dim_activity_gaps (kind, key, unit, item, gap_start, gap_end) SELECT * FROM act_gaps_put`,
+  `DROP TABLE act_groups, act_contrib, act_old, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
 ];
 
 // Marks that fell back to zero are removed, so that the incremental tables equal a rebuild.
@@ -168,6 +172,7 @@ export async function refreshActivity(
   await db.query(CONTRIBUTIONS, [merged]);
   await db.query('ANALYZE act_groups, act_contrib');
   await db.query(MERGED_GROUPS);
+  if (whole.length) await db.query(DROP_WHOLE_CONTRIBUTIONS);
   await db.query('ANALYZE act_groups');
   for (const sql of OLD) await db.query(sql);
   await db.query(NEW_RUNS);

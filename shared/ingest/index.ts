@@ -35,6 +35,11 @@ async function analyzeChanged(client: Queryable, s: IngestSummary): Promise<void
   await client.query(`ANALYZE ${[...tables].sort().join(', ')}`).catch(() => undefined);
 }
 
+const YIELD_EVERY = 500;
+/** A macrotask turn (setImmediate in Node; workerd has only timers, where a 0 ms timer does the same). */
+const yieldToIo = (): Promise<void> =>
+  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 const DEFAULT_BATCH = 5000;
 const DEFAULT_BATCH_CHARS = 4_000_000;
 const DEFAULT_MAX_ERRORS = 1000;
@@ -111,11 +116,22 @@ export async function ingest(
     });
   };
 
+  // One batch is written while the next one is parsed: the database and the parser each keep a core.
+  // At most two batches are held (bounded memory); batches still commit one after the other, in order.
+  let writing: Promise<void> = Promise.resolve();
+  const submit = async (b: Item[]) => {
+    await writing;
+    writing = flush(b);
+    writing.catch(() => undefined); // awaited (and rethrown) by the next submit or at the end
+  };
+
   let batch: Item[] = [];
   let chars = 0;
   let lineNo = 0;
   for await (const raw of lines) {
     lineNo++;
+    // An in-memory input never waits on I/O: let the writer's replies in now and then.
+    if (lineNo % YIELD_EVERY === 0) await yieldToIo();
     const line = raw.trim();
     if (line === '') continue;
     summary.read++;
@@ -127,12 +143,13 @@ export async function ingest(
     batch.push({ line: lineNo, record: parsed.record });
     chars += line.length;
     if (batch.length >= batchSize || chars >= maxChars) {
-      await flush(batch);
+      await submit(batch);
       batch = [];
       chars = 0;
     }
   }
-  await flush(batch);
+  await submit(batch);
+  await writing;
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
   if (!rollups && summary.changed > 0) await rebuildRollups(client);
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());

@@ -151,7 +151,7 @@ export async function ingest(
   await submit(batch);
   await writing;
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
-  if (!rollups && summary.changed > 0) await rebuildRollups(client);
+  if (!rollups && summary.changed > 0) await rebuildRollups(client, opts.onRebuildStep);
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
   if (opts.analyze !== false) await analyzeChanged(client, summary);
   summary.errors.sort((a, b) => a.line - b.line);

@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/queryable';
 import { ALL_MARKETS } from '../rollups/activity';
 import { REBUILD_ACTIVITY } from './activity';
+import { RAISE_WORK_MEM } from './sql';
 import { REBUILD_ENTITIES } from './entity-rollups';
 import { REBUILD_TOPS } from './entity-tops';
 
@@ -18,7 +19,7 @@ export const TOTAL_DAYS = `INSERT INTO dim_days (kind, key, country, language, d
 // dim_hours per market, its all-markets rows and dim_days all come from one aggregate of
 // url_dimensions x observations (a temp table), instead of reading dim_hours back twice.
 const BASE = [
-  `SET LOCAL work_mem = '256MB'`,
+  RAISE_WORK_MEM('256MB'),
   `TRUNCATE url_dimensions, dim_hours, dim_days, url_spans`,
   `INSERT INTO url_dimensions (kind, key, url_id)
    SELECT 'entity', entity_id::text, url_id FROM article_entities

@@ -4,7 +4,7 @@ import type { Queryable } from '../db/queryable';
 import { refreshActivity } from './activity-refresh';
 import { refreshEntities } from './entity-rollups';
 import { precheck } from './precheck';
-import { RAISE_WORK_MEM } from './sql';
+import { RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
 import type { RecordType } from './records';
 import { emptyGroups, type BatchContext, type DerivedCounts, type Item, type LineError, type TypeCounts } from './types';
@@ -59,7 +59,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
     // triggered JIT compilation: ~0.5 s per statement for work that takes milliseconds.
     await db.query('SET LOCAL jit = off');
     // The set-based steps sort and hash whole batches: the 4 MB default spilled them to disk.
-    await db.query(RAISE_WORK_MEM('64MB'));
+    await db.query(RAISE_MEMORY('work_mem', '64MB'));
     await precheck(ctx);
     for (const type of Object.keys(WRITERS) as RecordType[]) {
       if (ctx.groups[type].length > 0) await WRITERS[type](ctx);

@@ -99,15 +99,15 @@ async function main(): Promise<number> {
   const totalBytes = args.file ? statSync(args.file).size : null;
 
   const { client, close } = await open();
-  // Open the input only now: readline starts reading at once, and lines emitted before the loop
-  // below starts iterating would be lost (a small file would be gone while we connect).
-  const stream = args.file ? createReadStream(args.file) : process.stdin;
-  const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     const { rows: [{ empty }] } = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty');
     const rollups = args.rollups ?? (empty ? 'rebuild-at-end' : 'incremental');
     if (!args.json) console.error(`roll-ups: ${rollups === 'incremental' ? 'kept per batch' : 'rebuilt once at the end (bulk load)'}`);
+    // Open the input only now, with no await before the loop in ingest() starts: readline reads at
+    // once, and lines emitted before anyone iterates are lost (a small file would be gone meanwhile).
+    const stream = args.file ? createReadStream(args.file) : process.stdin;
+    const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
+    const lines = createInterface({ input: stream, crlfDelay: Infinity });
     const onProgress = progressBar(totalBytes, bytesRead);
     const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups, onProgress });
     if (onProgress) process.stderr.write('\n');

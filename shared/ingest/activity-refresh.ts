@@ -3,8 +3,10 @@
 //
 // A group's runs are the union of its URLs' spans, so a URL whose activity only GREW (new hours, a
 // new membership) can be merged into the stored runs of its groups: new runs = old runs (rebuilt
-// from the hull and its gaps) united with the URL's spans. Union is idempotent, so merging spans that
-// were already counted changes nothing. A URL that LOST activity (an hour corrected to zero
+// from the hull and its gaps) united with the hours it gained (all its spans for a new membership).
+// Union is idempotent, so merging hours that were already counted changes nothing. When every new
+// hour of a group lies after its hull (each hour of live data), the stored runs are one interval to
+// the merge and the group's gaps are not even read. A URL that LOST activity (an hour corrected to zero
 // impressions) or left a dimension cannot be subtracted from a union: every group it belongs to,
 // before or after the batch, is recomputed whole from its members' spans, and those groups are left
 // out of the merge. Both paths write through ANALYZEd temp tables: multi-column joins over CTEs or
@@ -12,6 +14,7 @@
 // hour of 3,661 lines.
 import type { Queryable } from '../db/queryable';
 import { gapsOf, hullsOf, marksOf, mergeRuns } from './activity';
+import { ADDED_TABLE } from './rollups';
 
 export interface RemovedMembership {
   kind: string;
@@ -37,14 +40,19 @@ own AS (
 SELECT DISTINCT m.kind, m.key, o.unit, o.item, o.item_url, true AS whole
 FROM mem m JOIN own o USING (url_id) WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher')`;
 
-/** The spans that grown URLs ($1) bring to each of their groups. */
+/**
+ * The spans that URLs bring to each of their groups ($1: every URL): the hours that grown URLs ($2)
+ * gained in this transaction (spans_added, rollups.ts), every span of URLs that joined a dimension ($3).
+ */
 const CONTRIBUTIONS = `
 CREATE TEMP TABLE act_contrib ON COMMIT DROP AS
 WITH mem AS MATERIALIZED (SELECT kind, key, url_id FROM url_dimensions WHERE url_id = ANY($1::uuid[])),
 own AS (
   SELECT url_id, 'publication'::text AS unit, url_id::text AS item FROM unnest($1::uuid[]) AS t(url_id)
   UNION ALL SELECT url_id, kind, key FROM mem WHERE kind IN ('publisher', 'trend')),
-sp AS MATERIALIZED (SELECT url_id, start_hour, end_hour FROM url_spans WHERE url_id = ANY($1::uuid[]))
+sp AS MATERIALIZED (
+  SELECT url_id, start_hour, end_hour FROM spans_added WHERE url_id = ANY($2::uuid[])
+  UNION ALL SELECT url_id, start_hour, end_hour FROM url_spans WHERE url_id = ANY($3::uuid[]))
 SELECT DISTINCT m.kind, m.key, o.unit, o.item, sp.start_hour, sp.end_hour
 FROM mem m JOIN own o USING (url_id) JOIN sp USING (url_id)
 WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher')`;
@@ -56,16 +64,27 @@ SELECT ${GROUP}, NULL::uuid, false FROM (SELECT ${GROUP} FROM act_contrib EXCEPT
 /** Contributions to groups that are recomputed whole are not merged (run only when there are such groups). */
 const DROP_WHOLE_CONTRIBUTIONS = `DELETE FROM act_contrib c USING act_groups g WHERE g.whole AND ${SAME_GROUP('c', 'g')}`;
 
-/** The stored hulls and gaps of every group (read once: the merge and the mark deltas both need them). */
+/**
+ * The stored hulls of every group, and whether a merged group is `general`: a contribution starts
+ * before its hull ends. Otherwise every new hour lies after the hull (the hourly case) and is
+ * appended: the stored runs stand in as one interval [first_hour, end_hour), whose inner gaps cannot
+ * change, so the group's gaps are not read. Gaps are read for general and whole groups only.
+ */
 const OLD = [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
-   SELECT a.kind, a.key, a.unit, a.item, a.first_hour, a.end_hour, g.whole FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
+   SELECT a.kind, a.key, a.unit, a.item, a.first_hour, a.end_hour, g.whole, false AS general FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
+  'ANALYZE act_old',
+  `CREATE TEMP TABLE act_general ON COMMIT DROP AS
+   SELECT DISTINCT c.kind, c.key, c.unit, c.item FROM act_contrib c JOIN act_old o USING (${GROUP}) WHERE c.start_hour < o.end_hour`,
+  'ANALYZE act_general',
+  `UPDATE act_old o SET general = true FROM act_general x WHERE ${SAME_GROUP('o', 'x')}`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
   `CREATE TEMP TABLE act_old_gaps ON COMMIT DROP AS
    SELECT o.kind, o.key, o.unit, o.item, x.gap_start, x.gap_end, o.whole FROM act_old o CROSS JOIN LATERAL (
      SELECT x.gap_start, x.gap_end FROM dim_activity_gaps x WHERE x.kind = o.kind AND x.key = o.key AND x.unit = o.unit AND x.item = o.item
-     ORDER BY x.kind, x.key, x.unit, x.item, x.gap_start) x`,
+     ORDER BY x.kind, x.key, x.unit, x.item, x.gap_start) x
+   WHERE o.whole OR o.general`,
   'ANALYZE act_old, act_old_gaps',
 ];
 
@@ -73,8 +92,8 @@ const OLD = [
 const STORED_RUNS = `
 SELECT ${GROUP}, t AS start_hour, e AS end_hour FROM (
   SELECT ${GROUP}, t, is_end, lead(t) OVER (PARTITION BY ${GROUP} ORDER BY t) AS e FROM (
-    SELECT kind, key, unit, item, first_hour AS t, false AS is_end FROM act_old WHERE NOT whole
-    UNION ALL SELECT kind, key, unit, item, end_hour, true FROM act_old WHERE NOT whole
+    SELECT kind, key, unit, item, first_hour AS t, false AS is_end FROM act_old WHERE NOT whole AND general
+    UNION ALL SELECT kind, key, unit, item, end_hour, true FROM act_old WHERE NOT whole AND general
     UNION ALL SELECT kind, key, unit, item, gap_end, false FROM act_old_gaps WHERE NOT whole
     UNION ALL SELECT kind, key, unit, item, gap_start, true FROM act_old_gaps WHERE NOT whole) b) r
 WHERE NOT is_end`;
@@ -94,6 +113,7 @@ WITH spans AS (
   WHERE g.whole AND g.unit <> 'publication'
   UNION ALL
   SELECT kind, key, unit, item, start_hour, end_hour FROM act_contrib
+  UNION ALL SELECT kind, key, unit, item, first_hour, end_hour FROM act_old WHERE NOT whole AND NOT general
   UNION ALL ${STORED_RUNS}),
 ${mergeRuns('spans')}
 SELECT * FROM runs`;
@@ -145,7 +165,8 @@ const WRITES = [
   `DELETE FROM dim_activity a USING act_gone o WHERE ${SAME_GROUP('a', 'o')}`,
   `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
   `INSERT INTO dim_activity_gaps (kind, key, unit, item, gap_start, gap_end) SELECT * FROM act_gaps_put`,
-  `DROP TABLE act_groups, act_contrib, act_old, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
+  `DROP TABLE act_groups, act_contrib, act_old, act_general, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
+  'DROP TABLE IF EXISTS spans_added',
 ];
 
 // Marks that fell back to zero are removed, so that the incremental tables equal a rebuild.
@@ -153,23 +174,35 @@ const DROP_ZERO = (into: 'hours' | 'days') => `
 DELETE FROM dim_activity_${into} t USING unnest($1::text[], $2::text[], $3::text[], $4::${into === 'hours' ? 'timestamptz' : 'date'}[]) AS z(kind, key, unit, at)
 WHERE (t.kind, t.key, t.unit, t.${into === 'hours' ? 'hour' : 'day'}) = (z.kind, z.key, z.unit, z.at) AND t.starts = 0 AND t.ends = 0`;
 
+export interface ActivityChanges {
+  /** URLs whose spans only gained hours (spans_added holds the hours). */
+  grown?: string[];
+  /** URLs that joined a dimension (all their spans are merged into the new groups). */
+  joined?: string[];
+  /** Memberships that were just deleted (their groups no longer show in url_dimensions). */
+  removed?: RemovedMembership[];
+  /** URLs whose spans lost hours. */
+  lost?: string[];
+}
+
 /**
  * Brings the hulls of every group the URLs touch up to date. Call inside a transaction, after their
- * spans and memberships changed: `grown` URLs only gained activity or memberships; `lost` URLs lost
- * activity; `removed` are memberships that were just deleted (their groups no longer show in
- * url_dimensions). A URL may be in both lists (then its groups are recomputed whole).
+ * spans and memberships changed. A URL may be in several lists: lost or removed wins (its groups are
+ * recomputed whole), then joined.
  */
-export async function refreshActivity(
-  db: Queryable, grown: string[], removed: RemovedMembership[] = [], lost: string[] = [],
-): Promise<void> {
+export async function refreshActivity(db: Queryable, changes: ActivityChanges): Promise<void> {
+  const { removed = [], lost = [] } = changes;
   const whole = [...new Set([...lost, ...removed.map((r) => r.url_id)])];
-  const merged = [...new Set(grown)];
-  if (whole.length === 0 && merged.length === 0) return;
+  const joinedSet = new Set(changes.joined ?? []);
+  const joined = [...joinedSet];
+  const grown = [...new Set(changes.grown ?? [])].filter((u) => !joinedSet.has(u));
+  if (whole.length === 0 && joined.length === 0 && grown.length === 0) return;
   // The temp tables have no index: the batch's `enable_seqscan = off` (batch.ts) would push every join
   // with them into nested loops over seq scans. Their sizes are real, so the planner may choose here.
   const { rows: [setting] } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
+  await db.query(ADDED_TABLE);
   await db.query(FULL_GROUPS, [whole, removed.map((r) => r.kind), removed.map((r) => r.key), removed.map((r) => r.url_id)]);
-  await db.query(CONTRIBUTIONS, [merged]);
+  await db.query(CONTRIBUTIONS, [[...grown, ...joined], grown, joined]);
   await db.query('ANALYZE act_groups, act_contrib');
   await db.query(MERGED_GROUPS);
   if (whole.length) await db.query(DROP_WHOLE_CONTRIBUTIONS);

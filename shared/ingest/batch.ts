@@ -70,7 +70,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       const touched = new Set([...ctx.groups.article.map((i) => i.record.id), ...ctx.groups.trend_article.map((i) => i.record.url_id)]);
       const changes = await syncDimensions(db, [...touched]);
       const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
-      await refreshActivity(db, [...ctx.spanUrls, ...joined], changes.filter((c) => c.sign < 0), [...ctx.lostSpanUrls]);
+      await refreshActivity(db, { grown: [...ctx.spanUrls], joined, removed: changes.filter((c) => c.sign < 0), lost: [...ctx.lostSpanUrls] });
       await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls], ctx.entityTops);
     }
     await db.query('COMMIT');

@@ -9,9 +9,9 @@
 // the merge and the group's gaps are not even read. A URL that LOST activity (an hour corrected to zero
 // impressions) or left a dimension cannot be subtracted from a union: every group it belongs to,
 // before or after the batch, is recomputed whole from its members' spans, and those groups are left
-// out of the merge. Both paths write through ANALYZEd temp tables: multi-column joins over CTEs or
-// unanalyzed tables are estimated at one row, and the nested loops that follow took 174 s for an
-// hour of 3,661 lines.
+// out of the merge. Both paths write through temp tables, never joined to each other on their
+// correlated group columns beyond a single join: such joins are estimated at one row, and the nested
+// loops built on that estimate took 174 s for an hour of 3,661 lines.
 import type { Queryable } from '../db/queryable';
 import { gapsOf, hullsOf, marksOf, mergeRuns } from './activity';
 import { ADDED_TABLE } from './rollups';
@@ -73,10 +73,8 @@ const DROP_WHOLE_CONTRIBUTIONS = `DELETE FROM act_contrib c USING act_groups g W
 const OLD = [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
    SELECT a.kind, a.key, a.unit, a.item, a.first_hour, a.end_hour, g.whole, false AS general FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
-  'ANALYZE act_old',
   `CREATE TEMP TABLE act_general ON COMMIT DROP AS
    SELECT DISTINCT c.kind, c.key, c.unit, c.item FROM act_contrib c JOIN act_old o USING (${GROUP}) WHERE c.start_hour < o.end_hour`,
-  'ANALYZE act_general',
   `UPDATE act_old o SET general = true FROM act_general x WHERE ${SAME_GROUP('o', 'x')}`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
@@ -85,7 +83,6 @@ const OLD = [
      SELECT x.gap_start, x.gap_end FROM dim_activity_gaps x WHERE x.kind = o.kind AND x.key = o.key AND x.unit = o.unit AND x.item = o.item
      ORDER BY x.kind, x.key, x.unit, x.item, x.gap_start) x
    WHERE o.whole OR o.general`,
-  'ANALYZE act_old, act_old_gaps',
 ];
 
 /** A merged group's stored runs, from its hull and gaps: starts and ends alternate in time. */
@@ -134,7 +131,6 @@ const STEPS = [
    SELECT ${GROUP}, gap_start, gap_end FROM act_old_gaps EXCEPT SELECT ${GROUP}, gap_start, gap_end FROM act_gaps`,
   `CREATE TEMP TABLE act_gaps_put ON COMMIT DROP AS
    SELECT ${GROUP}, gap_start, gap_end FROM act_gaps EXCEPT SELECT ${GROUP}, gap_start, gap_end FROM act_old_gaps`,
-  'ANALYZE act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put',
 ];
 
 // Marks: the new hull of every group whose hull changed counts +1, the replaced one -1.
@@ -203,9 +199,11 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   await db.query(ADDED_TABLE);
   await db.query(FULL_GROUPS, [whole, removed.map((r) => r.kind), removed.map((r) => r.key), removed.map((r) => r.url_id)]);
   await db.query(CONTRIBUTIONS, [[...grown, ...joined], grown, joined]);
-  await db.query('ANALYZE act_groups, act_contrib');
   await db.query(MERGED_GROUPS);
   if (whole.length) await db.query(DROP_WHOLE_CONTRIBUTIONS);
+  // The share of whole groups decides how their members are read (index probes, not a scan of
+  // url_dimensions); the other temp tables meet a stored table by primary key or a single hash join
+  // whose inputs are sized from their pages, so statistics would only cost time (~1 s an hour).
   await db.query('ANALYZE act_groups');
   for (const sql of OLD) await db.query(sql);
   await db.query(NEW_RUNS);

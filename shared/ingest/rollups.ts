@@ -153,7 +153,6 @@ export async function recomputeSpans(db: Queryable, keys: { url_id: string; coun
   await db.query(RECOMPUTE_SPANS, params);
   const { rows } = await db.query<{ url_id: string }>(LOST_SPANS);
   await db.query(SAVE_NEW_SPANS, params);
-  await db.query('ANALYZE spans_before, spans_after');
   await db.query(ADDED_TABLE);
   // Both sides are temp tables of the same keys: a join the planner must hash, not loop (seq scans
   // are switched off in batches, batch.ts).

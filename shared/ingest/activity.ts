@@ -17,7 +17,7 @@ export const gapsOf = (runs: string) => `SELECT kind, key, unit, item, prev AS g
  * Runs of each group: `members` yields (kind, key, unit, item, url_id). Spans are merged when they
  * overlap or touch: a new run starts where a span begins after every earlier span has ended.
  */
-export const runs = (members: string) => `
+const runs = (members: string) => `
 spans AS (
   SELECT m.kind, m.key, m.unit, m.item, s.start_hour, s.end_hour FROM (${members}) m JOIN url_spans s ON s.url_id = m.url_id),
 ${mergeRuns('spans')},

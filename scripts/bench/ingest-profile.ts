@@ -1,9 +1,9 @@
-// `npm run bench -- ingest:profile [--lines 100000] [--mode incremental|rebuild-at-end|hourly] [--top 25]`
+// `npm run bench -- ingest:profile [--lines 100000] [--mode incremental|rebuild-at-end|hourly] [--active-days N] [--top 25]`
 // Where an ingest spends its time: the first `--lines` lines of the bench set into a fresh database
 // over one pg.Client whose every statement is timed, then the statements by total time (the first
 // 100 characters of their text, call count, seconds). `hourly`: the slice is loaded with the
-// roll-ups rebuilt at the end (not profiled), then one hour of observations for every profile is
-// profiled (scripts/bench/hourly.ts).
+// roll-ups rebuilt at the end (not profiled), then one hour of observations for every profile (seen
+// in the last --active-days days, when given) is profiled (scripts/bench/hourly.ts).
 import type { Queryable } from '../../shared/db/queryable';
 import { ingest } from '../../shared/ingest';
 import { freshDatabase } from './db';
@@ -42,6 +42,7 @@ export async function run(argv: string[]): Promise<void> {
   const lines = Number(at('--lines') ?? 100_000);
   const mode = at('--mode') ?? 'incremental';
   const top = Number(at('--top') ?? 25);
+  const activeDays = Number(at('--active-days') ?? Number.POSITIVE_INFINITY);
   if (!['incremental', 'rebuild-at-end', 'hourly'].includes(mode)) throw new Error(`--mode incremental|rebuild-at-end|hourly, not ${mode}`);
   const input = await firstLines('bench', lines);
   const db = await freshDatabase('bench_ingest_profile');
@@ -50,7 +51,7 @@ export async function run(argv: string[]): Promise<void> {
     let now = new Date(BENCH_NOW);
     if (mode === 'hourly') {
       await ingest(db, input, { rollups: 'rebuild-at-end', now });
-      batch = hourLines(await activeProfiles(db, now, Number.POSITIVE_INFINITY), now);
+      batch = hourLines(await activeProfiles(db, now, activeDays), now);
       now = new Date(now.getTime() + 3_660_000);
     }
     const profiled = timed(db);

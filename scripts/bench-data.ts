@@ -31,7 +31,7 @@ function progress(): (p: IngestProgress) => void {
     const bar = `[${'#'.repeat(Math.round(done * 30)).padEnd(30, '.')}] ${(done * 100).toFixed(1).padStart(5)}%`;
     const text = `${bar} ${fmt(p.read)} / ${fmt(total)} lines, ${fmt(rate)} lines/s, ` +
       `elapsed ${clock(p.seconds)}, ETA ${Number.isNaN(eta) ? '?' : clock(eta)}` +
-      (p.read >= total ? ' (then the roll-ups are rebuilt)' : '');
+      (p.read >= total ? ' (then the roll-ups are rebuilt: one line per step follows)' : '');
     if (process.stderr.isTTY) process.stderr.write(`\r${text}  `);
     // The last batch always prints: the roll-up rebuild that follows is silent for minutes.
     else if (p.seconds - printed >= 30 || p.read >= total) {

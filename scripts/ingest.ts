@@ -1,10 +1,15 @@
-// `tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups] [--json]`: loads
-// NDJSON (stdin when no file or `-`) into the database that scripts/lib/connect resolves
-// (DATABASE_URL, a running gateway, or the embedded one). --rebuild-rollups: bulk mode, the
-// dimension roll-ups are rebuilt once at the end instead of per batch (nothing may read meanwhile).
+// `tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups | --incremental] [--json]`:
+// loads NDJSON (stdin when no file or `-`) into the database that scripts/lib/connect resolves
+// (DATABASE_URL, a running gateway, or the embedded one); a plain PostgreSQL DATABASE_URL is reached
+// directly with node-postgres (a bulk loader gains nothing from the WebSocket relay, which would share
+// the parser's core). Roll-ups: --rebuild-rollups (bulk mode: rebuilt once at the end, nothing may
+// read meanwhile), --incremental (kept exact per batch); by default bulk mode when the database holds
+// no observations yet (a cold load), else incremental.
 // Exit code 1 when any line was skipped, 2 on a fatal error.
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
+import type { Queryable } from '../shared/db/queryable';
 import { ingest, type IngestProgress, type IngestSummary } from '../shared/ingest';
 import { connect } from './lib/connect';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
@@ -23,8 +28,9 @@ function parseArgs(argv: string[]): Args {
     if (a === '--json') args.json = true;
     else if (a === '--batch-size') args.batchSize = Number(argv[++i]);
     else if (a === '--rebuild-rollups') args.rollups = 'rebuild-at-end';
+    else if (a === '--incremental') args.rollups = 'incremental';
     else if (a === '-h' || a === '--help') {
-      console.log('usage: tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups] [--json]');
+      console.log('usage: tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups | --incremental] [--json]');
       process.exit(0);
     } else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else args.file = a === '-' ? null : a;
@@ -70,30 +76,49 @@ function printSummary(s: IngestSummary): void {
   console.log(out.join('\n'));
 }
 
+/** One connection for the whole run: each batch is a BEGIN ... COMMIT on it. */
+async function open(): Promise<{ client: Queryable; close(): Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  if (url && /^postgres(ql)?:/.test(url) && !url.includes('.neon.tech')) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return { client, close: () => client.end() };
+  }
+  const conn = await connect();
+  const client = await conn.pool.connect();
+  return {
+    client,
+    async close() {
+      client.release();
+      await conn.close();
+    },
+  };
+}
+
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const totalBytes = args.file ? statSync(args.file).size : null;
 
-  const conn = await connect();
-  // One connection for the whole run: each batch is a BEGIN ... COMMIT on it.
-  const client = await conn.pool.connect();
-  // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
-  await setSessionTimeout(client, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest);
-  // Open the input only now: readline starts reading at once, and lines emitted before the loop
-  // below starts iterating would be lost (a small file would be gone while we connect).
-  const stream = args.file ? createReadStream(args.file) : process.stdin;
-  const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const { client, close } = await open();
   try {
+    // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
+    await setSessionTimeout(client, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest);
+    const { rows: [{ empty }] } = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty');
+    const rollups = args.rollups ?? (empty ? 'rebuild-at-end' : 'incremental');
+    if (!args.json) console.error(`roll-ups: ${rollups === 'incremental' ? 'kept per batch' : 'rebuilt once at the end (bulk load)'}`);
+    // Open the input only now, with no await before the loop in ingest() starts: readline reads at
+    // once, and lines emitted before anyone iterates are lost (a small file would be gone meanwhile).
+    const stream = args.file ? createReadStream(args.file) : process.stdin;
+    const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
+    const lines = createInterface({ input: stream, crlfDelay: Infinity });
     const onProgress = progressBar(totalBytes, bytesRead);
-    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups: args.rollups, onProgress });
+    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups, onProgress });
     if (onProgress) process.stderr.write('\n');
     if (args.json) console.log(JSON.stringify(summary, null, 2));
     else printSummary(summary);
     return summary.skipped > 0 ? 1 : 0;
   } finally {
-    client.release();
-    await conn.close();
+    await close();
   }
 }
 

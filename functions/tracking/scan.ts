@@ -2,7 +2,7 @@
 // candidates, shared/mentions/match.ts for the decision), replaces the list's matches, and links each
 // term to its publications in url_dimensions so that term metrics come from the roll-ups.
 import type { Queryable } from '../../shared/db/queryable';
-import { refreshActivity } from '../../shared/ingest/activity';
+import { refreshActivity } from '../../shared/ingest/activity-refresh';
 import { BACKFILL_SQL } from '../../shared/ingest/rollups';
 import { findMatch, snippet } from '../../shared/mentions/match';
 import type { MatchType } from '../../shared/db/schema';
@@ -66,7 +66,7 @@ export async function scanMentionList(db: Queryable, listId: string, now: Date):
     );
     if (changes.length) {
       await db.query(BACKFILL_SQL, [changes.map((c) => c.kind), changes.map((c) => c.key), changes.map((c) => c.url_id), changes.map((c) => c.sign)]);
-      await refreshActivity(db, changes.filter((c) => c.sign > 0).map((c) => c.url_id), changes.filter((c) => c.sign < 0));
+      await refreshActivity(db, { joined: changes.filter((c) => c.sign > 0).map((c) => c.url_id), removed: changes.filter((c) => c.sign < 0) });
     }
     await db.query(
       `UPDATE tracking_lists SET last_scanned_at = $2, next_scan_at = $3, scan_status = 'succeeded', scan_error = NULL WHERE id = $1`,

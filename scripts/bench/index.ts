@@ -4,6 +4,7 @@ import { log } from './stats';
 
 const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void> }>> = {
   ingest: () => import('./ingest'),
+  'ingest:profile': () => import('./ingest-profile'),
   rollups: () => import('./rollups'),
   'rollups:load': () => import('./rollups-load-cli'),
   'rollups:explain': () => import('./rollups-explain'),

@@ -1,10 +1,12 @@
-// `npm run bench -- ingest [--lines 300000] [--runs 3] [--batch-size 5000] [--no-ws]`
+// `npm run bench -- ingest [--lines 300000] [--runs 3] [--batch-size 5000] [--no-ws] [--hours 3] [--active-days N]`
 // The product's ingest (shared/ingest over one pg.Client) on a fresh database, against a baseline
 // of the same observations inserted row by row (one INSERT ... ON CONFLICT per row, one
 // transaction) into a scratch table. Also: the same rows in batched unnest upserts (the statement
 // shape the ingest uses, without any derived table), the ingest with roll-ups rebuilt at the end,
-// and the ingest through the local gateway's WebSocket relay (Neon's driver), as Workers and the
-// CLI reach the database. Variants rotate order per run.
+// the ingest through the local gateway's WebSocket relay (Neon's driver), as Workers reach the
+// database, and hourly batches (scripts/bench/hourly.ts: one hour of observations for every
+// active profile of the loaded slice, with late, corrected and repeated lines) with the roll-ups
+// kept incrementally, then compared with a full rebuild. Variants rotate order per run.
 import { Client as NeonClient } from '@neondatabase/serverless';
 import type pg from 'pg';
 import { ingest } from '../../shared/ingest';
@@ -14,6 +16,8 @@ import { startGateway } from '../gateway/index';
 import { configureDriver, gatewayInfo } from '../lib/connect';
 import { dbUrl, freshDatabase, PG_BASE } from './db';
 import { BENCH_NOW, firstLines } from './generate';
+import { activeProfiles, hourLines, type Profile } from './hourly';
+import { rollupsDiffer } from './rollups-exact';
 import { fmt, fmtRatio, log, median, ratio, table } from './stats';
 
 interface Obs {
@@ -76,6 +80,8 @@ export async function run(argv: string[]): Promise<void> {
   const runs = arg(argv, '--runs', 3);
   const batchSize = arg(argv, '--batch-size', 5000);
   const withWs = !argv.includes('--no-ws');
+  const hours = arg(argv, '--hours', 3);
+  const activeDays = arg(argv, '--active-days', Number.POSITIVE_INFINITY);
 
   log(`generating the first ${fmt(nLines)} lines of the bench set (not timed)`);
   const lines = await firstLines('bench', nLines);
@@ -164,6 +170,38 @@ export async function run(argv: string[]): Promise<void> {
     });
   }
 
+  // Hourly batches: the slice is loaded once (not timed); each run then ingests the next `hours` hours
+  // after the data's "now", one batch per hour, roll-ups incremental. The database is kept across runs.
+  const HOURLY = 'hourly batches, pg.Client (roll-ups incremental, exact after each batch)';
+  let hourly: { client: pg.Client; profiles: Profile[]; next: number } | null = null;
+  const hourlyLines: number[] = [];
+  if (hours > 0) {
+    variants.push({
+      name: HOURLY,
+      go: async () => {
+        if (!hourly) {
+          const client = await freshDatabase('bench_ingest_hourly');
+          await productIngest(client, lines, { batchSize, rollups: 'rebuild-at-end', now: new Date(BENCH_NOW) });
+          const profiles = await activeProfiles(client, new Date(BENCH_NOW), activeDays);
+          hourly = { client, profiles, next: Date.parse(BENCH_NOW) };
+          log(`hourly: ${fmt(profiles.length)} active profiles`);
+        }
+        const batches = Array.from({ length: hours }, (_, k) => hourLines(hourly!.profiles, new Date(hourly!.next + k * 3_600_000)));
+        let ms = 0;
+        for (const [k, batch] of batches.entries()) {
+          const now = new Date(hourly.next + (k + 1) * 3_600_000 + 60_000);
+          const t = performance.now();
+          const summary = await ingest(hourly.client, batch, { batchSize: Math.max(batchSize, batch.length), now });
+          ms += performance.now() - t;
+          if (summary.skipped) throw new Error(`hourly ingest skipped ${summary.skipped} lines`);
+        }
+        hourly.next += hours * 3_600_000;
+        hourlyLines.push(batches.reduce((n, b) => n + b.length, 0));
+        return ms;
+      },
+    });
+  }
+
   const times = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   for (let i = 0; i < runs; i++) {
     // Rotate the order so that drift on a noisy machine does not favour one variant.
@@ -175,13 +213,29 @@ export async function run(argv: string[]): Promise<void> {
     }
   }
   await gateway?.close();
+  let exact = '';
+  if (hourly) {
+    const h = hourly as { client: pg.Client };
+    const differ = await rollupsDiffer(h.client);
+    exact = differ.length ? `NOT exact: ${differ.join(', ')}` : 'every roll-up equals a full rebuild';
+    log(`hourly batches: ${exact}`);
+    await h.client.end();
+  }
 
   const base = median(times.get(variants[0].name)!);
   const rows = variants.map((v) => {
     const m = median(times.get(v.name)!);
+    if (v.name === HOURLY) {
+      const perRun = median(hourlyLines);
+      return [v.name, fmt(m / 1000, 2), fmt(perRun / (m / 1000)), fmt(perRun / (m / 1000)), fmtRatio(ratio(base / obs.length, m / perRun))];
+    }
     return [v.name, fmt(m / 1000, 2), fmt(obs.length / (m / 1000)), fmt(lines.length / (m / 1000)), fmtRatio(ratio(base, m))];
   });
   console.log(`\ningest: first ${fmt(lines.length)} lines of --scale bench --seed 1 --now ${BENCH_NOW} ` +
     `(${fmt(obs.length)} observations, ${fmt(counts.article ?? 0)} articles), batch size ${batchSize}, median of ${runs} runs\n`);
   console.log(table(['variant', 'median s', 'observations/s', 'lines/s', 'speed vs baseline'], rows));
+  if (hourly) {
+    console.log(`\nhourly batches: ${hours} per run (${fmt(median(hourlyLines))} lines per run, ${fmt(median(hourlyLines) / hours)} per hour), ` +
+      `active profiles: ${Number.isFinite(activeDays) ? `seen in the last ${activeDays} days` : 'every profile of the slice'}; ${exact}`);
+  }
 }

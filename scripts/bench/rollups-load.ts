@@ -129,6 +129,7 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   const summary = await ingest(client, generatedLines(scale, opts.lines), {
     batchSize: 10_000,
     rollups: 'rebuild-at-end',
+    onRebuildStep: (line) => log(`rebuild: ${line}`),
     onProgress: opts.onProgress ?? ((p) => {
       if (p.seconds - last < 30) return;
       last = p.seconds;

@@ -1,9 +1,10 @@
 // One batch = one transaction: checks, then every record type in dependency order, then the
 // derived tables that depend on several types. Any failure rolls the whole batch back.
 import type { Queryable } from '../db/queryable';
-import { refreshActivity } from './activity';
+import { refreshActivity } from './activity-refresh';
 import { refreshEntities } from './entity-rollups';
 import { precheck } from './precheck';
+import { RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
 import type { RecordType } from './records';
 import { emptyGroups, type BatchContext, type DerivedCounts, type Item, type LineError, type TypeCounts } from './types';
@@ -45,7 +46,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
-    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), entityTops: new Set(),
+    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), lostSpanUrls: new Set(), entityTops: new Set(),
   };
   await db.query('BEGIN');
   try {
@@ -57,6 +58,8 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
     // Key lookups on big tables get huge cost estimates (`= ANY` selectivity guesses), which
     // triggered JIT compilation: ~0.5 s per statement for work that takes milliseconds.
     await db.query('SET LOCAL jit = off');
+    // The set-based steps sort and hash whole batches: the 4 MB default spilled them to disk.
+    await db.query(RAISE_MEMORY('work_mem', '64MB'));
     await precheck(ctx);
     for (const type of Object.keys(WRITERS) as RecordType[]) {
       if (ctx.groups[type].length > 0) await WRITERS[type](ctx);
@@ -67,7 +70,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       const touched = new Set([...ctx.groups.article.map((i) => i.record.id), ...ctx.groups.trend_article.map((i) => i.record.url_id)]);
       const changes = await syncDimensions(db, [...touched]);
       const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
-      await refreshActivity(db, [...ctx.spanUrls, ...joined], changes.filter((c) => c.sign < 0));
+      await refreshActivity(db, { grown: [...ctx.spanUrls], joined, removed: changes.filter((c) => c.sign < 0), lost: [...ctx.lostSpanUrls] });
       await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls], ctx.entityTops);
     }
     await db.query('COMMIT');

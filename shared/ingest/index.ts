@@ -35,6 +35,11 @@ async function analyzeChanged(client: Queryable, s: IngestSummary): Promise<void
   await client.query(`ANALYZE ${[...tables].sort().join(', ')}`).catch(() => undefined);
 }
 
+const YIELD_EVERY = 500;
+/** A macrotask turn (setImmediate in Node; workerd has only timers, where a 0 ms timer does the same). */
+const yieldToIo = (): Promise<void> =>
+  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 const DEFAULT_BATCH = 5000;
 const DEFAULT_BATCH_CHARS = 4_000_000;
 const DEFAULT_MAX_ERRORS = 1000;
@@ -57,9 +62,13 @@ export async function ingest(
   /** The newest observation hour the run committed (epoch ms): it moves the data watermark at the end. */
   let newestHour = -Infinity;
 
+  // Keeps the first `maxErrors` by line number: parse errors of the next batch can arrive before the
+  // database's verdicts on the batch being written, so arrival order is not line order.
+  const byLine = (a: LineError, b: LineError) => a.line - b.line;
   const fail = (e: LineError) => {
     summary.skipped++;
-    if (summary.errors.length < maxErrors) summary.errors.push(e);
+    summary.errors.push(e);
+    if (summary.errors.length > 2 * maxErrors) summary.errors = summary.errors.sort(byLine).slice(0, maxErrors);
   };
 
   const merge = (r: BatchResult, batch: Item[]) => {
@@ -111,33 +120,53 @@ export async function ingest(
     });
   };
 
-  let batch: Item[] = [];
-  let chars = 0;
-  let lineNo = 0;
-  for await (const raw of lines) {
-    lineNo++;
-    const line = raw.trim();
-    if (line === '') continue;
-    summary.read++;
-    const parsed = parseLine(line);
-    if (!parsed.ok) {
-      fail({ line: lineNo, reason: parsed.reason });
-      continue;
+  // One batch is written while the next one is parsed: the database and the parser each keep a core.
+  // At most two batches are held (bounded memory); batches still commit one after the other, in order.
+  let writing: Promise<void> = Promise.resolve();
+  const submit = async (b: Item[]) => {
+    await writing;
+    writing = flush(b);
+    writing.catch(() => undefined); // awaited (and rethrown) by the next submit or at the end
+  };
+
+  const readAll = async () => {
+    let batch: Item[] = [];
+    let chars = 0;
+    let lineNo = 0;
+    for await (const raw of lines) {
+      lineNo++;
+      // An in-memory input never waits on I/O: let the writer's replies in now and then.
+      if (lineNo % YIELD_EVERY === 0) await yieldToIo();
+      const line = raw.trim();
+      if (line === '') continue;
+      summary.read++;
+      const parsed = parseLine(line);
+      if (!parsed.ok) {
+        fail({ line: lineNo, reason: parsed.reason });
+        continue;
+      }
+      batch.push({ line: lineNo, record: parsed.record });
+      chars += line.length;
+      if (batch.length >= batchSize || chars >= maxChars) {
+        await submit(batch);
+        batch = [];
+        chars = 0;
+      }
     }
-    batch.push({ line: lineNo, record: parsed.record });
-    chars += line.length;
-    if (batch.length >= batchSize || chars >= maxChars) {
-      await flush(batch);
-      batch = [];
-      chars = 0;
-    }
+    await submit(batch);
+  };
+  try {
+    await readAll();
+  } finally {
+    // Whatever ended the input, the batch in flight finishes before the caller may close the client.
+    await writing.catch(() => undefined);
   }
-  await flush(batch);
+  await writing;
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
-  if (!rollups && summary.changed > 0) await rebuildRollups(client);
+  if (!rollups && summary.changed > 0) await rebuildRollups(client, opts.onRebuildStep);
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
   if (opts.analyze !== false) await analyzeChanged(client, summary);
-  summary.errors.sort((a, b) => a.line - b.line);
+  summary.errors = summary.errors.sort(byLine).slice(0, maxErrors);
   summary.seconds = (Date.now() - started) / 1000;
   return summary;
 }

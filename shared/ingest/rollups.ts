@@ -113,9 +113,52 @@ export async function applyHourDeltas(db: Queryable, deltas: HourDelta[]): Promi
   ]);
 }
 
-export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<void> {
-  if (keys.length === 0) return;
+// Which URL-markets lost activity: an old span no longer inside one new span (an hour corrected
+// to zero impressions). Their activity groups are recomputed whole (activity-refresh.ts).
+const SAVE_SPANS = `CREATE TEMP TABLE spans_before ON COMMIT DROP AS WITH ${KEYS}
+SELECT s.url_id, s.country, s.language, s.start_hour, s.end_hour FROM url_spans s JOIN k USING (url_id, country, language) WHERE s.url_id = ANY($4::uuid[])`;
+const SAVE_NEW_SPANS = `CREATE TEMP TABLE spans_after ON COMMIT DROP AS WITH ${KEYS}
+SELECT s.url_id, s.country, s.language, s.start_hour, s.end_hour FROM url_spans s JOIN k USING (url_id, country, language) WHERE s.url_id = ANY($4::uuid[])`;
+const LOST_SPANS = `SELECT DISTINCT o.url_id::text AS url_id FROM spans_before o
+WHERE NOT EXISTS (SELECT 1 FROM url_spans n WHERE (n.url_id, n.country, n.language) = (o.url_id, o.country, o.language)
+  AND n.start_hour <= o.start_hour AND n.end_hour >= o.end_hour AND n.url_id = o.url_id)`;
+
+/**
+ * The hours each URL-market gained, as intervals: every new span minus the old spans inside it.
+ * Merging only these into the URL's activity groups is exact when nothing was lost (the old spans
+ * are already in the groups' runs), and a new hour after a group's end can then be appended without
+ * reading the group's gaps (activity-refresh.ts). Appended to `spans_added` (see ADDED_TABLE).
+ */
+const SAVE_ADDED = `
+INSERT INTO spans_added (url_id, start_hour, end_hour)
+WITH p AS (
+  SELECT n.url_id, n.start_hour AS ns, n.end_hour AS ne, o.start_hour AS os,
+    lag(o.end_hour) OVER w AS prev_oe,
+    max(o.end_hour) OVER (PARTITION BY n.url_id, n.country, n.language, n.start_hour) AS last_oe
+  FROM spans_after n LEFT JOIN spans_before o ON o.url_id = n.url_id AND o.country = n.country AND o.language = n.language
+    AND o.start_hour >= n.start_hour AND o.end_hour <= n.end_hour
+  WINDOW w AS (PARTITION BY n.url_id, n.country, n.language, n.start_hour ORDER BY o.start_hour))
+SELECT url_id, coalesce(prev_oe, ns), os FROM p WHERE os > coalesce(prev_oe, ns)
+UNION SELECT url_id, coalesce(last_oe, ns), ne FROM p WHERE coalesce(last_oe, ns) < ne`;
+
+/** Hours gained by URL-markets in this transaction (ON COMMIT DROP; read by refreshActivity). */
+export const ADDED_TABLE = `CREATE TEMP TABLE IF NOT EXISTS spans_added (url_id uuid, start_hour timestamptz, end_hour timestamptz) ON COMMIT DROP`;
+
+/** Recomputes the spans of the URL-markets; returns the URLs that lost activity (see LOST_SPANS). */
+export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<string[]> {
+  if (keys.length === 0) return [];
   const params = [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language), [...new Set(keys.map((k) => k.url_id))]];
+  await db.query(SAVE_SPANS, params);
   await db.query(CLEAR_SPANS, params);
   await db.query(RECOMPUTE_SPANS, params);
+  const { rows } = await db.query<{ url_id: string }>(LOST_SPANS);
+  await db.query(SAVE_NEW_SPANS, params);
+  await db.query(ADDED_TABLE);
+  // Both sides are temp tables of the same keys: a join the planner must hash, not loop (seq scans
+  // are switched off in batches, batch.ts).
+  const { rows: [setting] } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
+  await db.query(SAVE_ADDED);
+  await db.query(`SELECT set_config('enable_seqscan', $1, true)`, [setting?.prev ?? 'on']);
+  await db.query('DROP TABLE spans_before, spans_after');
+  return rows.map((r) => r.url_id);
 }

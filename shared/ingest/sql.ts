@@ -4,6 +4,10 @@
 import type { Queryable } from '../db/queryable';
 
 export type { Queryable };
+
+/** Raises a memory setting for the transaction, never lowers it (a bulk loader may have set more for its session). */
+export const RAISE_MEMORY = (setting: 'work_mem' | 'maintenance_work_mem', size: string) =>
+  `SELECT set_config('${setting}', '${size}', true) WHERE pg_size_bytes(current_setting('${setting}')) < pg_size_bytes('${size}')`;
 export type Row = Record<string, unknown>;
 
 export interface Column {

@@ -62,6 +62,8 @@ export interface IngestOptions {
    * nothing reads meanwhile (the roll-ups are stale until the run ends, then rebuilt in full).
    */
   rollups?: 'incremental' | 'rebuild-at-end';
+  /** `rebuild-at-end`: told each statement of the final rebuild and its time (it runs for minutes on the bench set). */
+  onRebuildStep?: (line: string) => void;
   /**
    * The run's clock (default the wall clock): an hour that has not ended by then is not complete,
    * so it does not move the data watermark (write-watermark.ts).
@@ -91,6 +93,8 @@ export interface BatchContext {
   newTrendArticles: { trend_id: string; url_id: string }[];
   /** URLs whose activity spans changed (their activity groups are refreshed at the end). */
   spanUrls: Set<string>;
+  /** URLs whose activity spans lost hours (their activity groups are recomputed whole). */
+  lostSpanUrls: Set<string>;
   /** Trending-top buckets (entity|country|hour) touched by the batch, recomputed at its end (entity-tops.ts). */
   entityTops: Set<string>;
 }

@@ -139,7 +139,7 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
       url_id: h.url_id, country: h.country, language: h.language, hour: new Date(h.hour).toISOString(),
       impressions: Number(h.impressions) - Number(h.old_impressions ?? 0), position_sum: Number(h.position_sum_delta),
     })));
-    await recomputeSpans(ctx.db, keys);
+    for (const url of await recomputeSpans(ctx.db, keys)) ctx.lostSpanUrls.add(url);
     for (const k of keys) ctx.spanUrls.add(k.url_id);
   }
   const profileUrls = [...new Set(keys.map((p) => p.url_id))];

@@ -1,0 +1,67 @@
+// `npm run bench -- ingest:profile [--lines 100000] [--mode incremental|rebuild-at-end|hourly] [--active-days N] [--top 25]`
+// Where an ingest spends its time: the first `--lines` lines of the bench set into a fresh database
+// over one pg.Client whose every statement is timed, then the statements by total time (the first
+// 100 characters of their text, call count, seconds). `hourly`: the slice is loaded with the
+// roll-ups rebuilt at the end (not profiled), then one hour of observations for every profile (seen
+// in the last --active-days days, when given) is profiled (scripts/bench/hourly.ts).
+import type { Queryable } from '../../shared/db/queryable';
+import { ingest } from '../../shared/ingest';
+import { freshDatabase } from './db';
+import { BENCH_NOW, firstLines } from './generate';
+import { activeProfiles, hourLines } from './hourly';
+import { fmt, log, table } from './stats';
+
+function timed(db: Queryable): { client: Queryable; report(top: number): string; total(): number } {
+  const stats = new Map<string, { calls: number; ms: number }>();
+  let total = 0;
+  return {
+    client: {
+      async query(text, values) {
+        const started = performance.now();
+        try {
+          return await db.query(text, values);
+        } finally {
+          const ms = performance.now() - started;
+          total += ms;
+          const key = text.replace(/\s+/g, ' ').trim().slice(0, 100);
+          const s = stats.get(key) ?? { calls: 0, ms: 0 };
+          s.calls++;
+          s.ms += ms;
+          stats.set(key, s);
+        }
+      },
+    },
+    total: () => total,
+    report: (top) => table(['statement', 'calls', 's'],
+      [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, top).map(([k, s]) => [`\`${k.replace(/\|/g, '\\|')}\``, s.calls, fmt(s.ms / 1000, 2)])),
+  };
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const at = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+  const lines = Number(at('--lines') ?? 100_000);
+  const mode = at('--mode') ?? 'incremental';
+  const top = Number(at('--top') ?? 25);
+  const activeDays = Number(at('--active-days') ?? Number.POSITIVE_INFINITY);
+  if (!['incremental', 'rebuild-at-end', 'hourly'].includes(mode)) throw new Error(`--mode incremental|rebuild-at-end|hourly, not ${mode}`);
+  const input = await firstLines('bench', lines);
+  const db = await freshDatabase('bench_ingest_profile');
+  try {
+    let batch = input;
+    let now = new Date(BENCH_NOW);
+    if (mode === 'hourly') {
+      await ingest(db, input, { rollups: 'rebuild-at-end', now });
+      batch = hourLines(await activeProfiles(db, now, activeDays), now);
+      now = new Date(now.getTime() + 3_660_000);
+    }
+    const profiled = timed(db);
+    const started = performance.now();
+    const summary = await ingest(profiled.client, batch, { rollups: mode === 'rebuild-at-end' ? 'rebuild-at-end' : 'incremental', now, batchSize: mode === 'hourly' ? batch.length : undefined });
+    const seconds = (performance.now() - started) / 1000;
+    log(`${mode}: ${fmt(batch.length)} lines in ${fmt(seconds, 2)} s (${fmt(batch.length / seconds)} lines/s), ` +
+      `${fmt(profiled.total() / 1000, 2)} s in the database, ${summary.skipped} skipped`);
+    console.log(profiled.report(top));
+  } finally {
+    await db.end();
+  }
+}

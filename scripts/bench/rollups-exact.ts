@@ -1,0 +1,47 @@
+// Whether the roll-ups an ingest kept incrementally equal a full rebuild from the source tables:
+// snapshots every derived table, rebuilds inside a transaction that is rolled back, and compares.
+import type { Queryable } from '../../shared/db/queryable';
+import { rebuildRollups } from '../../shared/ingest/rebuild';
+
+const SNAPSHOT: Record<string, string> = {
+  dim_hours: `SELECT kind, key, country, language, hour::text, impressions::float8, round(position_sum::numeric, 2)::float8
+    FROM dim_hours WHERE impressions <> 0 OR abs(position_sum) > 1e-6`,
+  dim_days: `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0`,
+  url_spans: 'SELECT url_id::text, country, language, start_hour::text, end_hour::text FROM url_spans',
+  url_dimensions: 'SELECT kind, key, url_id::text FROM url_dimensions',
+  dim_activity: 'SELECT kind, key, unit, item, first_hour::text, end_hour::text FROM dim_activity',
+  dim_activity_gaps: 'SELECT kind, key, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps',
+  dim_activity_hours: 'SELECT kind, key, unit, hour::text, starts, ends FROM dim_activity_hours',
+  dim_activity_days: 'SELECT kind, key, unit, day::text, starts, ends FROM dim_activity_days',
+  entity_hours: 'SELECT country, language, hour::text, entity_id::text, mentions, articles FROM entity_hours',
+  entity_days: 'SELECT country, language, day::text, entity_id::text, mentions, articles FROM entity_days',
+  entity_best: 'SELECT entity_id::text, country, url_id::text FROM entity_best',
+  entity_hour_tops: 'SELECT entity_id::text, country, language, hour::text, url_id::text FROM entity_hour_tops',
+  entity_day_tops: 'SELECT entity_id::text, country, language, day::text, url_id::text FROM entity_day_tops',
+  trend_days: 'SELECT trend_id::text, day::text, articles FROM trend_days',
+};
+
+async function snapshot(db: Queryable): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  for (const [table, sql] of Object.entries(SNAPSHOT)) {
+    out.set(table, new Set((await db.query(sql)).rows.map((r) => JSON.stringify(Object.values(r as object)))));
+  }
+  return out;
+}
+
+/** Table names whose incremental rows differ from a rebuild (empty: exact). */
+export async function rollupsDiffer(db: Queryable): Promise<string[]> {
+  const kept = await snapshot(db);
+  // rebuildRollups commits its own transaction: swallow that COMMIT and roll everything back instead.
+  const held: Queryable = { query: (text, values) => (text === 'COMMIT' ? Promise.resolve({ rows: [], rowCount: 0 }) : db.query(text, values)) };
+  try {
+    await rebuildRollups(held);
+    const rebuilt = await snapshot(db);
+    return [...kept].filter(([table, rows]) => {
+      const other = rebuilt.get(table)!;
+      return rows.size !== other.size || [...rows].some((r) => !other.has(r));
+    }).map(([table]) => table);
+  } finally {
+    await db.query('ROLLBACK').catch(() => undefined);
+  }
+}

@@ -44,7 +44,7 @@ beforeAll(async () => {
 }, 120_000);
 
 /** One request through the distant gateway; answers its status and its sequential round trips. */
-async function trips(path: string, key: string, body?: unknown): Promise<{ status: number; trips: number }> {
+async function trips(path: string, key: string, body?: unknown): Promise<{ status: number; trips: number; labels: string[] }> {
   await gateway('/stats/reset', 'POST');
   const ctx = createExecutionContext();
   const request = new Request(`http://api.test${path}`, body === undefined
@@ -54,14 +54,22 @@ async function trips(path: string, key: string, body?: unknown): Promise<{ statu
   await gateway('/stats/mark', 'POST');
   await response.text();
   await waitOnExecutionContext(ctx);
-  const stats = (await (await gateway('/stats')).json()) as { sequential: number };
-  return { status: response.status, trips: stats.sequential };
+  const stats = (await (await gateway('/stats?spans=1')).json()) as { sequential: number; spans: { label: string }[] };
+  return { status: response.status, trips: stats.sequential, labels: stats.spans.map((s) => s.label) };
 }
 
-/** Warms the key (its lookup, its limits state) and the route; then the measured request. */
+/**
+ * Warms the key (its lookup, its limits state) and the route; then the measured request. An isolate
+ * asks Redis again when its auth version is over 1 s old (the 2 s revocation bound,
+ * shared/auth/version.ts): on a loaded machine that can fall between two requests, so a measure whose
+ * one trip is that limits call alone is taken again (twice at most); any other trip fails.
+ */
 async function warm(path: string, key: string) {
   for (let i = 0; i < 3; i++) expect((await trips(path, key)).status).toBe(200);
-  return trips(path, key);
+  let answer = await trips(path, key);
+  const versionOnly = () => answer.trips === 1 && answer.labels.length === 1 && answer.labels[0].includes('auth-version');
+  for (let i = 0; i < 2 && versionOnly(); i++) answer = await trips(path, key);
+  return { status: answer.status, trips: answer.trips };
 }
 
 /** Ids of the seeded data the id routes need, read through the API itself. */

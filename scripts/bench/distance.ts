@@ -11,6 +11,7 @@
 // and as (ms with delay - ms without) / rtt, the black-box measure. Medians over --runs. `--spans`
 // prints the SQL and Redis requests of each delayed request, in the order they arrived.
 import { startStack, type Stack } from '../lib/demo-stack';
+import { discoverRouteIds, type RouteIds } from '../lib/route-ids';
 import { PG_BASE } from './db';
 import { fmt, log, median, table } from './stats';
 
@@ -19,14 +20,8 @@ const arg = (argv: string[], name: string, fallback: string) => {
   return i >= 0 ? argv[i + 1]! : fallback;
 };
 
-interface Ids {
+interface Ids extends RouteIds {
   entityList: string;
-  trend: string;
-  theme: string;
-  topic: string;
-  entity: string;
-  article: string;
-  urlId: string;
 }
 
 interface Route {
@@ -171,26 +166,9 @@ async function measure(stack: Stack, key: string, path: string, body?: unknown, 
   return { ms, trips: sequential, status };
 }
 
-/** Ids of the demo data the id routes need, read through the API itself. */
+/** Ids of the demo data the id routes need, read through the API itself; the demo's entity list. */
 async function discover(stack: Stack, key: string): Promise<Ids> {
   const get = async (path: string) => JSON.parse(await call(stack, key, path)) as any;
   const lists = await get('/v1/tracking/lists');
-  const trends = await get('/v1/trends?limit=1');
-  const themes = await get('/v1/themes');
-  const theme = (themes.themes ?? themes.items ?? themes.data ?? themes)[0];
-  const topics = await get(`/v1/themes/${theme.id ?? theme.theme_id}/topics`);
-  const topic = (topics.topics ?? topics.items ?? topics.data ?? topics)[0];
-  const entities = await get('/v1/entities?limit=1');
-  const articles = await get('/v1/articles?limit=1');
-  const feed = await get('/v2/feed?limit=1');
-  const first = (o: any) => (o.items ?? o.data ?? o.lists ?? o.trends ?? o.entities ?? o.articles ?? o)[0];
-  return {
-    entityList: (lists.lists ?? lists.items ?? lists.data).find((l: any) => l.kind === 'entity').id,
-    trend: first(trends).id ?? first(trends).trend_id,
-    theme: theme.id ?? theme.theme_id,
-    topic: topic.id ?? topic.topic_id,
-    entity: first(entities).name ?? first(entities).entity_name,
-    article: first(articles).id ?? first(articles).url_id,
-    urlId: first(feed).url_id ?? first(feed).id,
-  };
+  return { ...(await discoverRouteIds(get)), entityList: lists.lists.find((l: any) => l.kind === 'entity').id };
 }

@@ -17,6 +17,7 @@ import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
 import { createStore } from '../../shared/redis';
 import { startGateway } from '../gateway/index';
+import { discoverRouteIds, type RouteIds } from '../lib/route-ids';
 import { startWorker, type RunningWorker } from '../lib/worker';
 import { connectTo, dbUrl, PG_BASE } from './db';
 import { benchDataDb } from './rollups-load';
@@ -35,13 +36,8 @@ interface Scope {
   market: string;
 }
 
-interface Ids {
-  trend: string;
-  theme: string;
-  topic: string;
-  entity: string;
-  article: string;
-  urlId: string;
+interface Ids extends RouteIds {
+  /** Publishers' domains for the public checks. */
   domains: string[];
 }
 
@@ -183,7 +179,10 @@ export async function run(argv: string[]): Promise<void> {
     };
     // Each scope's own ids: a URL or an article of another market is (rightly) 404 to the one-market key.
     const ids = new Map<Scope, Ids>();
-    for (const scope of scopes) ids.set(scope, await discover((path) => send(warm!, scope, path).then((r) => JSON.parse(r.text)), domains.map((d) => d.domain)));
+    for (const scope of scopes) {
+      const found = await discoverRouteIds((path) => send(warm!, scope, path).then((r) => JSON.parse(r.text)));
+      ids.set(scope, { ...found, domains: domains.map((d) => d.domain) });
+    }
 
     const rows: (string | number)[][] = [];
     for (const route of ROUTES.filter((r) => r.name.includes(only))) {
@@ -253,17 +252,3 @@ function busy(spans: { start: number; end: number }[]): number {
   return total;
 }
 
-/** Ids the id routes need, read through the API itself. */
-async function discover(get: (path: string) => Promise<any>, domains: string[]): Promise<Ids> {
-  const first = (o: any) => (Array.isArray(o) ? o : (o.items ?? o.themes ?? o.topics ?? o.entities ?? o.articles ?? o.trends))[0];
-  const theme = first(await get('/v1/themes'));
-  return {
-    trend: first(await get('/v1/trends?limit=1')).id,
-    theme: theme.id,
-    topic: first(await get(`/v1/themes/${theme.id}/topics`)).id,
-    entity: first(await get('/v1/entities?limit=1')).name,
-    article: first(await get('/v1/articles?limit=1')).id,
-    urlId: first(await get('/v2/feed?limit=1')).url_id,
-    domains,
-  };
-}

@@ -12,10 +12,11 @@ import { forgetAuthVersions } from '../../shared/auth/version';
 import { forgetIsolateCaches } from '../../shared/cache/memory';
 import { edgeLimits } from '../../shared/limits/edge';
 import { queryRows } from '../../shared/db/raw';
-import { dataset, TRENDS } from '../fixtures/oracle';
+import { dataset } from '../fixtures/oracle';
 import { NOW as TRENDS_NOW, trendRecords } from '../fixtures/trends';
 import { seed } from '../helpers/seed';
 import { createWorld, type Tenant, type World } from '../helpers/world';
+import { discoverRouteIds, type RouteIds } from '../../scripts/lib/route-ids';
 
 let world: World;
 let tenant: Tenant;
@@ -40,7 +41,7 @@ beforeAll(async () => {
     projectId: tenant.projectId, kind: 'entity', name: 'People',
     items: [...entities.map((e) => ({ key: e.id })), { key: 'Grace Hopper' }, { key: 'Nobody Known' }],
   }, new Date(TRENDS_NOW))).id;
-  ids = await discover();
+  ids = await discoverRouteIds(async (path) => (await world.call(path, { key: tenant.key })).body);
 }, 120_000);
 
 /** One request through the distant gateway; answers its status and its sequential round trips. */
@@ -72,37 +73,14 @@ async function warm(path: string, key: string) {
   return { status: answer.status, trips: answer.trips };
 }
 
-/** Ids of the seeded data the id routes need, read through the API itself. */
-interface Ids {
-  trend: string;
-  theme: string;
-  topic: string;
-  entity: string;
-  article: string;
-  urlId: string;
-}
-let ids: Ids;
-
-async function discover(): Promise<Ids> {
-  const get = async (path: string) => (await world.call(path, { key: tenant.key })).body as any;
-  const first = (o: any) => (Array.isArray(o) ? o : (o.items ?? o.themes ?? o.topics ?? o.entities ?? o.articles ?? o.trends))[0];
-  const theme = first(await get('/v1/themes'));
-  return {
-    trend: TRENDS[0],
-    theme: theme.id,
-    topic: first(await get(`/v1/themes/${theme.id}/topics`)).id,
-    entity: first(await get('/v1/entities?limit=1')).name,
-    article: first(await get('/v1/articles?limit=1')).id,
-    urlId: first(await get('/v2/feed?limit=1')).url_id,
-  };
-}
+let ids: RouteIds;
 
 /**
  * Every keyed GET route: warm (the same request again) answers from the isolate with the limits
  * decided at the edge; fresh (a question nobody asked before, the key warm) pays at most one Redis
  * wave and one PostgreSQL wave. `null`: no parameter makes a new question.
  */
-const ROUTES: [string, (i: Ids) => string, ((i: Ids) => string) | null][] = [
+const ROUTES: [string, (i: RouteIds) => string, ((i: RouteIds) => string) | null][] = [
   ['/v1/geo/languages', () => '/v1/geo/languages', null],
   ['/v1/geo/regions', () => '/v1/geo/regions', () => '/v1/geo/regions?window=7d'],
   ['/v1/geo/regions/{alpha_2}', () => '/v1/geo/regions/us', null],

@@ -9,9 +9,9 @@ import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import { ingest } from '../../shared/ingest/index';
 import type { Grain } from '../../shared/rollups/buckets';
-import { distinctByKey, seriesByKey, publicationsSeries, type KeyedScope } from '../../shared/rollups/read';
+import type { KeyedScope } from '../../shared/rollups/read';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
-import { BASE, CATEGORIES, dataset, DOMAINS, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
+import { BASE, CATEGORIES, dataset, DOMAINS, expectRollupReads, HOURS, TRENDS } from '../fixtures/oracle';
 import { createWorld, type World } from '../helpers/world';
 
 const HOUR_MS = 3_600_000;
@@ -105,23 +105,7 @@ describe('bulk load, then hourly batches with late, repeated and corrected lines
         const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: q.markets, language: null };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
-        const [series, pubs, distinct, expected, expectedDistinct] = await Promise.all([
-          seriesByKey(world.db, scope, from, to, q.grain),
-          publicationsSeries(world.db, scope, from, to, q.grain),
-          distinctByKey(world.db, scope, from, to),
-          naiveSeries(world.db, scope, from, to, q.grain),
-          naiveDistinct(world.db, scope, from, to),
-        ]);
-        for (const key of scope.keys) {
-          const want = expected.get(key)!;
-          expect(series.get(key)!.impressions, `${q.kind} ${key} impressions`).toEqual(want.imp);
-          expect(pubs.get(key), `${q.kind} ${key} publications per bucket`).toEqual(want.pubs);
-          const got = distinct.get(key);
-          const ref = expectedDistinct.get(key);
-          expect(got ? { ...got } : undefined, `${q.kind} ${key} distinct`).toEqual(
-            ref ? { publications: ref.publications, publishers: ref.publishers, trends: ref.trends, lastSeen: ref.last_seen } : undefined,
-          );
-        }
+        await expectRollupReads(world.db, scope, from, to, q.grain);
       }),
       { numRuns: 40 },
     );

@@ -7,8 +7,8 @@ import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import type { Grain } from '../../shared/rollups/buckets';
 import { distinctFromActivity, publicationsFromActivity } from '../../shared/rollups/activity';
-import { distinctByKey, distinctFromSpans, publicationsFromSpans, publicationsSeries, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
-import { BASE, CATEGORIES, dataset, DOMAINS, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
+import { distinctFromSpans, publicationsFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
+import { BASE, CATEGORIES, dataset, DOMAINS, expectRollupReads, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, rebuildWorld, type World } from '../helpers/world';
 
@@ -42,24 +42,7 @@ describe('roll-ups equal the raw-observation reference', () => {
         const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: q.markets, language: q.language };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
-        const [series, pubs, distinct, expected, expectedDistinct] = await Promise.all([
-          seriesByKey(world.db, scope, from, to, q.grain),
-          publicationsSeries(world.db, scope, from, to, q.grain),
-          distinctByKey(world.db, scope, from, to),
-          naiveSeries(world.db, scope, from, to, q.grain),
-          naiveDistinct(world.db, scope, from, to),
-        ]);
-        for (const key of scope.keys) {
-          const want = expected.get(key)!;
-          expect(series.get(key)!.impressions, `${q.kind} ${key} impressions`).toEqual(want.imp);
-          series.get(key)!.positionSum.forEach((v, i) => expect(v).toBeCloseTo(want.ps[i], 3));
-          expect(pubs.get(key), `${q.kind} ${key} publications per bucket`).toEqual(want.pubs);
-          const got = distinct.get(key);
-          const ref = expectedDistinct.get(key);
-          expect(got ? { ...got } : undefined, `${q.kind} ${key} distinct`).toEqual(
-            ref ? { publications: ref.publications, publishers: ref.publishers, trends: ref.trends, lastSeen: ref.last_seen } : undefined,
-          );
-        }
+        await expectRollupReads(world.db, scope, from, to, q.grain);
       }),
       { numRuns: 60 },
     );

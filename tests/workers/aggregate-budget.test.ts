@@ -8,11 +8,11 @@ import { dueForWarming, MAX_RECENT_PER_OWNER, noteAsked, type AggregateJob } fro
 import { createList } from '../../shared/admin/lists';
 import { readConfig } from '../../shared/env';
 import { createStore, type Store } from '../../shared/redis';
-import { articleRecords, hour, NOW, SOCCER } from '../fixtures/articles';
-
-const TREND = 'b0b0b0b0-0000-4000-8000-000000000001';
+import { articleAndTrendRecords, CUP_FINAL, NOW } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type World } from '../helpers/world';
+
+const TREND = CUP_FINAL;
 
 let world: World;
 let store: Store;
@@ -20,12 +20,7 @@ let store: Store;
 beforeAll(async () => {
   world = await createWorld('aggregate_budget');
   world.setNow(NOW);
-  await seed(world, [
-    ...articleRecords(),
-    { type: 'trend', id: TREND, label: 'Cup final', label_en: 'Cup final', label_ru: 'Cup final', state: 'hot', structural_type: 'event_driven',
-      semantic_type: 'event_based', primary_country: 'US', country_scope: ['US'], key_entities: ['Lionel Messi'], key_topics: ['soccer'] },
-    { type: 'trend_article', trend_id: TREND, url_id: SOCCER, assignment_method: 'embedding', assignment_score: 0.9, trend_role: 'F1_trigger', assigned_at: hour(30) },
-  ]);
+  await seed(world, articleAndTrendRecords());
   store = createStore(readConfig({ ...world.env }));
 }, 60_000);
 

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { queryRows } from '../../shared/db/raw';
 import { FeedPageSchema, LivePageSchema, ProfilesSchema } from '../../functions/feed/schemas';
-import { articleRecords, at, ELECTION, FRENCH, hour, MESSI, NOW, OLD, SOCCER, STARTUP, TENNIS, UNTAGGED } from '../fixtures/articles';
+import { articleAndTrendRecords, at, CUP_FINAL, ELECTION, FRENCH, MESSI, NOW, OLD, SOCCER, STARTUP, TENNIS, UNTAGGED } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
 
@@ -16,17 +16,12 @@ let limited: Tenant;
 let other: Tenant;
 let internal: string;
 
-const TREND = 'b0b0b0b0-0000-4000-8000-000000000001';
+const TREND = CUP_FINAL;
 
 beforeAll(async () => {
   world = await createWorld('feed');
   world.setNow(NOW);
-  await seed(world, [
-    ...articleRecords(),
-    { type: 'trend', id: TREND, label: 'Cup final', label_en: 'Cup final', label_ru: 'Cup final', state: 'hot', structural_type: 'event_driven',
-      semantic_type: 'event_based', primary_country: 'US', country_scope: ['US'], key_entities: ['Lionel Messi'], key_topics: ['soccer'] },
-    { type: 'trend_article', trend_id: TREND, url_id: SOCCER, assignment_method: 'embedding', assignment_score: 0.9, trend_role: 'F1_trigger', assigned_at: hour(30) },
-  ]);
+  await seed(world, articleAndTrendRecords());
   full = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
   restricted = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] }, { countries: ['US'] });
   limited = await world.tenant({ plan: 'grow', countries: ['US', 'GB', 'DE'], categories: ['/Sports'] });

@@ -60,17 +60,21 @@ async function trips(path: string, key: string, body?: unknown): Promise<{ statu
 }
 
 /**
- * Warms the key (its lookup, its limits state) and the route; then the measured request. An isolate
- * asks Redis again when its auth version is over 1 s old (the 2 s revocation bound,
- * shared/auth/version.ts): on a loaded machine that can fall between two requests, so a measure whose
- * one trip is that limits call alone is taken again (twice at most); any other trip fails.
+ * Warms the key (its lookup, its limits state) and the route; then the measured request. The limits
+ * take their synchronous Redis call when the state's clock says so (an auth version over 1 s old, the
+ * 2 s revocation bound of shared/auth/version.ts; a state over 10 s old; a spent grant,
+ * shared/limits/edge.ts): on a loaded machine that can fall between two requests, so a measure whose
+ * one trip is a Redis call alone is taken again (twice at most); a trip to PostgreSQL always fails,
+ * and the failure names the calls. The key is read afresh first: an isolate keeps a key 30 s of wall
+ * time (shared/auth/keys.ts), which would otherwise run out inside some measure of this file.
  */
 async function warm(path: string, key: string) {
+  forgetCachedKeys();
   for (let i = 0; i < 3; i++) expect((await trips(path, key)).status).toBe(200);
   let answer = await trips(path, key);
-  const versionOnly = () => answer.trips === 1 && answer.labels.length === 1 && answer.labels[0].includes('auth-version');
-  for (let i = 0; i < 2 && versionOnly(); i++) answer = await trips(path, key);
-  return { status: answer.status, trips: answer.trips };
+  const limitsOnly = () => answer.trips === 1 && answer.labels.every((label) => label.startsWith('redis:'));
+  for (let i = 0; i < 2 && limitsOnly(); i++) answer = await trips(path, key);
+  return { status: answer.status, trips: answer.trips, ...(answer.trips ? { labels: answer.labels } : {}) };
 }
 
 let ids: RouteIds;
@@ -118,22 +122,34 @@ describe('warm answers: no round trip (edge limits + isolate memory)', () => {
 
 describe('strict mode: a warm answer costs the one limit check', () => {
   it('GET /v1/geo/languages', async () => {
-    expect(await warm('/v1/geo/languages', strict.key)).toEqual({ status: 200, trips: 1 });
+    expect(await warm('/v1/geo/languages', strict.key)).toMatchObject({ status: 200, trips: 1 });
   });
 });
 
 describe('fresh answers: at most 2 sequential round trips (Redis, then PostgreSQL)', () => {
   // Each route warm first (the key, the list's or trend's admission, the feed's windows slid to the
   // hour), then a question nobody asked before.
+  // The tenant's key reads three of the data's markets. For a market subset, category analytics read
+  // the page's url_spans counts after the sums: a third trip, the one exception (docs/BENCHMARKS.md
+  // "Distance"); for every market they take two, pinned below with an internal key.
+  const mostTrips = (name: string) => (name === '/v1/analytics/categories' ? 3 : 2);
   for (const [name, path, fresh] of ROUTES) {
     if (!fresh) continue;
     it(`GET ${name} with parameters nobody asked before`, async () => {
       await warm(path(ids), tenant.key);
       const answer = await trips(fresh(ids), tenant.key);
       expect(answer.status).toBe(200);
-      expect(answer.trips).toBeLessThanOrEqual(2);
+      expect(answer.trips, answer.labels.join('\n')).toBeLessThanOrEqual(mostTrips(name));
     });
   }
+
+  it('GET /v1/analytics/categories for every market: the page ranked in SQL beside the sums', async () => {
+    const everyMarket = await world.internalKey();
+    await warm('/v1/analytics/categories?period=7d', everyMarket);
+    const answer = await trips('/v1/analytics/categories?period=30d&limit=3', everyMarket);
+    expect(answer.status).toBe(200);
+    expect(answer.trips, answer.labels.join('\n')).toBeLessThanOrEqual(2);
+  });
 
   it('POST /public/platform-profile/bulk: the per-IP limit spent once, then the profiles', async () => {
     const fresh = await trips('/public/platform-profile/bulk', '', { domains: ['example.com', 'unknown-1.example'] });

@@ -5,7 +5,7 @@
 // lock has a TTL, so a leader that crashes without releasing it blocks nobody beyond that TTL.
 import type { Context } from 'hono';
 import { refusalOf, REFUSAL_TTL_SECONDS, throwIfRefusal } from './aggregate-refusal';
-import { sha256Hex } from './auth/hash';
+import { sha256Hex } from './hash';
 import { IsolateCache } from './cache/memory';
 import { afterResponse } from './after-response';
 import { pack, respond, toCached, unpack, type CachedResponse } from './cache/response';
@@ -132,7 +132,7 @@ const lockOf = (cacheKey: string) => `${cacheKey}:lock`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function computing(seconds: number) {
-  return coded(503, 'computing', `This aggregate is being computed; repeat the identical request in about ${seconds} seconds.`, {},
+  return coded('computing', `This aggregate is being computed; repeat the identical request in about ${seconds} seconds.`, {},
     { 'Retry-After': String(seconds) });
 }
 
@@ -236,7 +236,7 @@ export async function noteAsked(store: Store, job: AggregateJob, owner: string, 
  */
 async function degraded<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H>): Promise<Served> {
   if (options.background && c.env.JOBS_QUEUE) {
-    throw coded(503, 'dependency_unavailable', 'A dependency is briefly unavailable; retry after the Retry-After header.', {}, { 'Retry-After': '5' });
+    throw coded('dependency_unavailable', 'A dependency is briefly unavailable; retry after the Retry-After header.', {}, { 'Retry-After': '5' });
   }
   const { db, store, config, clock } = c.var;
   const { value, cached } = await computeWithAsOf({ db, store, config, now: clock.now() }, kind, request, options.hint);

@@ -5,6 +5,7 @@
 import type { Config } from './env';
 import { DEV_CURSOR_SECRET } from './dev-secrets';
 import { ApiError } from './errors';
+import { sha256Hex } from './hash';
 
 /**
  * The key cursors are signed with, or undefined when there is none to trust: CURSOR_SECRET unset, or the
@@ -54,10 +55,7 @@ async function hmacKey(secret: string): Promise<CryptoKey> {
 }
 
 /** Hex SHA-256 of `parts` joined unambiguously (binding hashes, cache keys, ETags). */
-export async function digest(...parts: string[]): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(JSON.stringify(parts))));
-  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
+export const digest = (...parts: string[]): Promise<string> => sha256Hex(JSON.stringify(parts));
 
 export async function signCursor(secret: string, payload: Omit<CursorPayload, 'v'>): Promise<string> {
   const body = encoder.encode(JSON.stringify({ v: CURSOR_VERSION, ...payload }));

@@ -29,13 +29,40 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Every `{code, message}` error the API answers, with its status: the spec's "Errors" tables, plus
+ * the codes this API adds (`rate_limited`, `quota_exceeded`, `query_timeout`,
+ * `dependency_unavailable`). A code is named here once; `coded` takes its status from here.
+ */
+export const ERROR_STATUS = {
+  kind_mismatch: 400,
+  subscription_inactive: 402,
+  api_not_in_plan: 403,
+  mcp_not_in_plan: 403,
+  project_key_required: 403,
+  market_not_entitled: 403,
+  category_not_in_plan: 403,
+  endpoint_not_in_plan_scope: 403,
+  video_not_in_plan: 403,
+  out_of_plan_scope: 404,
+  list_too_large: 422,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  computing: 503,
+  entitlement_unavailable: 503,
+  scope_unavailable: 503,
+  dependency_unavailable: 503,
+  query_timeout: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
 export const coded = (
-  status: ContentfulStatusCode,
-  code: string,
+  code: ErrorCode,
   message: string,
   extra: Record<string, unknown> = {},
   headers: Record<string, string> = {},
-) => new ApiError(status, { code, message, ...extra }, headers);
+) => new ApiError(ERROR_STATUS[code], { code, message, ...extra }, headers);
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const notFound = (message = 'Not found') => new ApiError(404, message);
@@ -63,7 +90,7 @@ function isDependencyOutage(err: Error): boolean {
 }
 
 /** 503 codes that mean a dependency could not be reached (not `computing`, not configuration). */
-const OUTAGE_CODES = new Set(['entitlement_unavailable', 'scope_unavailable', 'dependency_unavailable']);
+const OUTAGE_CODES = new Set<string>(['entitlement_unavailable', 'scope_unavailable', 'dependency_unavailable'] satisfies ErrorCode[]);
 
 export function onError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
@@ -85,11 +112,10 @@ export function onError(err: Error, c: Context): Response {
     log(levelOf((c.env as { LOG_LEVEL?: unknown } | undefined)?.LOG_LEVEL), 'warn', 'statement timeout', {
       request_id: c.get('requestId') ?? null, method: c.req.method, path: new URL(c.req.url).pathname, code: '57014',
     });
-    return c.json(
-      { detail: { code: 'query_timeout', message: 'The query ran longer than this API allows and was cancelled; retry after the Retry-After header, or ask for less (fewer values, a shorter window)' } },
-      503,
-      { 'Retry-After': STATEMENT_TIMEOUT_RETRY_AFTER },
-    );
+    const timeout = coded('query_timeout',
+      'The query ran longer than this API allows and was cancelled; retry after the Retry-After header, or ask for less (fewer values, a shorter window)',
+      {}, { 'Retry-After': STATEMENT_TIMEOUT_RETRY_AFTER });
+    return c.json({ detail: timeout.detail }, timeout.status, timeout.headers);
   }
   if (isDependencyOutage(err)) {
     console.error('dependency unavailable', err.message);

@@ -9,13 +9,10 @@
 // still answers 304 when a representation exists (RFC 9110 13.1.2), but spends quota like a 200.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from './env';
+import { sha256Hex128 } from './hash';
 
 /** The strong ETag of a body: the first 128 bits of its SHA-256, in hex. */
-export async function strongTag(body: ArrayBuffer | string): Promise<string> {
-  const data = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', data));
-  return `"${[...bytes.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
-}
+export const strongTag = async (body: ArrayBuffer | string): Promise<string> => `"${await sha256Hex128(body)}"`;
 
 /** The tag a key is sent for content with `contentTag`: bound to the key, so only its own tags revalidate for free. */
 export const keyedTag = (keyId: string, contentTag: string) => strongTag(`${keyId}\n${contentTag}`);

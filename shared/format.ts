@@ -11,10 +11,11 @@ export function iso(value: Instant | null | undefined): string | null {
 }
 
 /**
- * The companion web application's page of an article (`url_id`) or a trend: the spec's additive
- * `cabinet_url`, `{app_url}/article/<id>` or `{app_url}/trend/<id>`.
+ * The companion web application's page of an article (`url_id`), a trend or a publisher (its
+ * domain): the spec's additive `cabinet_url` and the public profile's `profileUrl`,
+ * `{app_url}/<kind>/<id>`.
  */
-export const cabinetUrl = (appUrl: string, kind: 'article' | 'trend', id: string) => `${appUrl.replace(/\/$/, '')}/${kind}/${id}`;
+export const cabinetUrl = (appUrl: string, kind: 'article' | 'trend' | 'publisher', id: string) => `${appUrl.replace(/\/$/, '')}/${kind}/${id}`;
 
 /** Rounds a ratio for display without losing meaningful precision. */
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;

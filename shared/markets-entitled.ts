@@ -19,5 +19,5 @@ export const MARKET_NOT_ENTITLED = 'This key is market-scoped but its project ha
 export function assertMarketsEntitled(path: string, auth: AuthContext): void {
   if (auth.allowedCountries === null || auth.allowedCountries.length > 0) return;
   if (NOT_MARKET_SCOPED.some((re) => re.test(path))) return;
-  throw coded(403, 'market_not_entitled', MARKET_NOT_ENTITLED);
+  throw coded('market_not_entitled', MARKET_NOT_ENTITLED);
 }

@@ -2,7 +2,7 @@
 import type { AuthContext } from './auth/types';
 import type { Db } from './db/client';
 import { queryRows } from './db/raw';
-import { ApiError, coded } from './errors';
+import { coded, forbidden, type ApiError } from './errors';
 import { MARKET_NOT_ENTITLED } from './markets-entitled';
 
 export interface MarketScope {
@@ -14,7 +14,7 @@ export interface MarketScope {
 
 export function refusedRegion(code: string, auth: AuthContext): ApiError {
   const allowed = auth.allowedCountries?.length ? auth.allowedCountries.join(', ') : 'none';
-  return new ApiError(403, `Region '${code}' is not allowed for this API key. Allowed regions: ${allowed}.`);
+  return forbidden(`Region '${code}' is not allowed for this API key. Allowed regions: ${allowed}.`);
 }
 
 export function isCountryAllowed(auth: AuthContext, code: string): boolean {
@@ -45,10 +45,10 @@ export async function resolveMarkets(db: Db, auth: AuthContext, country = 'all')
     auth.allowedCountries ??
     (await allMarkets(db).catch((err: Error) => {
       console.error('market scope lookup failed', err.message);
-      throw coded(503, 'scope_unavailable', 'The markets of this key could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
+      throw coded('scope_unavailable', 'The markets of this key could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
     }));
   if (markets.length === 0) {
-    throw coded(403, 'market_not_entitled', MARKET_NOT_ENTITLED);
+    throw coded('market_not_entitled', MARKET_NOT_ENTITLED);
   }
   return { country: 'all', markets: [...markets].sort() };
 }

@@ -14,9 +14,3 @@ export function windowEndingAt(now: Date, name: WindowName): Window {
   return { from: new Date(now.getTime() - WINDOW_HOURS[name] * HOUR_MS), to: new Date(now) };
 }
 
-export function previousWindow({ from, to }: Window): Window {
-  const length = to.getTime() - from.getTime();
-  return { from: new Date(from.getTime() - length), to: new Date(from) };
-}
-
-export const truncateToHour = (date: Date) => new Date(Math.floor(date.getTime() / HOUR_MS) * HOUR_MS);

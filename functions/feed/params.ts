@@ -25,7 +25,7 @@ function splitList(raw: string | undefined, name: string): string[] | null {
 export function feedMarkets(auth: AuthContext, country: string): string[] | null {
   if (country.toLowerCase() !== 'all') return [assertCountryAllowed(auth, country)];
   if (auth.allowedCountries !== null && auth.allowedCountries.length === 0) {
-    throw coded(403, 'market_not_entitled', MARKET_NOT_ENTITLED);
+    throw coded('market_not_entitled', MARKET_NOT_ENTITLED);
   }
   return auth.allowedCountries ? [...auth.allowedCountries].sort() : null;
 }

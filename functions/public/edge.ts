@@ -107,8 +107,3 @@ export function publicEdge(): MiddlewareHandler<Env> {
     }
   };
 }
-
-/** Tests: forget every cached answer. */
-export function forgetPublicCache(): void {
-  memory.clear();
-}

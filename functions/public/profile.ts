@@ -1,5 +1,6 @@
 // Rows to public results: the spec's field names, empty strings (not nulls) for what a domain
 // without a profile lacks, followers as a human-readable string.
+import { cabinetUrl } from '../../shared/format';
 import type { ProfileRow, SearchRow } from './queries';
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
@@ -9,14 +10,11 @@ export function formatFollowers(followers: number | null): string {
   return followers === null ? '' : compact.format(followers);
 }
 
-/** The profile's page in the companion app (as `cabinet_url` is for articles). */
-export const profileUrl = (appUrl: string, domain: string) => `${appUrl.replace(/\/$/, '')}/publisher/${domain}`;
-
 function profileFields(row: Omit<ProfileRow, 'recent'>, appUrl: string) {
   const exists = row.profile_title !== null;
   return {
     domain: row.domain,
-    profileUrl: exists ? profileUrl(appUrl, row.domain) : '',
+    profileUrl: exists ? cabinetUrl(appUrl, 'publisher', row.domain) : '',
     knowledgeGraphId: row.kg_id ?? '',
     exists,
     title: row.profile_title ?? '',

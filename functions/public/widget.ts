@@ -3,6 +3,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { capList, capNote } from '../../shared/list-caps';
+import { ifNoneMatch, strongTag } from '../../shared/etag';
 import { errorResponses } from '../../shared/schemas/common';
 import { DATA_CACHE_CONTROL } from './edge';
 import { demoDomains } from './queries';
@@ -10,10 +11,7 @@ import { WIDGET_SOURCE } from './widget-source';
 
 /** The script changes only with a deploy: an hour in browsers, a day at shared caches. */
 const SCRIPT_CACHE_CONTROL = 'public, max-age=3600, s-maxage=86400, stale-while-revalidate=604800';
-const scriptEtag = (async () => {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(WIDGET_SOURCE)));
-  return `"${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
-})();
+const scriptEtag = strongTag(WIDGET_SOURCE);
 
 const scriptRoute = createRoute({
   method: 'get',
@@ -84,7 +82,7 @@ export function register(app: App) {
   app.openapi(scriptRoute, async (c) => {
     const etag = await scriptEtag;
     const headers = { ETag: etag, 'Cache-Control': SCRIPT_CACHE_CONTROL };
-    if (c.req.header('if-none-match')?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return c.body(null, 304, headers);
+    if (ifNoneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers);
     return c.body(WIDGET_SOURCE, 200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });
   });
 

@@ -63,7 +63,7 @@ export function register(app: App) {
     const query = c.req.valid('query');
     const list = await getList(db, trackingProject(auth), c.req.valid('param').list_id, clock.now());
     if (!list) throw listNotFound();
-    if (list.kind !== 'mention') throw coded(400, 'kind_mismatch', `/matches is for mention lists; this list is of kind ${list.kind}.`);
+    if (list.kind !== 'mention') throw coded('kind_mismatch', `/matches is for mention lists; this list is of kind ${list.kind}.`);
     const types = matchTypes(query.match_types);
     const now = clock.now();
     const from = query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * 86_400_000);

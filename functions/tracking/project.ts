@@ -13,7 +13,7 @@ export function trackingProject(auth: AuthContext, requested?: string): string {
     return auth.projectId;
   }
   if (auth.keyKind === 'internal' && requested) return requested;
-  throw coded(403, 'project_key_required', KEY_REQUIRED);
+  throw coded('project_key_required', KEY_REQUIRED);
 }
 
 /** Unknown ids and other projects' lists are indistinguishable. */

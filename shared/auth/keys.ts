@@ -4,7 +4,7 @@ import { queryRows } from '../db/raw';
 import type { Addons, KeyKind, LimitsMode, Plan, SubscriptionStatus } from '../db/schema/accounts';
 import { PLAN_RULES } from '../plans';
 import type { AuthContext } from './types';
-import { sha256Hex } from './hash';
+import { sha256Hex } from '../hash';
 
 export { sha256Hex };
 
@@ -20,16 +20,14 @@ export function generateKey(): string {
 /** What generateKey makes. Anything else cannot be a key: refused without a lookup, and never cached. */
 const KEY_FORMAT = /^dk_[0-9A-Za-z]{40}$/;
 
-const CACHE_TTL_MS = 30_000;
-const cache = new Map<string, { auth: AuthContext | null; until: number; loadedAt: number }>();
-/** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
-const outdated = new WeakSet<AuthContext>();
-
 /**
  * How long a cached key is kept. A revocation or plan change reaches warm isolates sooner, through
  * the auth version (shared/auth/version.ts): within 2 s.
  */
-export const KEY_CACHE_SECONDS = CACHE_TTL_MS / 1000;
+const CACHE_TTL_MS = 30_000;
+const cache = new Map<string, { auth: AuthContext | null; until: number; loadedAt: number }>();
+/** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
+const outdated = new WeakSet<AuthContext>();
 
 /** Cache expiry uses wall time, not the business clock: a pinned NOW must not pin the cache. */
 export async function resolveKey(db: Db, key: string): Promise<AuthContext | null> {

@@ -48,7 +48,7 @@ async function authenticate(c: Context<Env>, key: string | undefined) {
   const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
     // The plan cannot be read: never guess, never serve unfiltered data.
     console.error('key lookup failed', err.message);
-    throw coded(503, 'entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
+    throw coded('entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
   });
   if (!auth) throw new ApiError(401, 'Invalid API key: the X-API-Key header or Authorization: Bearer key is missing or invalid (unknown or revoked)', CHALLENGE);
   return auth;

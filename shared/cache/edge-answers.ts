@@ -7,7 +7,7 @@
 // plan gates and limits, so every answer is still admitted and counted. A kept answer keeps its
 // Data-As-Of and says its Age.
 import type { MiddlewareHandler } from 'hono';
-import { sha256Hex } from '../auth/hash';
+import { sha256Hex } from '../hash';
 import type { Env } from '../env';
 import { IsolateCache } from './memory';
 import { strongTag } from '../etag';

@@ -4,7 +4,7 @@
 // SQL. Keyed by the deployment (database, Redis namespace), the route, the caller's scope, the
 // validated parameters and the minute of "now"; kept REFERENCE_CACHE_SECONDS (default 60).
 import type { Context } from 'hono';
-import { sha256Hex } from '../auth/hash';
+import { sha256Hex } from '../hash';
 import type { Env } from '../env';
 import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
 import { locationCache } from './location';

@@ -34,7 +34,7 @@ export function authFailuresBlocked(store: Store, ip: string, nowMs = Date.now()
     return null;
   }
   const retry = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
-  return coded(429, 'rate_limited', `Too many invalid API keys from this address; retry in ${retry} s.`, {}, { 'Retry-After': retry });
+  return coded('rate_limited', `Too many invalid API keys from this address; retry in ${retry} s.`, {}, { 'Retry-After': retry });
 }
 
 /** Counts one 401 of the client (after the answer); once its budget is spent, blocks it in this isolate. */

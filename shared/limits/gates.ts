@@ -1,7 +1,7 @@
 // Plan gates that depend on what a request asks for (spec "Errors", plan gates). Areas call these
 // before reading data; none of them is a rate limit, so none invites a retry.
 import type { AuthContext } from '../auth/types';
-import { ApiError, coded } from '../errors';
+import { coded } from '../errors';
 import { PLAN_RULES } from '../plans';
 
 /** `/Sports/Soccer` -> `/Sports`. */
@@ -15,14 +15,14 @@ export function assertCategoriesInPlan(auth: AuthContext, categories: string[]):
   if (auth.categories === null) return;
   const outside = categories.filter((c) => !auth.categories!.includes(topLevelCategory(c)));
   if (outside.length) {
-    throw coded(403, 'category_not_in_plan', `Categories outside your plan: ${outside.join(', ')}. Your plan covers: ${auth.categories.join(', ') || 'none'}.`);
+    throw coded('category_not_in_plan', `Categories outside your plan: ${outside.join(', ')}. Your plan covers: ${auth.categories.join(', ') || 'none'}.`);
   }
 }
 
 /** 403 `endpoint_not_in_plan_scope` for endpoints that cannot be limited to chosen categories. */
 export function assertEndpointScopable(auth: AuthContext, endpoint: string): void {
   if (auth.categories !== null) {
-    throw coded(403, 'endpoint_not_in_plan_scope', `${endpoint} cannot be limited to your chosen categories, so it is closed to category-limited plans.`);
+    throw coded('endpoint_not_in_plan_scope', `${endpoint} cannot be limited to your chosen categories, so it is closed to category-limited plans.`);
   }
 }
 
@@ -30,14 +30,14 @@ export function assertEndpointScopable(auth: AuthContext, endpoint: string): voi
 export function assertArticleInPlan(auth: AuthContext, articleCategories: string[]): void {
   if (auth.categories === null) return;
   if (!articleCategories.some((c) => auth.categories!.includes(topLevelCategory(c)))) {
-    throw new ApiError(404, { code: 'out_of_plan_scope', message: 'The article lies outside the categories of your plan.' });
+    throw coded('out_of_plan_scope', 'The article lies outside the categories of your plan.');
   }
 }
 
 /** 403 `video_not_in_plan` (the code names the platform) on plans without video data. */
 export function assertVideoInPlan(auth: AuthContext, platform: string): void {
   if (auth.plan && !PLAN_RULES[auth.plan].video) {
-    throw coded(403, 'video_not_in_plan', `${platform} video data is not part of your plan.`, { platform });
+    throw coded('video_not_in_plan', `${platform} video data is not part of your plan.`, { platform });
   }
 }
 

@@ -119,7 +119,7 @@ export function ipHeaders(decision: IpDecision, nowMs = Date.now()): Record<stri
 export function ipLimited(decision: IpDecision, cost: number, nowMs = Date.now()): ApiError {
   const retry = String(seconds(decision.resetMs - nowMs) || 1);
   const what = cost > 1 ? `${cost} domains` : 'this request';
-  return coded(429, 'rate_limited',
+  return coded('rate_limited',
     `Rate limit of ${decision.limit} public checks per minute per client exceeded (${what}); retry in ${retry} s.`,
     {}, { 'Retry-After': retry, ...ipHeaders(decision, nowMs) });
 }

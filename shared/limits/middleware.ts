@@ -52,12 +52,12 @@ export function planGates(channel: Channel = 'rest'): MiddlewareHandler<Env> {
   return async function planGates(c, next) {
     const { auth } = c.var;
     if (auth.subscriptionStatus !== 'active' && auth.subscriptionStatus !== 'trialing') {
-      throw coded(402, 'subscription_inactive', `The project subscription is ${auth.subscriptionStatus.replace('_', ' ')}; renew it to use the API.`);
+      throw coded('subscription_inactive', `The project subscription is ${auth.subscriptionStatus.replace('_', ' ')}; renew it to use the API.`);
     }
     if (channel === 'mcp' || mcpPostOf(c.env)) {
-      if (!auth.mcpEnabled) throw coded(403, 'mcp_not_in_plan', 'MCP access is switched off for this project.');
+      if (!auth.mcpEnabled) throw coded('mcp_not_in_plan', 'MCP access is switched off for this project.');
     } else if (!auth.apiEnabled) {
-      throw coded(403, 'api_not_in_plan', 'API access is switched off for this project.');
+      throw coded('api_not_in_plan', 'API access is switched off for this project.');
     }
     assertMarketsEntitled(c.req.path, auth);
     await next();
@@ -97,14 +97,14 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
       const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
       // The sliding window can deny just after its fixed window turns while its weighted count still
       // leaves a fraction of a request: a refused request reports none remaining.
-      throw coded(429, 'rate_limited', `Rate limit of ${state.minute.limit} requests per minute exceeded; retry in ${retry} s.`, {}, {
+      throw coded('rate_limited', `Rate limit of ${state.minute.limit} requests per minute exceeded; retry in ${retry} s.`, {}, {
         'Retry-After': retry, ...headerValues({ ...state, minute: { ...state.minute, remaining: 0 } }, now.getTime()),
       });
     }
     if (state.month && !state.month.success) {
       refund(c, state.quotaKey);
       const retry = String(seconds(state.month.resetMs - now.getTime()));
-      throw coded(429, 'quota_exceeded', `The monthly quota of ${state.month.limit} requests is used up; it renews at the start of next month (UTC).`,
+      throw coded('quota_exceeded', `The monthly quota of ${state.month.limit} requests is used up; it renews at the start of next month (UTC).`,
         { limit: state.month.limit, resets_at: iso(new Date(state.month.resetMs)) },
         { 'Retry-After': retry, ...headerValues({ ...state, month: { ...state.month, used: state.month.limit } }, now.getTime()) });
     }

@@ -57,9 +57,6 @@ export function errorResponses(...statuses: ErrorStatus[]) {
 /** Security requirement for keyed routes: either header works. */
 export const keyed: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
 
-/** The statuses every keyed route can answer with, before its own. */
-export const keyedErrors = ['401', '402', '403', '422', '429', '503'] as const;
-
 export function queryBool(description: string, fallback = false) {
   return z
     .enum(['true', 'false', '1', '0'])

@@ -7,7 +7,7 @@
 // both tiers; an oversized answer is not kept.
 import type { MiddlewareHandler } from 'hono';
 import { afterResponse } from '../after-response';
-import { sha256Hex } from '../auth/hash';
+import { sha256Hex } from '../hash';
 import { locationCache } from '../cache/location';
 import { IsolateCache } from '../cache/memory';
 import type { Env } from '../env';

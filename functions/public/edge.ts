@@ -3,6 +3,7 @@
 // (mostly) no Redis round trip: its rate-limit hit is spent from the isolate's copy of the
 // client's budget and counted in Redis in batches (shared/limits/ip.ts).
 import type { Context, MiddlewareHandler } from 'hono';
+import { IsolateCache } from '../../shared/cache/memory';
 import { readConfig, type Env } from '../../shared/env';
 import { ifNoneMatch, strongTag } from '../../shared/etag';
 import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/freshness';
@@ -13,7 +14,6 @@ import { createStore } from '../../shared/redis';
 export const DATA_CACHE_CONTROL = 'public, max-age=60, s-maxage=300, stale-while-revalidate=600';
 const CACHED_PATHS = new Set(['/public/platform-profile', '/public/platform-profile/query', '/public/widget-demo']);
 const MEMORY_TTL_MS = 60_000;
-const MEMORY_MAX = 2_000;
 
 const CORS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
@@ -35,21 +35,14 @@ interface Entry {
   /** The answer's `Data-As-Of`, when it carries one. */
   dataAsOf: string | null;
   storedAt: number;
-  expires: number;
 }
 
 /** Per isolate; keyed by the Redis namespace too, so deployments (and test worlds) sharing an isolate never mix. */
-const memory = new Map<string, Entry>();
+const memory = new IsolateCache<Entry>({ entries: 2_000, bytes: 16 * 1024 * 1024 });
 
 function cacheKey(prefix: string, url: URL): string {
   const params = [...url.searchParams].sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : 1) : a < b ? -1 : 1));
   return `${prefix}|${url.pathname}?${new URLSearchParams(params)}`;
-}
-
-function remember(key: string, entry: Entry) {
-  memory.delete(key);
-  memory.set(key, entry);
-  if (memory.size > MEMORY_MAX) memory.delete(memory.keys().next().value!);
 }
 
 function decorate(res: Response) {
@@ -78,7 +71,7 @@ export function publicEdge(): MiddlewareHandler<Env> {
       const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
       key = cacheKey(prefix, new URL(c.req.url));
       const hit = memory.get(key);
-      if (hit && hit.expires > Date.now()) {
+      if (hit) {
         const ip = clientIp(c.req.raw.headers);
         const perMinute = config.PUBLIC_RATE_LIMIT_PER_MINUTE;
         const known = knownState(prefix, ip, perMinute);
@@ -99,9 +92,9 @@ export function publicEdge(): MiddlewareHandler<Env> {
       const body = await c.res.text();
       const entry = {
         body, etag: await strongTag(body), contentType: c.res.headers.get('Content-Type') ?? 'application/json',
-        dataAsOf: c.res.headers.get(DATA_AS_OF), storedAt: Date.now(), expires: Date.now() + MEMORY_TTL_MS,
+        dataAsOf: c.res.headers.get(DATA_AS_OF), storedAt: Date.now(),
       };
-      remember(key, entry);
+      memory.set(key, entry, body.length, MEMORY_TTL_MS);
       const limits = Object.fromEntries(['RateLimit', 'RateLimit-Policy'].flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])));
       c.res = answer(c, entry, limits, false);
     }

@@ -9,7 +9,7 @@ export interface Store {
   /**
    * The same Redis without the client's JSON deserialization and base64 response encoding: string
    * values come back as stored, parsed once (with the HTTP body) by the runtime. For cached answers,
-   * which are large JSON texts sent as they are (shared/aggregate.ts).
+   * which are large JSON texts sent as they are (shared/aggregates/).
    */
   readonly text: Redis;
   /** Namespaced key: `store.key('cache', 'geo', hash)`. */

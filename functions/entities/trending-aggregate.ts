@@ -1,6 +1,6 @@
 // The trending-entities ranking as a shared single-flight aggregate: computed inline, or by the jobs
 // consumer when a category-limited plan's raw scan is over the inline budget (functions/jobs/aggregates.ts).
-import type { AggregateKind } from '../../shared/aggregate';
+import type { AggregateKind } from '../../shared/aggregates/kind';
 import type { Db } from '../../shared/db/client';
 import { rankTrending, rankTrendingInPlan, type TrendingRequest } from './trending-queries';
 

@@ -1,6 +1,7 @@
 // GET /v1/entities/trending: top entities of a region by mentions in a window ending now.
 import { createRoute } from '@hono/zod-openapi';
-import { overBudget, serveAggregate } from '../../shared/aggregate';
+import { overBudget } from '../../shared/aggregates/kind';
+import { serveAggregate } from '../../shared/aggregates/serve';
 import type { App } from '../../shared/app';
 import { exportable } from '../../shared/exports';
 import { cabinetUrl } from '../../shared/format';

@@ -1,12 +1,13 @@
 // Short-lived response cache of feed answers (issue 9), through the shared single-flight aggregates:
 // keyed by the caller's effective scope (markets, plan categories, history) and every parameter, for
-// CACHE_TTL_SECONDS, so concurrent identical misses compute once; a hit is sent as stored (body,
+// FEED_CACHE_SECONDS, so concurrent identical misses compute once; a hit is sent as stored (body,
 // ETag, Link). Answers with markdown are never cached (large, and the spec says markdown disables caching).
 import type { Context } from 'hono';
-import { serveAggregateResponse, type AggregateKind } from '../../shared/aggregate';
+import type { AggregateKind } from '../../shared/aggregates/kind';
+import { serveAggregateResponse } from '../../shared/aggregates/serve';
 import type { Env } from '../../shared/env';
 
-export const CACHE_TTL_SECONDS = 30;
+export const FEED_CACHE_SECONDS = 30;
 
 export interface CachedAnswer {
   body: unknown;
@@ -23,7 +24,7 @@ interface FeedCacheRequest {
 /** Computed inline only (never queued or warmed), so the request path's closure is always at hand. */
 const FEED_ANSWER: AggregateKind<FeedCacheRequest, () => Promise<CachedAnswer>> = {
   name: 'feed.answer',
-  ttlSeconds: CACHE_TTL_SECONDS,
+  ttlSeconds: FEED_CACHE_SECONDS,
   warm: false,
   async compute(_services, _request, build) {
     if (!build) throw new Error('feed answers are computed on the request path');

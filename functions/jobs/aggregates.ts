@@ -1,6 +1,6 @@
 // The registry of aggregate kinds the jobs consumer computes. An area with a queued or warmed
 // aggregate adds its kinds here (one line each); the request path passes its kind directly.
-import type { AggregateKind } from '../../shared/aggregate';
+import type { AggregateKind } from '../../shared/aggregates/kind';
 import { metricsAggregate, rollupAggregate } from '../tracking/aggregate';
 import { trendRollupAggregate } from '../trends/aggregate';
 import { trendingAggregate } from '../entities/trending-aggregate';

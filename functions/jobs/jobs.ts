@@ -8,7 +8,9 @@ import { readConfig, type Bindings, type Config, type JobQueue } from '../../sha
 import { pruneWindowHistory, slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
 import { levelOf, log, messageOf } from '../../shared/observability/log';
 import { createStore } from '../../shared/redis';
-import { completeAggregate, dueForWarming, type AggregateJob } from '../../shared/aggregate';
+import { completeAggregate } from '../../shared/aggregates/complete';
+import type { AggregateJob } from '../../shared/aggregates/kind';
+import { dueForWarming } from '../../shared/aggregates/recent';
 import { aggregateKind } from './aggregates';
 import { listsDueForScan, scanMentionList } from '../tracking/scan';
 

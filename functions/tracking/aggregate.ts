@@ -2,7 +2,8 @@
 // cheap ones are computed inline once per identical miss, expensive ones are queued (503
 // `computing` + Retry-After) and computed by the jobs consumer, which dispatches on the kind name.
 import type { Context } from 'hono';
-import { overBudget, serveAggregateResponse, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
+import { overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
+import { serveAggregateResponse } from '../../shared/aggregates/serve';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Env } from '../../shared/env';
 import { resolveWindow } from '../../shared/window-scope';

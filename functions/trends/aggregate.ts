@@ -1,7 +1,8 @@
-// The trend roll-up as a shared single-flight aggregate (shared/aggregate.ts): cached, computed
+// The trend roll-up as a shared single-flight aggregate (shared/aggregates/): cached, computed
 // once per identical miss, and queued (503 `computing` + Retry-After) when the trend is big.
 import type { Context } from 'hono';
-import { overBudget, serveAggregate, type AggregateKind, type AggregateServices } from '../../shared/aggregate';
+import { overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
+import { serveAggregate } from '../../shared/aggregates/serve';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Env } from '../../shared/env';
 import { resolveWindow } from '../../shared/window-scope';

@@ -32,13 +32,13 @@ export const KEYED_PING = '/bench/chain/ping';
  * The bench-only Worker (never deployed): the product's app factory with one trivial route behind
  * the full keyed chain (services -> API key -> plan gates -> rate limit + quota), one behind the
  * request-scoped services only, and one bare route with no middleware; behind the same chain, the
- * geo area and a cached aggregate (shared/aggregate.ts) whose value is `items` metric-like rows.
+ * geo area and a cached aggregate (shared/aggregates/) whose value is `items` metric-like rows.
  * Written out at run time rather than kept as a .ts file so that the Node typecheck
  * (tsconfig.node.json) does not pull the Workers-only modules in.
  */
 const WORKER = (root: string) => `
 import { createApp, createArea, services } from '${root}/shared/app.ts';
-import { serveAggregateResponse } from '${root}/shared/aggregate.ts';
+import { serveAggregateResponse } from '${root}/shared/aggregates/serve.ts';
 import { geoArea } from '${root}/functions/geo/app.ts';
 
 const app = createArea({ basePaths: ['/bench/chain'], auth: true });

@@ -4,7 +4,8 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
-import { dueForWarming, MAX_RECENT_PER_OWNER, noteAsked, type AggregateJob } from '../../shared/aggregate';
+import type { AggregateJob } from '../../shared/aggregates/kind';
+import { dueForWarming, MAX_RECENT_PER_OWNER, noteAsked } from '../../shared/aggregates/recent';
 import { createList } from '../../shared/admin/lists';
 import { readConfig } from '../../shared/env';
 import { createStore, type Store } from '../../shared/redis';

@@ -3,7 +3,9 @@
 // crashed leader blocks nobody past the lock TTL, and a failed leader hands over to a follower.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { aggregateKey, serveAggregate, type AggregateKind } from '../../shared/aggregate';
+import { aggregateKey } from '../../shared/aggregates/engine';
+import type { AggregateKind } from '../../shared/aggregates/kind';
+import { serveAggregate } from '../../shared/aggregates/serve';
 import { createList } from '../../shared/admin/lists';
 import { createApp, services } from '../../shared/app';
 import { readConfig } from '../../shared/env';

@@ -14,7 +14,7 @@ import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
 import { signCursor } from '../../shared/cursor';
 import { MAX_OFFSET } from '../../shared/schemas/common';
 import { AUTH_FAILURES_PER_MINUTE } from '../../shared/limits/auth-failures';
-import { aggregateKey } from '../../shared/aggregate';
+import { aggregateKey } from '../../shared/aggregates/engine';
 import { readConfig } from '../../shared/env';
 import { createStore } from '../../shared/redis';
 import { trendRollupAggregate, type TrendRollupRequest } from '../../functions/trends/aggregate';

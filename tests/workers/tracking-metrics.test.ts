@@ -3,7 +3,7 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
-import type { AggregateJob } from '../../shared/aggregate';
+import type { AggregateJob } from '../../shared/aggregates/kind';
 import { createList } from '../../shared/admin/lists';
 import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';

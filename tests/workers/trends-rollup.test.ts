@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { TrendRollupSchema } from '../../functions/trends/rollup-schemas';
-import type { AggregateJob } from '../../shared/aggregate';
+import type { AggregateJob } from '../../shared/aggregates/kind';
 import { queryRows } from '../../shared/db/raw';
 import { article, BUDGET, ELECTION, FINALS, UNKNOWN } from '../fixtures/trends';
 import { trendsWorld } from '../helpers/trends-world';

@@ -1,0 +1,66 @@
+// What an aggregate is (its kind, request, job) and the inline budget. The engine (engine.ts) caches
+// and computes them once; serve.ts answers requests with them; warm.ts keeps the asked ones warm.
+import type { Db } from '../db/client';
+import type { Config } from '../env';
+import type { Store } from '../redis';
+
+/** How long a computed aggregate is kept in Redis, unless its kind says otherwise. */
+export const AGGREGATE_TTL_SECONDS = 600;
+
+/**
+ * The inline budget: an aggregate whose estimated cost (rows it reads: items x markets x window buckets,
+ * per kind; docs/SECURITY.md "Cost-based queueing") is above it is queued (503 `computing`), never
+ * computed inside a request. AGGREGATE_INLINE_COST overrides it.
+ */
+export const DEFAULT_INLINE_COST = 250_000;
+
+/** Whether an aggregate of estimated cost `cost` goes to the queue instead of being computed inline. */
+export const overBudget = (config: Config, cost: number) => cost > (config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST);
+
+/** What a compute function receives besides its request. */
+export interface AggregateServices {
+  db: Db;
+  store: Store;
+  config: Config;
+  /** Business time (the clock), the same value the request path would use. */
+  now: Date;
+}
+
+/**
+ * One kind of aggregate. `R` is the request: plain JSON, because queued jobs carry it through the
+ * queue. `H` is an optional hint the request path already loaded (e.g. the list row); the
+ * consumer has none, so `compute` must work without it.
+ */
+export interface AggregateKind<R = any, H = unknown> {
+  /** Unique and namespaced (`tracking.metrics`): part of cache keys and of queued jobs. */
+  name: string;
+  compute(services: AggregateServices, request: R, hint?: H): Promise<unknown>;
+  /** What makes two requests the same question; default the whole request. Never include the key itself. */
+  identity?(request: R): unknown;
+  /** Cache lifetime; default AGGREGATE_TTL_SECONDS. */
+  ttlSeconds?: number;
+  /** Re-queue recently asked aggregates from the cron before they expire; default true. */
+  warm?: boolean;
+  /** The response a computed value makes; default the value itself as the JSON body, no headers. */
+  respond?(value: unknown): { body: unknown; headers?: Record<string, string> };
+}
+
+export interface AggregateJob {
+  type: 'aggregate';
+  kind: string;
+  request: unknown;
+  cacheKey: string;
+  /** Who asked it (project, or `key:<id>`): whose recently-asked list holds it (absent in older jobs). */
+  owner?: string;
+}
+
+export interface ServeOptions<H> {
+  hint?: H;
+  /** Too expensive to compute inline: queue it (falls back to inline without a JOBS_QUEUE binding). */
+  background?: boolean;
+}
+
+/** How the answer came about, in the `X-Aggregate-Cache` header: tests and benchmarks count `miss`. */
+export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass';
+
+export const ttlOf = (kind: AggregateKind) => kind.ttlSeconds ?? AGGREGATE_TTL_SECONDS;

@@ -1,0 +1,65 @@
+// Aggregates in a Hono request: the request's services, queue and owner for the engine (engine.ts),
+// the outcome noted for the log line, the answer sent as stored or its value handed to the route.
+import type { Context } from 'hono';
+import { afterResponse } from '../after-response';
+import { respond } from '../cache/response';
+import type { Env } from '../env';
+import { DATA_AS_OF } from '../freshness';
+import { serveCached, type Caller, type Served } from './engine';
+import type { AggregateKind, CacheOutcome, ServeOptions } from './kind';
+import { throwIfRefusal } from './refusal';
+
+/** Who an asked aggregate is counted against: the project, or the key when it has none. */
+export const ownerOf = (c: Context<Env>) => c.var.auth?.projectId ?? `key:${c.var.auth?.keyId ?? 'none'}`;
+
+function callerOf(c: Context<Env>): Caller {
+  const { db, store, config, clock } = c.var;
+  return {
+    services: { db, store, config, now: clock.now() },
+    queue: c.env.JOBS_QUEUE,
+    owner: ownerOf(c),
+    later: (work) => void afterResponse(c, work),
+  };
+}
+
+/**
+ * Records the outcome for the request's log line; the `X-Aggregate-Cache` header goes to internal keys
+ * (no project) only: to anyone else it would tell whether another tenant asked the same question (issue 19).
+ * A private deployment (the benchmarks) may send it to every key (CACHE_OUTCOME_HEADER=all).
+ */
+function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {
+  c.set('aggregateCache', outcome);
+  if (c.get('auth')?.projectId === null || c.get('config')?.CACHE_OUTCOME_HEADER === 'all') c.header('X-Aggregate-Cache', outcome);
+}
+
+async function served<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>): Promise<Served> {
+  const answer = await serveCached(callerOf(c), kind, request, admit);
+  throwIfRefusal(answer.cached);
+  noteOutcome(c, answer.outcome);
+  return answer;
+}
+
+/**
+ * The aggregate's value (for routes that wrap it in a larger answer). Notes the outcome (hit, miss or
+ * shared, or bypass while Redis is unreachable; `X-Aggregate-Cache` for internal keys). For kinds without `respond`.
+ */
+export async function serveAggregate<R, H>(
+  c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+): Promise<unknown> {
+  const answer = await served(c, kind, request, options);
+  // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
+  const asOf = answer.cached.headers[DATA_AS_OF];
+  if (asOf) c.header(DATA_AS_OF, asOf);
+  return 'value' in answer ? answer.value : JSON.parse(answer.cached.text);
+}
+
+/**
+ * The aggregate as the whole 200 answer, sent as stored (text, ETag, headers): a hit costs no
+ * parse, stringify or hash. `admit` may be a promise: the cache lookup runs beside it.
+ */
+export async function serveAggregateResponse<R, H>(
+  c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+): Promise<Response> {
+  const answer = await served(c, kind, request, admit);
+  return respond(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
+}

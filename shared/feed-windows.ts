@@ -10,12 +10,11 @@
 // cursor pages read a consistent snapshot (docs/DATA.md "Feed snapshots").
 import type { Db } from './db/client';
 import type { Queryable } from './db/queryable';
+import { HOUR_MS, WINDOW_HOURS, type WindowName as AllWindows } from './windows';
 
-export const HOUR_MS = 3_600_000;
-/** Window lengths in hours, by the spec's names. */
-export const WINDOW_HOURS = { '1h': 1, '24h': 24, '7d': 168, '30d': 720 } as const;
-export type WindowName = keyof typeof WINDOW_HOURS;
-export const WINDOW_NAMES = Object.keys(WINDOW_HOURS) as WindowName[];
+/** The windows the feed keeps per profile (shared/windows.ts has their lengths). */
+export const WINDOW_NAMES = ['1h', '24h', '7d', '30d'] as const satisfies readonly AllWindows[];
+export type WindowName = (typeof WINDOW_NAMES)[number];
 
 /** The end (exclusive) of every window at `now`: the next whole hour, so the current hour counts. */
 export function windowEnd(now: Date): Date {

@@ -9,10 +9,10 @@ import { iso } from './format';
 import { clampToHistory } from './limits/gates';
 import { ceilHour, type Grain } from './rollups/buckets';
 import { resolveMarkets } from './scope';
+import { DAY_MS as DAY, WINDOW_HOURS, type WindowName } from './windows';
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const PERIOD_DAYS = { '24h': 1, '7d': 7, '30d': 30 } as const;
+/** The periods of the windowed reads (tracking metrics and roll-ups, category analytics). */
+const PERIODS = ['24h', '7d', '30d'] as const satisfies readonly WindowName[];
 
 
 export const WindowQuery = {
@@ -20,7 +20,7 @@ export const WindowQuery = {
     .openapi({ description: 'Country code or `all` (every entitled market, resolved in `scope.markets`).', example: 'all' }),
   lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
     .openapi({ description: 'Language code or `all`.', example: 'all' }),
-  period: z.enum(['24h', '7d', '30d', 'custom']).default('7d').openapi({ description: 'Window ending now; `custom` needs `date_from` and `date_to`.' }),
+  period: z.enum([...PERIODS, 'custom']).default('7d').openapi({ description: 'Window ending now; `custom` needs `date_from` and `date_to`.' }),
   date_from: isoQueryParam('Start (UTC), required with `period=custom`; moved forward to the plan\'s history when earlier (`scope.clamped`). A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).', '2026-11-01T00:00:00Z'),
   date_to: isoQueryParam('End (UTC, exclusive), required with `period=custom`.', '2026-11-08T00:00:00Z'),
 };
@@ -41,7 +41,7 @@ export interface WindowScope {
 interface WindowParams {
   country: string;
   lang: string;
-  period: 'custom' | keyof typeof PERIOD_DAYS;
+  period: 'custom' | (typeof PERIODS)[number];
   date_from?: string;
   date_to?: string;
 }
@@ -73,7 +73,7 @@ export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params
     to = new Date(params.date_to);
     if (to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
   } else {
-    const days = PERIOD_DAYS[params.period];
+    const days = WINDOW_HOURS[params.period] / 24;
     to = now;
     const end = ceilHour(now).getTime();
     from = grain === 'day' ? new Date(Math.floor((end - 1) / DAY) * DAY - (days - 1) * DAY) : new Date(end - days * DAY);

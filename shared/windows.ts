@@ -1,8 +1,15 @@
-// Time windows: UTC, half-open [from, to), previous window of the same length right before.
+// Time: the units, the spec's named windows (UTC, half-open [from, to), the previous window of the
+// same length right before) and the periods built from them. Every length in the code comes from here.
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** Every named window and period of the spec, in hours. */
 export const WINDOW_HOURS = { '1h': 1, '6h': 6, '24h': 24, '7d': 168, '30d': 720 } as const;
 export type WindowName = keyof typeof WINDOW_HOURS;
 
-const HOUR_MS = 3_600_000;
+/** The length of a named window. */
+export const windowMs = (name: WindowName) => WINDOW_HOURS[name] * HOUR_MS;
 
 export interface Window {
   from: Date;
@@ -11,6 +18,5 @@ export interface Window {
 
 /** The window of `name` ending at `now`. */
 export function windowEndingAt(now: Date, name: WindowName): Window {
-  return { from: new Date(now.getTime() - WINDOW_HOURS[name] * HOUR_MS), to: new Date(now) };
+  return { from: new Date(now.getTime() - windowMs(name)), to: new Date(now) };
 }
-

@@ -10,6 +10,7 @@ import { categoryPaths, splitList } from './params';
 import { listArticles } from './queries';
 import { ArticleListSchema, ArticlesQuery } from './schemas';
 import { toArticle } from './serialize';
+import { DAY_MS } from '../../shared/windows';
 
 const route = exportable(createRoute({
   method: 'get',
@@ -41,7 +42,7 @@ export function register(app: App) {
     if (entities?.length === 0) throw invalid(['query', 'entity'], "Expected entity ids or names separated by ';'");
     const now = clock.now();
     const to = query.date_to ? new Date(query.date_to) : now;
-    const from = query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * 86_400_000);
+    const from = query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * DAY_MS);
     if (query.date_from && to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
     // A window that ends before the plan's history is not refused: it is clamped, and empty.
     const clamp = clampToHistory(auth, from, now);

@@ -3,6 +3,7 @@
 import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
+import { DAY_MS as DAY } from '../../shared/windows';
 
 export interface TrendingRequest {
   country: string;
@@ -29,7 +30,6 @@ export interface TrendingRow {
   top_domain: string | null;
 }
 
-const DAY = 86_400_000;
 
 /**
  * The window as whole UTC days (entity_days) plus the hours before and after them (entity_hours).

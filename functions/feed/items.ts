@@ -6,6 +6,7 @@ import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 import type { ArticleImage, ArticleMeta, Enrichment } from '../../shared/db/schema';
+import { DAY_MS } from '../../shared/windows';
 
 export interface ItemRow {
   url_id: string;
@@ -78,7 +79,7 @@ SELECT a.id AS url_id, a.url, a.domain, coalesce(nullif(a.favicon_url, ''), pub.
   a.images, CASE WHEN $${n + 3}::bool THEN a.markdown_content END AS markdown_content, a.refreshed_at`;
 
 /** The parameters of `selectItems`. */
-export const bounds = (o: ItemOptions) => [o.end.toISOString(), new Date(o.end.getTime() - 24 * 3_600_000).toISOString(), o.dayStart.toISOString(), o.markdown];
+export const bounds = (o: ItemOptions) => [o.end.toISOString(), new Date(o.end.getTime() - DAY_MS).toISOString(), o.dayStart.toISOString(), o.markdown];
 
 /** Every profile of one URL in `markets` (null = all), ordered by country and language. */
 export async function loadUrlProfiles(db: Db, urlId: string, markets: string[] | null, planCategories: string[] | null, o: ItemOptions): Promise<ItemRow[]> {

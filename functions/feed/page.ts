@@ -5,12 +5,12 @@ import { cursorSecret, digest, openCursor, signCursor } from '../../shared/curso
 import type { Env } from '../../shared/env';
 import { invalid } from '../../shared/errors';
 import { slideWindows, windowEnd } from '../../shared/feed-windows';
+import { DAY_MS as DAY } from '../../shared/windows';
 import type { FeedItem } from '../../shared/schemas/feed-item';
 import { countProfiles, readPage, type FeedFilter, type Keyset, type PageRequest } from './queries';
 import type { SortKey } from './schemas';
 import { toFeedItem } from './serialize';
 
-const DAY = 86_400_000;
 
 export interface PageParams {
   /** Route name and every parameter that shapes the result set (not limit, offset, cursor, markdown). */

@@ -9,9 +9,9 @@ import { assertCountryAllowed } from '../../shared/scope';
 import type { FeedFilter } from './queries';
 import { SORT_KEYS, type SortKey } from './schemas';
 import { MARKET_NOT_ENTITLED } from '../../shared/markets-entitled';
+import { DAY_MS, windowMs } from '../../shared/windows';
+import type { WindowName as FeedWindow } from '../../shared/feed-windows';
 
-const HOUR = 3_600_000;
-const PERIOD_MS = { '1h': HOUR, '24h': 24 * HOUR, '7d': 168 * HOUR, '30d': 720 * HOUR } as const;
 
 /** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped); undefined stays null. */
 function splitList(raw: string | undefined, name: string): string[] | null {
@@ -52,25 +52,25 @@ export function baseFilter(auth: AuthContext, q: CommonQuery, now: Date): FeedFi
     entities: splitList(q.entity, 'entity'),
     matchAll: q.match === 'all',
     planCategories: auth.categories,
-    seenAfter: new Date(now.getTime() - auth.historyDays * 24 * HOUR),
+    seenAfter: new Date(now.getTime() - auth.historyDays * DAY_MS),
     seenBefore: null,
     firstSeenFrom: null,
   };
 }
 
 export interface PeriodQuery {
-  period?: keyof typeof PERIOD_MS | 'custom';
+  period?: FeedWindow | 'custom';
   date_from?: string;
   date_to?: string;
 }
 
 /** The start the request asks for: now minus a non-custom period, else date_from (null: none). */
 const requestedStart = (q: PeriodQuery, now: Date): Date | null =>
-  q.period && q.period !== 'custom' ? new Date(now.getTime() - PERIOD_MS[q.period]) : q.date_from ? new Date(q.date_from) : null;
+  q.period && q.period !== 'custom' ? new Date(now.getTime() - windowMs(q.period)) : q.date_from ? new Date(q.date_from) : null;
 
 /** Whether that start lay before the plan's history and was moved forward (the spec's `history_clamped`). */
 export const historyClamped = (auth: AuthContext, q: PeriodQuery, now: Date): boolean =>
-  (requestedStart(q, now)?.getTime() ?? Infinity) < now.getTime() - auth.historyDays * 24 * HOUR;
+  (requestedStart(q, now)?.getTime() ?? Infinity) < now.getTime() - auth.historyDays * DAY_MS;
 
 /** Applies period/date_from/date_to: a non-custom period ignores date_to; the history start is a floor. */
 export function applyPeriod(filter: FeedFilter, q: PeriodQuery, now: Date): FeedFilter {

@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { notFound } from '../../shared/errors';
 import { slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
+import { DAY_MS as DAY } from '../../shared/windows';
 import { errorResponses, keyed, uuidParam } from '../../shared/schemas/common';
 import { loadUrlProfiles } from './items';
 import { feedMarkets } from './params';
@@ -10,7 +11,6 @@ import { ProfileQuery, ProfilesSchema } from './schemas';
 import { toFeedItem } from './serialize';
 import { DEMO } from '../../shared/demo-ids';
 
-const DAY = 86_400_000;
 
 const route = createRoute({
   method: 'get',

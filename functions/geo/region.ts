@@ -9,6 +9,7 @@ import { assertCountryAllowed } from '../../shared/scope';
 import { articleTotals, dailyImpressions, getRegion, listCities } from './queries';
 import { toStats } from './regions';
 import { alpha2Param, RegionDetailSchema } from './schemas';
+import { DAY_MS } from '../../shared/windows';
 
 const route = (version: string) =>
   createRoute({
@@ -38,7 +39,7 @@ export function register(app: App, version: string) {
       const [cities, perDay, totals] = await Promise.all([
         listCities(db, code, false),
         dailyImpressions(db, [code], now.toISOString().slice(0, 10)),
-        articleTotals(db, code, new Date(now.getTime() - 24 * 3_600_000)),
+        articleTotals(db, code, new Date(now.getTime() - DAY_MS)),
       ]);
       const stats = toStats(row, perDay.get(code));
       return {

@@ -11,6 +11,7 @@ import { computeMetrics } from './metrics-compute';
 import { listNotFound } from './project';
 import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
+import { HOUR_MS, WINDOW_HOURS, type WindowName } from '../../shared/windows';
 
 export interface AggregateRequest {
   route: 'metrics' | 'rollup';
@@ -44,7 +45,7 @@ export const metricsAggregate: AggregateKind<AggregateRequest, ListRow> = { name
 export const rollupAggregate: AggregateKind<AggregateRequest, ListRow> = { name: 'tracking.rollup', compute, identity };
 
 function estimatedCost(items: number, markets: number, period: string, from?: string, to?: string): number {
-  const hours = period === 'custom' && from && to ? (Date.parse(to) - Date.parse(from)) / 3_600_000 : { '24h': 24, '7d': 168, '30d': 720 }[period] ?? 720;
+  const hours = period === 'custom' && from && to ? (Date.parse(to) - Date.parse(from)) / HOUR_MS : WINDOW_HOURS[period as WindowName] ?? WINDOW_HOURS['30d'];
   return Math.max(1, items) * Math.max(1, markets) * Math.max(1, hours);
 }
 

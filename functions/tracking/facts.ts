@@ -4,6 +4,7 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { scopeSpans, spanParams, type DimScope } from '../../shared/rollups/read';
 import { entry, keysParam, keysSql, knownKeys } from '../../shared/rollups/scope';
+import { DAY_MS } from '../../shared/windows';
 
 const active = (scope: DimScope) => `SELECT DISTINCT d.key, s.url_id, s.country, s.language FROM ${scopeSpans(scope)}`;
 
@@ -57,7 +58,7 @@ export async function siblingCategories(db: Db, scope: DimScope, top = 5): Promi
 
 /** Daily impressions of each trend over all markets of the scope, the `days` full UTC days before `today`. */
 export async function trendDailyHistory(db: Db, scope: DimScope, today: Date, days: number): Promise<Map<string, number[]>> {
-  const first = new Date(today.getTime() - days * 86_400_000).toISOString().slice(0, 10);
+  const first = new Date(today.getTime() - days * DAY_MS).toISOString().slice(0, 10);
   const rows = await queryRows<{ key: string; i: number; impressions: number }>(
     db,
     `SELECT key, (day - $5::date)::int AS i, sum(impressions)::float8 AS impressions FROM dim_days

@@ -4,6 +4,7 @@
 // day, and the level starts no higher than the observed peak, so every figure is finite and bounded
 // by the data (at most 16x the peak a day). No randomness: the same series gives the same forecast.
 import { iso, round } from '../../shared/format';
+import { DAY_MS as DAY } from '../../shared/windows';
 
 export interface Forecast {
   pct_next24h: number;
@@ -14,7 +15,6 @@ export interface Forecast {
   confidence: number;
 }
 
-const DAY = 86_400_000;
 /** Day-over-day damping of the rate: the cumulative growth factor is at most exp(MAX_RATE * PHI / (1 - PHI)). */
 export const PHI = 0.8;
 /** The fitted rate is capped to +-ln 2 a day (doubling or halving), whatever the last days did. */

@@ -16,6 +16,7 @@ import { getList } from './queries';
 import { listIdParam } from './schemas';
 import { DEMO } from '../../shared/demo-ids';
 import { capList, capNote, LIST_CAP_NOTE, MAX_LIST_ITEMS } from '../../shared/list-caps';
+import { DAY_MS } from '../../shared/windows';
 
 const Query = z.object({
   country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
@@ -66,7 +67,7 @@ export function register(app: App) {
     if (list.kind !== 'mention') throw coded('kind_mismatch', `/matches is for mention lists; this list is of kind ${list.kind}.`);
     const types = matchTypes(query.match_types);
     const now = clock.now();
-    const from = query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * 86_400_000);
+    const from = query.date_from ? new Date(query.date_from) : new Date(now.getTime() - auth.historyDays * DAY_MS);
     const requestedTo = query.date_to ? new Date(query.date_to) : now;
     // As every other window route: an inverted window is a validation error, not an empty answer.
     if (query.date_from && requestedTo <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');

@@ -9,6 +9,7 @@ import { forecastTrend } from './forecast';
 import { DIMENSION_OF, pageKeys, resolvedItems } from './items';
 import type { ListRow } from './queries';
 import { scopeBody, type WindowScope } from '../../shared/window-scope';
+import { DAY_MS } from '../../shared/windows';
 
 export interface MetricsInput {
   list: ListRow;
@@ -151,4 +152,4 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
   };
 }
 
-const startOfDay = (d: Date) => new Date(Math.floor(d.getTime() / 86_400_000) * 86_400_000);
+const startOfDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS);

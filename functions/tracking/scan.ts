@@ -6,9 +6,10 @@ import { refreshActivity } from '../../shared/ingest/activity-refresh';
 import { BACKFILL_SQL } from '../../shared/ingest/rollups';
 import { findMatch, snippet } from '../../shared/mentions/match';
 import type { MatchType } from '../../shared/db/schema';
+import { DAY_MS, HOUR_MS } from '../../shared/windows';
 
-const SCAN_INTERVAL_MS = 3_600_000;
-const LOOKBACK_MS = 30 * 86_400_000;
+const SCAN_INTERVAL_MS = HOUR_MS;
+const LOOKBACK_MS = 30 * DAY_MS;
 const FIELDS = { title: ['title'], body: ['body'], both: ['title', 'body'] } as const;
 
 interface Term {

@@ -10,6 +10,7 @@ import { trendNotFound } from './not-found';
 import { isTrendVisible } from './queries';
 import { computeTrendRollup } from './rollup-compute';
 import { scopeOf } from './visibility';
+import { DAY_MS, WINDOW_HOURS } from '../../shared/windows';
 
 export interface TrendRollupRequest {
   trendId: string;
@@ -35,8 +36,8 @@ export const trendRollupAggregate: AggregateKind<TrendRollupRequest, true> = {
 
 export function estimatedCost(articles: number, markets: number, query: TrendRollupRequest['query']): number {
   const days = query.period === 'custom' && query.date_from && query.date_to
-    ? (Date.parse(query.date_to) - Date.parse(query.date_from)) / 86_400_000
-    : { '24h': 1, '7d': 7, '30d': 30, custom: 30 }[query.period];
+    ? (Date.parse(query.date_to) - Date.parse(query.date_from)) / DAY_MS
+    : (query.period === 'custom' ? WINDOW_HOURS['30d'] : WINDOW_HOURS[query.period]) / 24;
   return Math.max(1, articles) * Math.max(1, markets) * Math.max(1, days);
 }
 

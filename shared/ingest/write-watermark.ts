@@ -3,7 +3,7 @@
 // (the demo's live steps write the current hour every minute): then the hour before it is. The
 // watermark only moves forward: late and corrected lines for older hours leave it where it is.
 import type { Queryable } from '../db/queryable';
-import { HOUR_MS } from '../feed-windows';
+import { HOUR_MS } from '../windows';
 
 /** The hour a run completes: its newest observation hour, at most the last hour that ended by `now`. */
 export function completedHour(newest: Date, now: Date): Date {

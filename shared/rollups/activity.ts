@@ -11,6 +11,7 @@ import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import { buckets, ceilHour, type Grain } from './buckets';
 import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
+import { DAY_MS as DAY } from '../windows';
 
 /**
  * country = language = '*' in dim_hours / dim_days: a key's totals over every market and language,
@@ -18,7 +19,6 @@ import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct }
  */
 export const ALL_MARKETS = '*';
 
-const DAY = 86_400_000;
 const dayStart = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
 
 /**

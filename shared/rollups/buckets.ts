@@ -2,8 +2,7 @@
 // so bounds are first rounded up to whole hours. Day buckets are UTC calendar days, cut by the window.
 export type Grain = 'hour' | 'day';
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+import { DAY_MS as DAY, HOUR_MS as HOUR } from '../windows';
 
 export const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
 const floorDay = (ms: number) => Math.floor(ms / DAY) * DAY;

@@ -179,6 +179,17 @@ export async function slideWindows(db: Db, end: Date, from?: Date): Promise<void
   await sql.transaction(SLIDE_STATEMENTS(end, full).map(([text, params]) => sql.query(text, params)));
 }
 
+/**
+ * Slides the windows to `end` when they end elsewhere (`asOf`: where they end, when the caller has
+ * read it). A request that finds them behind the hour slides them itself, as the cron does.
+ */
+export async function slideIfBehind(db: Db, end: Date, asOf?: Date): Promise<boolean> {
+  const at = asOf ?? (await windowsAsOf(db));
+  if (at.getTime() === end.getTime()) return false;
+  await slideWindows(db, end, at);
+  return true;
+}
+
 /** The hour the windows currently end at. */
 export async function windowsAsOf(db: Db): Promise<Date> {
   const rows = (await db.$client.query(`SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`)) as { as_of: number | string }[];

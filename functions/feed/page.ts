@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { cursorSecret, digest, openCursor, signCursor } from '../../shared/cursor';
 import type { Env } from '../../shared/env';
 import { invalid } from '../../shared/errors';
-import { slideWindows, windowEnd } from '../../shared/feed-windows';
+import { slideIfBehind, windowEnd } from '../../shared/feed-windows';
 import { DAY_MS as DAY } from '../../shared/windows';
 import type { FeedItem } from '../../shared/schemas/feed-item';
 import { countProfiles, readPage, type FeedFilter, type Keyset, type PageRequest } from './queries';
@@ -67,12 +67,9 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
     readPage(db, filter, page, items),
     pinnedTotal ?? countProfiles(db, filter, filter.seenAfter !== null && filter.seenAfter.getTime() < now.getTime() - 7 * DAY),
   ]);
-  if (asOf !== end.getTime()) {
-    // The hour moved since the cron last slid the windows: slide now (one transaction; concurrent
-    // requests wait on the state row and find the work done), then read the page again.
-    await slideWindows(db, end, new Date(asOf));
-    ({ version, keys, items: rows } = await readPage(db, filter, page, items));
-  }
+  // The hour moved since the cron last slid the windows: slide now (one transaction; concurrent
+  // requests wait on the state row and find the work done), then read the page again.
+  if (await slideIfBehind(db, end, new Date(asOf))) ({ version, keys, items: rows } = await readPage(db, filter, page, items));
   const more = keys.length > p.limit;
   const last = (more ? keys.slice(0, p.limit) : keys).at(-1);
   // Without a trusted key (shared/cursor.ts cursorSecret) paging is by offset only: next_cursor null.

@@ -2,7 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { notFound } from '../../shared/errors';
-import { slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
+import { slideIfBehind, windowEnd } from '../../shared/feed-windows';
 import { DAY_MS as DAY } from '../../shared/windows';
 import { errorResponses, keyed, uuidParam } from '../../shared/schemas/common';
 import { loadUrlProfiles } from './items';
@@ -36,8 +36,7 @@ export function register(app: App) {
     const { url_id } = c.req.valid('param');
     const { include_markdown } = c.req.valid('query');
     const end = windowEnd(clock.now());
-    const asOf = await windowsAsOf(db);
-    if (asOf.getTime() !== end.getTime()) await slideWindows(db, end, asOf);
+    await slideIfBehind(db, end);
     const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
     const rows = await loadUrlProfiles(db, url_id, feedMarkets(auth, 'all'), auth.categories, {
       end, dayStart: new Date(today - 29 * DAY), markdown: include_markdown,

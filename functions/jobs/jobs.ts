@@ -5,7 +5,7 @@ import { createClock } from '../../shared/clock';
 import { createDb, createPool } from '../../shared/db/client';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
 import { readConfig, type Bindings, type Config, type JobQueue } from '../../shared/env';
-import { pruneWindowHistory, slideWindows, windowEnd, windowsAsOf } from '../../shared/feed-windows';
+import { pruneWindowHistory, slideIfBehind, windowEnd } from '../../shared/feed-windows';
 import { levelOf, log, messageOf } from '../../shared/observability/log';
 import { createStore } from '../../shared/redis';
 import { completeAggregate } from '../../shared/aggregates/complete';
@@ -117,9 +117,7 @@ export const jobs = {
     const failed = (step: string) => (err: unknown) => void failures.push(`${step}: ${messageOf(err)}`);
     // Feed windows follow the clock's hour (a request that finds them behind slides them itself).
     const end = windowEnd(clock.now());
-    await windowsAsOf(db)
-      .then((asOf) => (asOf.getTime() !== end.getTime() ? slideWindows(db, end, asOf) : undefined))
-      .catch(failed('feed windows slide'));
+    await slideIfBehind(db, end).catch(failed('feed windows slide'));
     // Cursor snapshots older than a cursor's lifetime (docs/DATA.md "Feed snapshots").
     await pruneWindowHistory(db).catch(failed('feed history prune'));
     let queued = 0;

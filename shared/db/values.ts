@@ -2,6 +2,7 @@
 // table definitions (shared/db/schema/*), which import drizzle: a route that only needs these lists
 // evaluates no table and no drizzle (docs/PERFORMANCE.md, "The first request").
 
+export const PLANS = ['start', 'grow', 'scale', 'enterprise'] as const;
 export const LIST_KINDS = ['entity', 'category', 'publisher', 'trend', 'mention'] as const;
 export const MATCH_TYPES = ['broad', 'phrase', 'exact'] as const;
 

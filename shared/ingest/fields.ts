@@ -1,6 +1,7 @@
 // Field validators shared by the NDJSON record schemas. Normalization happens here, once, so
 // every writer can trust keys: clean lower-case domains, upper-case countries, lower-case languages.
 import { z } from 'zod';
+import { CATEGORY_PATH } from '../categories';
 import { normalizeDomain } from '../domains';
 
 /**
@@ -69,3 +70,6 @@ export const count = z.number().int().nonnegative();
 export const int32 = count.max(2_147_483_647);
 export const score = z.number().finite();
 export const strings = z.array(z.string());
+
+/** Category taxonomy path, case-sensitive: `/Sports/Soccer`; the rule the read filters take, so every stored path can be asked for. */
+export const categoryPath = z.string().regex(CATEGORY_PATH, "expected a taxonomy path like /Top/Sub (no ';')");

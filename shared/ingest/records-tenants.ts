@@ -1,13 +1,7 @@
 // Tenant-side lines (projects, tracking lists and their items) for demos and fixtures.
 import { z } from 'zod';
-import { country, int32, language, nonEmpty, opt, text, timestamp, uuid } from './fields';
-
-const PLANS = ['start', 'grow', 'scale', 'enterprise'] as const;
-const LIST_KINDS = ['entity', 'category', 'publisher', 'trend', 'mention'] as const;
-const MATCH_TYPES = ['broad', 'phrase', 'exact'] as const;
-
-/** Category taxonomy path, case-sensitive (same rule as in records.ts; kept here to avoid an import cycle). */
-const categoryPath = z.string().regex(/^(\/[^/]+)+$/, 'expected a taxonomy path like /Top/Sub');
+import { LIST_KINDS, MATCH_TYPES, PLANS } from '../db/values';
+import { categoryPath, country, int32, language, nonEmpty, opt, text, timestamp, uuid } from './fields';
 
 /** Tenant side (demo and fixtures): flags, quotas and keys stay with the admin module. */
 export const projectRecord = z.object({

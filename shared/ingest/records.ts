@@ -1,18 +1,12 @@
 // The NDJSON ingest format: one JSON object per line, discriminated by `type`. Field names follow
 // the spec and the database (snake_case). Unknown extra fields are ignored (forward compatible).
 import { z } from 'zod';
+import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../db/values';
 import { projectRecord, trackingListItemRecord, trackingListRecord } from './records-tenants';
 import {
-  count, country, int32, domain, hour, isoDate, language, nonEmpty, opt, score, strings, text, timestamp, uuid,
+  categoryPath, count, country, int32, domain, hour, isoDate, language, nonEmpty, opt, score, strings, text, timestamp, uuid,
 } from './fields';
 
-const TREND_STATES = ['emerging', 'hot', 'persistent', 'seasonal_dormant', 'decayed'] as const;
-const STRUCTURAL_TYPES = ['event_driven', 'evergreen', 'cyclic', 'derivative', 'unknown'] as const;
-const SEMANTIC_TYPES = ['news', 'event_based', 'seasonal', 'lifestyle', 'evergreen'] as const;
-const TREND_ROLES = ['F1_trigger', 'F2_pile_on', 'F3_long_tail', 'F5_one_off'] as const;
-
-/** Category taxonomy path, case-sensitive: `/Sports/Soccer`. */
-const categoryPath = z.string().regex(/^(\/[^/]+)+$/, 'expected a taxonomy path like /Top/Sub');
 
 export const countryRecord = z.object({
   type: z.literal('country'),

@@ -1,8 +1,9 @@
 // Tenants: projects (plan, markets, categories, flags) and their API keys (hashes only).
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { PLANS } from '../values';
 
-export const PLANS = ['start', 'grow', 'scale', 'enterprise'] as const;
+export { PLANS };
 export type Plan = (typeof PLANS)[number];
 export const SUBSCRIPTION_STATES = ['active', 'trialing', 'past_due', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATES)[number];

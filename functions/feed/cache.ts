@@ -3,8 +3,7 @@
 // FEED_CACHE_SECONDS, so concurrent identical misses compute once; a hit is sent as stored (body,
 // ETag, Link). Answers with markdown are never cached (large, and the spec says markdown disables caching).
 import type { Context } from 'hono';
-import type { AggregateKind } from '../../shared/aggregates/kind';
-import { serveAggregateResponse } from '../../shared/aggregates/serve';
+import { serveBuiltResponse, type BuiltKind } from '../../shared/aggregates/serve';
 import type { Env } from '../../shared/env';
 
 export const FEED_CACHE_SECONDS = 30;
@@ -21,15 +20,9 @@ interface FeedCacheRequest {
   minute: string;
 }
 
-/** Computed inline only (never queued or warmed), so the request path's closure is always at hand. */
-const FEED_ANSWER: AggregateKind<FeedCacheRequest, () => Promise<CachedAnswer>> = {
+const FEED_ANSWER: BuiltKind<FeedCacheRequest> = {
   name: 'feed.answer',
   ttlSeconds: FEED_CACHE_SECONDS,
-  warm: false,
-  async compute(_services, _request, build) {
-    if (!build) throw new Error('feed answers are computed on the request path');
-    return build();
-  },
   respond: (value) => {
     const { body, link } = value as CachedAnswer;
     return { body, headers: link ? { Link: link } : undefined };
@@ -51,5 +44,5 @@ export async function feedAnswer(
   const request: FeedCacheRequest = {
     scope: [auth.allowedCountries, auth.categories, auth.historyDays, owner], params, minute: minute.toISOString(),
   };
-  return serveAggregateResponse(c, FEED_ANSWER, request, { hint: build });
+  return serveBuiltResponse(c, FEED_ANSWER, request, build);
 }

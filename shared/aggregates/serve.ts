@@ -63,3 +63,14 @@ export async function serveAggregateResponse<R, H>(
   const answer = await served(c, kind, request, admit);
   return respond(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
 }
+
+/** A kind computed on the request path only (never queued or warmed): its computation is the request's own closure. */
+export type BuiltKind<R> = Omit<AggregateKind<R>, 'compute' | 'warm'>;
+
+/**
+ * The answer `build` makes, as the whole 200 answer, cached and computed once across callers like any
+ * aggregate, but only ever computed here (no consumer could rebuild the closure).
+ */
+export function serveBuiltResponse<R>(c: Context<Env>, kind: BuiltKind<R>, request: R, build: () => Promise<unknown>): Promise<Response> {
+  return serveAggregateResponse(c, { ...kind, warm: false, compute: () => build() }, request);
+}

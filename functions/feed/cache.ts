@@ -35,7 +35,7 @@ export async function feedAnswer(
 ): Promise<Response> {
   if (markdown) {
     const answer = await build();
-    return c.json(answer.body as never, 200, answer.link ? { Link: answer.link } : {});
+    return c.json(answer.body, 200, answer.link ? { Link: answer.link } : {});
   }
   const { auth } = c.var;
   // Every answer may carry a next_cursor bound to its project (or key), first pages included: an

@@ -52,6 +52,6 @@ export function register(app: App) {
         history_clamped: historyClamped(auth, q, page.now), next_cursor: page.next_cursor,
       };
       return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
-    })) as never;
+    }));
   });
 }

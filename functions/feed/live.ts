@@ -48,6 +48,6 @@ export function register(app: App) {
       });
       const body = { since: iso(since(page.now)), items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
       return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
-    })) as never;
+    }));
   });
 }

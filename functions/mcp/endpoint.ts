@@ -104,7 +104,7 @@ export function register(area: App, app: App, info: McpInfo) {
       call: (tool, args) => runTool(target, tool, args),
     });
     if (post.latest) c.set('limits', post.latest);
-    return response as never;
+    return response;
   });
   // No SSE stream to open and no session to delete: the transport's answer for both is 405.
   area.on(['GET', 'DELETE'], '/mcp', () => {

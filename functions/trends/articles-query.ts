@@ -2,6 +2,7 @@
 // paged, with the exact count, in one round trip that also answers whether the trend is visible.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
+import type { TrendRole } from '../../shared/db/values';
 import { articleVisible, trendVisible, type TrendScope } from './visibility';
 
 export interface TrendArticleFilter {
@@ -27,7 +28,7 @@ export interface TrendArticleRow {
   country_code: string | null;
   assignment_method: string;
   assignment_score: number;
-  trend_role: string;
+  trend_role: TrendRole;
 }
 
 const SORT = { first_seen_at: 'first_seen_at', published_at: 'date_published', assignment_score: 'assignment_score' } as const;

@@ -36,6 +36,6 @@ export function register(app: App) {
     });
     if (!result) throw trendNotFound(trend_id);
     const articles = result.rows.map((row) => toTrendArticle(row, config.APP_URL));
-    return c.json({ trend_id, articles, total: result.total, limit: q.limit, offset: q.offset } as never, 200);
+    return c.json({ trend_id, articles, total: result.total, limit: q.limit, offset: q.offset }, 200);
   });
 }

@@ -32,6 +32,6 @@ export function register(app: App) {
     const { trend_id } = c.req.valid('param');
     const row = await getTrend(db, scopeOf(auth), trend_id);
     if (!row) throw trendNotFound(trend_id);
-    return c.json(toTrendDetail(row, config.APP_URL, clock.now()) as never, 200);
+    return c.json(toTrendDetail(row, config.APP_URL, clock.now()), 200);
   });
 }

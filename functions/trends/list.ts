@@ -35,6 +35,6 @@ export function register(app: App) {
       minArticles: q.min_articles, sortBy: q.sort_by, sortOrder: q.sort_order, limit: q.limit, offset: q.offset,
     });
     const trends = rows.map((row) => toTrend(row, config.APP_URL));
-    return c.json({ trends, total, limit: q.limit, offset: q.offset } as never, 200);
+    return c.json({ trends, total, limit: q.limit, offset: q.offset }, 200);
   });
 }

@@ -32,6 +32,6 @@ export function register(app: App) {
     const { trend_id } = c.req.valid('param');
     const edges = await listEdges(db, scopeOf(auth), trend_id, 'parent');
     if (!edges) throw trendNotFound(trend_id);
-    return c.json({ trend_id, parents: edges.map((e) => toEdge(e, 'parent')) } as never, 200);
+    return c.json({ trend_id, parents: edges.map((e) => toEdge(e, 'parent')) }, 200);
   });
 }

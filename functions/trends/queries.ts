@@ -2,15 +2,16 @@
 // genealogy edges. Every query takes the caller's TrendScope, so none can forget the region gate.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
+import type { SemanticType, StructuralType, TrendState } from '../../shared/db/values';
 import type { Labels } from './labels';
 import type { DayCount } from '../../shared/trends/features';
 import { trendVisible, type TrendScope } from './visibility';
 
 export interface TrendRow extends Labels {
   id: string;
-  state: string;
-  structural_type: string;
-  semantic_type: string | null;
+  state: TrendState;
+  structural_type: StructuralType;
+  semantic_type: SemanticType | null;
   semantic_type_confidence: number;
   article_count: number;
   first_seen_at: string | null;
@@ -106,8 +107,8 @@ export async function getTrendSize(db: Db, scope: TrendScope, id: string): Promi
 export interface EdgeRow {
   id: string;
   label: string;
-  state: string;
-  structural_type: string;
+  state: TrendState;
+  structural_type: StructuralType;
   relation_type: string;
   strength: number;
   established_at: string;

@@ -34,6 +34,6 @@ export function register(app: App) {
       topicId: topic_id, minArticles: 0, sortBy: q.sort_by, sortOrder: q.sort_order, limit: q.limit, offset: q.offset,
     });
     const trends = rows.map((row) => toTrend(row, config.APP_URL));
-    return c.json({ topic_id, trends, total, limit: q.limit, offset: q.offset } as never, 200);
+    return c.json({ topic_id, trends, total, limit: q.limit, offset: q.offset }, 200);
   });
 }

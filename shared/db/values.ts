@@ -10,3 +10,7 @@ export const TREND_STATES = ['emerging', 'hot', 'persistent', 'seasonal_dormant'
 export const STRUCTURAL_TYPES = ['event_driven', 'evergreen', 'cyclic', 'derivative', 'unknown'] as const;
 export const SEMANTIC_TYPES = ['news', 'event_based', 'seasonal', 'lifestyle', 'evergreen'] as const;
 export const TREND_ROLES = ['F1_trigger', 'F2_pile_on', 'F3_long_tail', 'F5_one_off'] as const;
+export type TrendState = (typeof TREND_STATES)[number];
+export type StructuralType = (typeof STRUCTURAL_TYPES)[number];
+export type SemanticType = (typeof SEMANTIC_TYPES)[number];
+export type TrendRole = (typeof TREND_ROLES)[number];

@@ -1,7 +1,8 @@
 // Keeps the hierarchy counts exact at ingest (docs/DATA.md "Hierarchy counts"): per node and
 // article, the markets and categories that decide which keys see the article under the node
-// (hierarchy_articles), and how many articles share each such signature (hierarchy_counts).
-// A batch recomputes the rows of every article it may have moved and applies the differences.
+// (hierarchy_articles); how many articles share each such signature (hierarchy_signatures); and
+// the counts of the common scopes per node and market (hierarchy_counts). A batch recomputes the
+// rows of every article it may have moved and applies the differences.
 import type { Queryable } from '../db/queryable';
 import { derive, type BatchContext, type Groups } from './types';
 
@@ -39,13 +40,37 @@ const rowsOf = (filter: string) => `
   rows AS (
     SELECT n.level, n.node_id, n.url_id, n.trend_markets, u.article_markets, u.categories FROM nodes n JOIN urls u USING (url_id))`;
 
-const KEY = ['level', 'node_id', 'trend_set', 'article_set', 'category_set'];
-const sameKey = (a: string, b: string) => KEY.map((k) => `${a}.${k} = ${b}.${k}`).join(' AND ');
+const SIGNATURE = ['level', 'node_id', 'trend_set', 'article_set', 'category_set'];
+const MARKET = ['level', 'node_id', 'market'];
+const same = (keys: string[], a: string, b: string) => keys.map((k) => `${a}.${k} = ${b}.${k}`).join(' AND ');
+
+/**
+ * The hierarchy_counts markets an article of a signature counts in: `*` (every article), `+` (it
+ * surfaced somewhere) and each market both in its trends' markets and its own.
+ */
+const MARKETS_OF = (trendMarkets: string, articleMarkets: string) =>
+  `ARRAY['*'] || CASE WHEN cardinality(${articleMarkets}) > 0 THEN ARRAY['+'] ELSE '{}'::text[] END
+   || ARRAY(SELECT unnest(${trendMarkets}) INTERSECT SELECT unnest(${articleMarkets}))`;
+
+/**
+ * CTEs `<p>_cur`, `_added`, `_moved`, `_emptied`: adds the CTE `delta` (the keys and `d`) to the
+ * n_articles of `table`, creating rows and deleting those that reach zero.
+ */
+const applyDelta = (p: string, table: string, keys: string[], delta: string) => `
+${p}_cur AS (SELECT d.*, c.n_articles FROM ${delta} d LEFT JOIN ${table} c ON ${same(keys, 'c', 'd')}),
+${p}_added AS (INSERT INTO ${table} (${keys.join(', ')}, n_articles) SELECT ${keys.join(', ')}, d FROM ${p}_cur WHERE n_articles IS NULL RETURNING 1),
+${p}_moved AS (
+  UPDATE ${table} c SET n_articles = x.n_articles + x.d FROM ${p}_cur x WHERE ${same(keys, 'c', 'x')} AND x.n_articles + x.d <> 0 RETURNING 1),
+${p}_emptied AS (DELETE FROM ${table} c USING ${p}_cur x WHERE ${same(keys, 'c', 'x')} AND x.n_articles + x.d = 0 RETURNING 1)`;
+
+const changes = (p: string) =>
+  `(SELECT count(*) FROM ${p}_added)::int AS ${p}_inserted, (SELECT count(*) FROM ${p}_moved)::int AS ${p}_updated,
+   (SELECT count(*) FROM ${p}_emptied)::int AS ${p}_deleted`;
 
 /**
  * Brings the rows of the articles in $1 in line with the raw facts, in one statement: new arrays
- * join hierarchy_sets, rows that changed are rewritten, and each changed row moves one article from
- * its old signature's count to its new one (counts that reach zero are deleted).
+ * join hierarchy_sets, rows that changed are rewritten, each changed row moves one article from its
+ * old signature to its new one, and the signatures' changes move the per-market counts.
  */
 const SYNC = `
 WITH ${rowsOf('ta.url_id = ANY($1::uuid[])')},
@@ -76,31 +101,37 @@ delta AS (
   SELECT level, node_id, trend_set, article_set, category_set, sum(d)::int AS d FROM (
     SELECT level, node_id, old_t AS trend_set, old_a AS article_set, old_c AS category_set, -1 AS d FROM diff WHERE old_t IS NOT NULL
     UNION ALL SELECT level, node_id, new_t, new_a, new_c, 1 FROM diff WHERE new_t IS NOT NULL) x
-  GROUP BY level, node_id, trend_set, article_set, category_set HAVING sum(d) <> 0),
-cur AS (SELECT d.*, c.n_articles FROM delta d LEFT JOIN hierarchy_counts c ON ${sameKey('c', 'd')}),
-added AS (
-  INSERT INTO hierarchy_counts (${KEY.join(', ')}, n_articles) SELECT ${KEY.join(', ')}, d FROM cur WHERE n_articles IS NULL RETURNING 1),
-moved AS (
-  UPDATE hierarchy_counts c SET n_articles = cur.n_articles + cur.d FROM cur
-  WHERE ${sameKey('c', 'cur')} AND cur.n_articles + cur.d <> 0 RETURNING 1),
-emptied AS (DELETE FROM hierarchy_counts c USING cur WHERE ${sameKey('c', 'cur')} AND cur.n_articles + cur.d = 0 RETURNING 1)
+  GROUP BY ${SIGNATURE.join(', ')} HAVING sum(d) <> 0),
+${applyDelta('sig', 'hierarchy_signatures', SIGNATURE, 'delta')},
+ids AS (
+  SELECT id, items FROM sets
+  UNION SELECT s.id, s.items FROM hierarchy_sets s WHERE s.id IN (SELECT trend_set FROM delta UNION SELECT article_set FROM delta)),
+market_delta AS (
+  SELECT d.level, d.node_id, m.market, sum(d.d)::int AS d
+  FROM delta d JOIN ids t ON t.id = d.trend_set JOIN ids a ON a.id = d.article_set
+  CROSS JOIN LATERAL unnest(${MARKETS_OF('t.items', 'a.items')}) AS m(market)
+  GROUP BY d.level, d.node_id, m.market HAVING sum(d.d) <> 0),
+${applyDelta('mkt', 'hierarchy_counts', MARKET, 'market_delta')}
 SELECT (SELECT count(*) FROM new_sets)::int AS sets,
        (SELECT count(*) FILTER (WHERE inserted) FROM kept)::int AS inserted, (SELECT count(*) FILTER (WHERE NOT inserted) FROM kept)::int AS updated,
-       (SELECT count(*) FROM gone)::int AS deleted,
-       (SELECT count(*) FROM added)::int AS counts_inserted, (SELECT count(*) FROM moved)::int AS counts_updated,
-       (SELECT count(*) FROM emptied)::int AS counts_deleted`;
+       (SELECT count(*) FROM gone)::int AS deleted, ${changes('sig')}, ${changes('mkt')}`;
 
-/** Every hierarchy row from the raw facts (the rebuild, and the backfill of 0013_hierarchy_counts). */
+/** Every hierarchy row from the raw facts (the rebuild; 0013_hierarchy_counts backfills with the same statements). */
 export const REBUILD_HIERARCHY = [
-  `TRUNCATE hierarchy_articles, hierarchy_counts, hierarchy_sets`,
+  `TRUNCATE hierarchy_articles, hierarchy_signatures, hierarchy_counts, hierarchy_sets`,
   `CREATE TEMP TABLE rebuild_hierarchy ON COMMIT DROP AS WITH ${rowsOf('true')} SELECT * FROM rows`,
   `INSERT INTO hierarchy_sets (items)
    SELECT trend_markets FROM rebuild_hierarchy UNION SELECT article_markets FROM rebuild_hierarchy UNION SELECT categories FROM rebuild_hierarchy`,
   `INSERT INTO hierarchy_articles (level, node_id, url_id, trend_set, article_set, category_set)
    SELECT r.level, r.node_id, r.url_id, t.id, a.id, c.id FROM rebuild_hierarchy r
    JOIN hierarchy_sets t ON t.items = r.trend_markets JOIN hierarchy_sets a ON a.items = r.article_markets JOIN hierarchy_sets c ON c.items = r.categories`,
-  `INSERT INTO hierarchy_counts (${KEY.join(', ')}, n_articles)
-   SELECT ${KEY.join(', ')}, count(*)::int FROM hierarchy_articles GROUP BY ${KEY.join(', ')}`,
+  `INSERT INTO hierarchy_signatures (${SIGNATURE.join(', ')}, n_articles)
+   SELECT ${SIGNATURE.join(', ')}, count(*)::int FROM hierarchy_articles GROUP BY ${SIGNATURE.join(', ')}`,
+  `INSERT INTO hierarchy_counts (level, node_id, market, n_articles)
+   SELECT s.level, s.node_id, m.market, sum(s.n_articles)::int FROM hierarchy_signatures s
+   JOIN hierarchy_sets t ON t.id = s.trend_set JOIN hierarchy_sets a ON a.id = s.article_set
+   CROSS JOIN LATERAL unnest(${MARKETS_OF('t.items', 'a.items')}) AS m(market)
+   GROUP BY s.level, s.node_id, m.market`,
   `DROP TABLE rebuild_hierarchy`,
 ];
 
@@ -143,15 +174,7 @@ const MOVED_URLS = `
   SELECT ta.url_id::text AS url_id FROM trend_articles ta WHERE ta.trend_id = ANY($1::uuid[])
   UNION SELECT ta.url_id::text FROM trends t JOIN trend_articles ta ON ta.trend_id = t.id WHERE t.topic_id = ANY($2::uuid[])`;
 
-interface SyncResult {
-  sets: number;
-  inserted: number;
-  updated: number;
-  deleted: number;
-  counts_inserted: number;
-  counts_updated: number;
-  counts_deleted: number;
-}
+type SyncResult = Record<'sets' | 'inserted' | 'updated' | 'deleted' | `${'sig' | 'mkt'}_${'inserted' | 'updated' | 'deleted'}`, number>;
 
 /**
  * After the batch's writers: every article whose rows may have changed is recomputed. That is an
@@ -171,5 +194,6 @@ export async function syncHierarchy(ctx: BatchContext, before: HierarchyBefore):
   const { rows: [r] } = await ctx.db.query<SyncResult>(SYNC, [[...urls]]);
   derive(ctx, 'hierarchy_sets', { inserted: r.sets });
   derive(ctx, 'hierarchy_articles', { inserted: r.inserted, updated: r.updated, deleted: r.deleted });
-  derive(ctx, 'hierarchy_counts', { inserted: r.counts_inserted, updated: r.counts_updated, deleted: r.counts_deleted });
+  derive(ctx, 'hierarchy_signatures', { inserted: r.sig_inserted, updated: r.sig_updated, deleted: r.sig_deleted });
+  derive(ctx, 'hierarchy_counts', { inserted: r.mkt_inserted, updated: r.mkt_updated, deleted: r.mkt_deleted });
 }

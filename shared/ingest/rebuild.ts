@@ -66,7 +66,7 @@ const TREND_DAYS = [
      WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')`,
 ];
 
-const ANALYZE = `ANALYZE trend_days, hierarchy_sets, hierarchy_articles, hierarchy_counts, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
+const ANALYZE = `ANALYZE trend_days, hierarchy_sets, hierarchy_articles, hierarchy_signatures, hierarchy_counts, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
 
 async function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
   await db.query('BEGIN');

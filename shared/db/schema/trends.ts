@@ -143,9 +143,9 @@ export const hierarchyArticles = pgTable(
   (t) => [primaryKey({ columns: [t.level, t.nodeId, t.urlId] }), index('hierarchy_articles_url_idx').on(t.urlId)],
 );
 
-/** hierarchy_articles counted per node and signature: a scope's n_articles sums the rows it sees. */
-export const hierarchyCounts = pgTable(
-  'hierarchy_counts',
+/** hierarchy_articles counted per node and signature: any scope's n_articles sums the rows it sees. */
+export const hierarchySignatures = pgTable(
+  'hierarchy_signatures',
   {
     level: smallint('level').notNull(),
     nodeId: uuid('node_id').notNull(),
@@ -156,6 +156,22 @@ export const hierarchyCounts = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.level, t.nodeId, t.trendSet, t.articleSet, t.categorySet] }),
-    check('hierarchy_counts_positive', sql`${t.nArticles} > 0`),
+    check('hierarchy_signatures_positive', sql`${t.nArticles} > 0`),
   ],
+);
+
+/**
+ * n_articles of the common scopes per node and market: `*` every article (every market), `+` the
+ * articles that surfaced in a market (a key holding every market of the data), or a country (a
+ * one-market key: articles of its trends there that surfaced there). The primary key INCLUDEs the count.
+ */
+export const hierarchyCounts = pgTable(
+  'hierarchy_counts',
+  {
+    level: smallint('level').notNull(),
+    nodeId: uuid('node_id').notNull(),
+    market: text('market').notNull(),
+    nArticles: integer('n_articles').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.level, t.market, t.nodeId] }), check('hierarchy_counts_positive', sql`${t.nArticles} > 0`)],
 );

@@ -3,7 +3,7 @@
 import type { Queryable } from '../db/queryable';
 import { refreshActivity } from './activity-refresh';
 import { refreshEntities } from './entity-rollups';
-import { hierarchyBefore, syncHierarchy } from './hierarchy';
+import { hierarchyPlaces, syncHierarchy } from './hierarchy';
 import { precheck } from './precheck';
 import { RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
@@ -62,7 +62,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
     // The set-based steps sort and hash whole batches: the 4 MB default spilled them to disk.
     await db.query(RAISE_MEMORY('work_mem', '64MB'));
     await precheck(ctx);
-    const hierarchy = rollups ? await hierarchyBefore(db, ctx.groups) : null;
+    const hierarchy = rollups ? await hierarchyPlaces(db, ctx.groups) : null;
     for (const type of Object.keys(WRITERS) as RecordType[]) {
       if (ctx.groups[type].length > 0) await WRITERS[type](ctx);
     }

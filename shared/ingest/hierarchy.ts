@@ -148,8 +148,8 @@ interface NodePlace {
   parent_id: string | null;
 }
 
-/** Where the batch's trends and nodes stood before it: a trend or topic that moves moves its articles. */
-export interface HierarchyBefore {
+/** Where trends and nodes stand (id -> topic and regions / level and parent): a trend or topic that moves moves its articles. */
+export interface HierarchyPlaces {
   trends: Map<string, string>;
   nodes: Map<string, string>;
 }
@@ -159,8 +159,8 @@ const NODES_NOW = `SELECT id::text AS id, level, parent_id::text AS parent_id FR
 const trendPlace = (t: TrendPlace) => JSON.stringify([t.topic_id, t.primary_country, t.country_scope]);
 const nodePlace = (n: NodePlace) => JSON.stringify([Number(n.level), n.parent_id]);
 
-/** Read before the batch writes anything (runBatch), and again after its writers to compare. */
-export async function hierarchyBefore(db: Queryable, groups: Groups): Promise<HierarchyBefore> {
+/** Where the batch's trends and nodes stand: read before its writers (runBatch) and after, to compare. */
+export async function hierarchyPlaces(db: Queryable, groups: Groups): Promise<HierarchyPlaces> {
   const trendIds = [...new Set(groups.trend.map((i) => i.record.id))];
   const nodeIds = [...new Set(groups.hierarchy_node.map((i) => i.record.id))];
   const trends = trendIds.length ? (await db.query<TrendPlace>(TRENDS_NOW, [trendIds])).rows : [];
@@ -182,9 +182,9 @@ type SyncResult = Record<'sets' | 'inserted' | 'updated' | 'deleted' | `${'sig' 
  * url_profiles row (a new market), or of a trend or topic that moved. Existing rows change only
  * through those facts: assignments are never deleted, profiles only added.
  */
-export async function syncHierarchy(ctx: BatchContext, before: HierarchyBefore): Promise<void> {
+export async function syncHierarchy(ctx: BatchContext, before: HierarchyPlaces): Promise<void> {
   const urls = new Set([...ctx.hierarchyUrls, ...ctx.groups.article.map((i) => i.record.id), ...ctx.newTrendArticles.map((r) => r.url_id)]);
-  const after = await hierarchyBefore(ctx.db, ctx.groups);
+  const after = await hierarchyPlaces(ctx.db, ctx.groups);
   const movedTrends = [...after.trends].filter(([id, place]) => before.trends.has(id) && before.trends.get(id) !== place).map(([id]) => id);
   const movedNodes = [...after.nodes].filter(([id, place]) => before.nodes.has(id) && before.nodes.get(id) !== place).map(([id]) => id);
   if (movedTrends.length || movedNodes.length) {

@@ -1,9 +1,9 @@
-// The theme (level 2) -> topic (level 1) hierarchy with counts computed from the data the key may
-// see: n_trends = visible trends under the node, n_articles = distinct visible articles of them.
+// The theme (level 2) -> topic (level 1) hierarchy with counts of the data the key may see:
+// n_trends = visible trends under the node, n_articles = distinct visible articles of them.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { Labels } from './labels';
-import { articleVisible, trendVisible, type TrendScope } from './visibility';
+import { trendVisible, type TrendScope } from './visibility';
 
 export interface NodeRow extends Labels {
   id: string;
@@ -14,23 +14,48 @@ export interface NodeRow extends Labels {
   state: string | null;
 }
 
+/** The nodes asked for: every node of the level, or the children of theme $3. */
+const ASKED = `($3::uuid IS NULL OR c.node_id IN (SELECT id FROM hierarchy_nodes WHERE parent_id = $3))`;
+
+/**
+ * n_articles per node (`node`, `n`) from what ingest keeps (docs/DATA.md "Hierarchy counts"). Every
+ * market, or one market, with every category: one hierarchy_counts row per node. Several markets
+ * holding every market of the data: the `+` rows (every trend is then visible, and an article is
+ * seen iff it surfaced somewhere); the data's markets are those of hierarchy_sets (category sets
+ * hold `/` paths). Otherwise the hierarchy_signatures rows the scope sees: their trends' markets and
+ * their own meet the key's ($1), their categories the plan's ($2), each tested once per set.
+ */
+function articleCounts(scope: TrendScope, level: 1 | 2): string {
+  const kept = (market: string) =>
+    `SELECT c.node_id AS node, c.n_articles AS n FROM hierarchy_counts c
+     WHERE c.level = ${level} AND c.market = ${market} AND ${ASKED} AND $2::text[] IS NULL`;
+  const signatures = (only = 'true') =>
+    `SELECT c.node_id AS node, sum(c.n_articles)::int AS n FROM hierarchy_signatures c
+     ${scope.markets ? `JOIN hierarchy_sets t ON t.id = c.trend_set AND t.items && $1::text[]
+       JOIN hierarchy_sets a ON a.id = c.article_set AND a.items && $1::text[]` : ''}
+     ${scope.planCategories ? 'JOIN hierarchy_sets p ON p.id = c.category_set AND p.items && $2::text[]' : ''}
+     WHERE c.level = ${level} AND ${ASKED} AND ${only} GROUP BY 1`;
+  if (scope.planCategories) return signatures();
+  if (scope.markets === null) return kept(`'*'`);
+  if (scope.markets.length === 1) return kept('($1::text[])[1]');
+  const every = `(SELECT NOT EXISTS (SELECT 1 FROM hierarchy_sets s CROSS JOIN LATERAL unnest(s.items) x
+     WHERE left(x, 1) <> '/' AND x <> ALL($1::text[])))`;
+  return `${kept(`'+'`)} AND ${every} UNION ALL ${signatures(`NOT ${every}`)}`;
+}
+
 /**
  * Nodes of `level` (all themes, or the topics of theme $3), each with its counts, by n_articles
- * descending. One pass: the visible trends under the chosen nodes, then their distinct visible
- * articles per node (hash aggregates over the assignments), joined back to the nodes.
+ * descending. n_trends counts the ~thousands of trends live; n_articles reads the counts kept at
+ * ingest (shared/ingest/hierarchy.ts). One statement.
  */
 async function nodes(db: Db, scope: TrendScope, level: 1 | 2, themeId: string | null): Promise<NodeRow[]> {
   const node = level === 2 ? 'tp.parent_id' : 'tp.id';
   return queryRows<NodeRow>(
     db,
-    `WITH vt AS (
-       SELECT t.id, ${node} AS node FROM trends t JOIN hierarchy_nodes tp ON tp.id = t.topic_id AND tp.level = 1
-       WHERE ${trendVisible('$1')} AND ($3::uuid IS NULL OR tp.parent_id = $3)),
-     va AS (
-       SELECT DISTINCT vt.node, ta.url_id FROM vt JOIN trend_articles ta ON ta.trend_id = vt.id
-       WHERE ${articleVisible('$1', '$2', 'ta.url_id')}),
-     tc AS (SELECT node, count(*)::int AS n FROM vt GROUP BY node),
-     ac AS (SELECT node, count(*)::int AS n FROM va GROUP BY node)
+    `WITH tc AS (
+       SELECT ${node} AS node, count(*)::int AS n FROM trends t JOIN hierarchy_nodes tp ON tp.id = t.topic_id AND tp.level = 1
+       WHERE ${trendVisible('$1')} AND ($3::uuid IS NULL OR tp.parent_id = $3) GROUP BY 1),
+     ac AS (${articleCounts(scope, level)})
      SELECT n.id, n.level, n.label, n.summary, n.label_en, n.label_ru, n.label_local, n.label_local_lang, n.parent_id, n.state,
             coalesce(tc.n, 0) AS n_trends, coalesce(ac.n, 0) AS n_articles
      FROM hierarchy_nodes n LEFT JOIN tc ON tc.node = n.id LEFT JOIN ac ON ac.node = n.id

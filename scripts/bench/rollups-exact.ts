@@ -19,6 +19,14 @@ const SNAPSHOT: Record<string, string> = {
   entity_hour_tops: 'SELECT entity_id::text, country, language, hour::text, url_id::text FROM entity_hour_tops',
   entity_day_tops: 'SELECT entity_id::text, country, language, day::text, url_id::text FROM entity_day_tops',
   trend_days: 'SELECT trend_id::text, day::text, articles FROM trend_days',
+  // By the arrays the set ids name: a rebuild numbers the sets afresh.
+  hierarchy_articles: `SELECT h.level, h.node_id::text, h.url_id::text, t.items AS trend_markets, a.items AS article_markets, c.items AS categories
+    FROM hierarchy_articles h
+    JOIN hierarchy_sets t ON t.id = h.trend_set JOIN hierarchy_sets a ON a.id = h.article_set JOIN hierarchy_sets c ON c.id = h.category_set`,
+  hierarchy_signatures: `SELECT h.level, h.node_id::text, t.items AS trend_markets, a.items AS article_markets, c.items AS categories, h.n_articles
+    FROM hierarchy_signatures h
+    JOIN hierarchy_sets t ON t.id = h.trend_set JOIN hierarchy_sets a ON a.id = h.article_set JOIN hierarchy_sets c ON c.id = h.category_set`,
+  hierarchy_counts: 'SELECT level, node_id::text, market, n_articles FROM hierarchy_counts',
 };
 
 async function snapshot(db: Queryable): Promise<Map<string, Set<string>>> {

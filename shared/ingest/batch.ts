@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/queryable';
 import { refreshActivity } from './activity-refresh';
 import { refreshEntities } from './entity-rollups';
+import { hierarchyPlaces, syncHierarchy } from './hierarchy';
 import { precheck } from './precheck';
 import { RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
@@ -46,7 +47,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
-    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), lostSpanUrls: new Set(), entityTops: new Set(),
+    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), lostSpanUrls: new Set(), hierarchyUrls: new Set(), entityTops: new Set(),
   };
   await db.query('BEGIN');
   try {
@@ -61,6 +62,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
     // The set-based steps sort and hash whole batches: the 4 MB default spilled them to disk.
     await db.query(RAISE_MEMORY('work_mem', '64MB'));
     await precheck(ctx);
+    const hierarchy = rollups ? await hierarchyPlaces(db, ctx.groups) : null;
     for (const type of Object.keys(WRITERS) as RecordType[]) {
       if (ctx.groups[type].length > 0) await WRITERS[type](ctx);
     }
@@ -73,6 +75,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       await refreshActivity(db, { grown: [...ctx.spanUrls], joined, removed: changes.filter((c) => c.sign < 0), lost: [...ctx.lostSpanUrls] });
       await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls], ctx.entityTops);
     }
+    if (hierarchy) await syncHierarchy(ctx, hierarchy);
     await db.query('COMMIT');
   } catch (e) {
     await db.query('ROLLBACK').catch(() => undefined);

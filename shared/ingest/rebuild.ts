@@ -6,6 +6,7 @@ import { REBUILD_ACTIVITY } from './activity';
 import { RAISE_MEMORY } from './sql';
 import { REBUILD_ENTITIES } from './entity-rollups';
 import { REBUILD_TOPS } from './entity-tops';
+import { REBUILD_HIERARCHY } from './hierarchy';
 
 /** The all-markets rows (country = language = '*') of dim_hours, from its per-market rows. */
 export const TOTAL_HOURS = `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
@@ -65,7 +66,7 @@ const TREND_DAYS = [
      WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')`,
 ];
 
-const ANALYZE = `ANALYZE trend_days, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
+const ANALYZE = `ANALYZE trend_days, hierarchy_sets, hierarchy_articles, hierarchy_signatures, hierarchy_counts, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
 
 async function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
   await db.query('BEGIN');
@@ -94,5 +95,5 @@ export interface RebuildOptions {
 export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
   if (opts.entityTopsOnly) return run(db, REBUILD_TOPS, log);
   if (opts.entitiesOnly) return run(db, REBUILD_ENTITIES, log);
-  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS]), ...REBUILD_ACTIVITY, ANALYZE, ...(opts.activityOnly ? [] : REBUILD_ENTITIES)], log);
+  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS, ...REBUILD_HIERARCHY]), ...REBUILD_ACTIVITY, ANALYZE, ...(opts.activityOnly ? [] : REBUILD_ENTITIES)], log);
 }

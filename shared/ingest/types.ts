@@ -95,6 +95,8 @@ export interface BatchContext {
   spanUrls: Set<string>;
   /** URLs whose activity spans lost hours (their activity groups are recomputed whole). */
   lostSpanUrls: Set<string>;
+  /** URLs with a new url_profiles row (a new market): their hierarchy rows are recomputed (hierarchy.ts). */
+  hierarchyUrls: Set<string>;
   /** Trending-top buckets (entity|country|hour) touched by the batch, recomputed at its end (entity-tops.ts). */
   entityTops: Set<string>;
 }

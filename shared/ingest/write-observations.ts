@@ -69,7 +69,7 @@ up AS (
   ON CONFLICT (url_id, country, language) DO UPDATE SET ${PROFILE_COLS.map((c) => `${c} = excluded.${c}`).join(', ')}
   WHERE (${PROFILE_COLS.map((c) => `url_profiles.${c}`).join(', ')}) IS DISTINCT FROM (${PROFILE_COLS.map((c) => `excluded.${c}`).join(', ')})
   RETURNING url_id, country, language, first_seen, (xmax = 0) AS inserted)
-SELECT up.country, up.language, ${UTC_DAY('up.first_seen')} AS day, ${UTC_DAY('prev.first_seen')} AS prev_day, up.inserted
+SELECT up.url_id::text AS url_id, up.country, up.language, ${UTC_DAY('up.first_seen')} AS day, ${UTC_DAY('prev.first_seen')} AS prev_day, up.inserted
 FROM up LEFT JOIN prev USING (url_id, country, language)`;
 
 const APPLY_MARKET_DAYS = `
@@ -93,6 +93,7 @@ interface ChangedHour {
 }
 
 interface ChangedProfile {
+  url_id: string;
   country: string;
   language: string;
   day: string;
@@ -152,6 +153,8 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   if (ctx.rollups) await refreshProfileWindows(ctx.db, keys);
   else await invalidateWindows(ctx.db);
   const newProfiles = changed.rows.filter((p) => p.inserted).length;
+  // A new market of an article can make it visible to more keys under its hierarchy nodes.
+  if (ctx.rollups) for (const p of changed.rows) if (p.inserted) ctx.hierarchyUrls.add(p.url_id);
   derive(ctx, 'url_profiles', { inserted: newProfiles, updated: changed.rows.length - newProfiles });
   await entityHours?.apply();
   for (const p of changed.rows) {

@@ -2,7 +2,7 @@
 // theme (level 2) -> topic (level 1) -> trend hierarchy.
 import { sql } from 'drizzle-orm';
 import {
-  date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid,
+  check, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, smallint, text, timestamp, unique, uuid,
 } from 'drizzle-orm/pg-core';
 import { articles } from './content';
 import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../values';
@@ -110,4 +110,68 @@ export const trendDays = pgTable(
     articles: integer('articles').notNull(),
   },
   (t) => [primaryKey({ columns: [t.trendId, t.day] })],
+);
+
+/**
+ * Each sorted array of markets or top-level categories that hierarchy_articles uses, named once:
+ * a scope tests its markets against these few rows, then counts by id (docs/DATA.md).
+ */
+export const hierarchySets = pgTable(
+  'hierarchy_sets',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    items: text('items').array().notNull(),
+  },
+  (t) => [unique('hierarchy_sets_items_unique').on(t.items)],
+);
+
+/**
+ * Per hierarchy node and article of its trends (level 1: the node as a topic; 2: as a theme): the
+ * markets of the node's trends holding the article, the article's markets (url_profiles) and its
+ * top-level categories. Kept at ingest (shared/ingest/hierarchy.ts); the source of the counts' deltas.
+ */
+export const hierarchyArticles = pgTable(
+  'hierarchy_articles',
+  {
+    level: smallint('level').notNull(),
+    nodeId: uuid('node_id').notNull(),
+    urlId: uuid('url_id').notNull(),
+    trendSet: integer('trend_set').notNull(),
+    articleSet: integer('article_set').notNull(),
+    categorySet: integer('category_set').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.level, t.nodeId, t.urlId] }), index('hierarchy_articles_url_idx').on(t.urlId)],
+);
+
+/** hierarchy_articles counted per node and signature: any scope's n_articles sums the rows it sees. */
+export const hierarchySignatures = pgTable(
+  'hierarchy_signatures',
+  {
+    level: smallint('level').notNull(),
+    nodeId: uuid('node_id').notNull(),
+    trendSet: integer('trend_set').notNull(),
+    articleSet: integer('article_set').notNull(),
+    categorySet: integer('category_set').notNull(),
+    nArticles: integer('n_articles').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.level, t.nodeId, t.trendSet, t.articleSet, t.categorySet] }),
+    check('hierarchy_signatures_positive', sql`${t.nArticles} > 0`),
+  ],
+);
+
+/**
+ * n_articles of the common scopes per node and market: `*` every article (every market), `+` the
+ * articles that surfaced in a market (a key holding every market of the data), or a country (a
+ * one-market key: articles of its trends there that surfaced there). The primary key INCLUDEs the count.
+ */
+export const hierarchyCounts = pgTable(
+  'hierarchy_counts',
+  {
+    level: smallint('level').notNull(),
+    nodeId: uuid('node_id').notNull(),
+    market: text('market').notNull(),
+    nArticles: integer('n_articles').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.level, t.market, t.nodeId] }), check('hierarchy_counts_positive', sql`${t.nArticles} > 0`)],
 );

@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/queryable';
 import { refreshActivity } from './activity-refresh';
 import { refreshEntities } from './entity-rollups';
+import { refreshReach } from './plan-reads';
 import { precheck } from './precheck';
 import { RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
@@ -47,6 +48,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
     db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), lostSpanUrls: new Set(), entityTops: new Set(),
+    topsBefore: new Map(), newMarkets: new Map(),
   };
   await db.query('BEGIN');
   try {
@@ -72,6 +74,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
       await refreshActivity(db, { grown: [...ctx.spanUrls], joined, removed: changes.filter((c) => c.sign < 0), lost: [...ctx.lostSpanUrls] });
       await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls], ctx.entityTops);
+      await refreshReach(ctx);
     }
     await db.query('COMMIT');
   } catch (e) {

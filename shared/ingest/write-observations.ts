@@ -19,6 +19,7 @@
 // plain joins and made each batch O(table size).
 import { trackProfileFirsts } from './entity-rollups';
 import { invalidateWindows, refreshProfileWindows } from '../feed-windows';
+import { noteNewMarket } from './plan-reads';
 import { applyHourDeltas, recomputeSpans } from './rollups';
 import { derive, tally, type BatchContext } from './types';
 
@@ -69,7 +70,7 @@ up AS (
   ON CONFLICT (url_id, country, language) DO UPDATE SET ${PROFILE_COLS.map((c) => `${c} = excluded.${c}`).join(', ')}
   WHERE (${PROFILE_COLS.map((c) => `url_profiles.${c}`).join(', ')}) IS DISTINCT FROM (${PROFILE_COLS.map((c) => `excluded.${c}`).join(', ')})
   RETURNING url_id, country, language, first_seen, (xmax = 0) AS inserted)
-SELECT up.country, up.language, ${UTC_DAY('up.first_seen')} AS day, ${UTC_DAY('prev.first_seen')} AS prev_day, up.inserted
+SELECT up.url_id::text AS url_id, up.country, up.language, ${UTC_DAY('up.first_seen')} AS day, ${UTC_DAY('prev.first_seen')} AS prev_day, up.inserted
 FROM up LEFT JOIN prev USING (url_id, country, language)`;
 
 const APPLY_MARKET_DAYS = `
@@ -93,6 +94,7 @@ interface ChangedHour {
 }
 
 interface ChangedProfile {
+  url_id: string;
   country: string;
   language: string;
   day: string;
@@ -155,6 +157,7 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   derive(ctx, 'url_profiles', { inserted: newProfiles, updated: changed.rows.length - newProfiles });
   await entityHours?.apply();
   for (const p of changed.rows) {
+    if (p.inserted) noteNewMarket(ctx, p.url_id, p.country, p.language);
     if (p.prev_day === p.day) continue;
     if (p.prev_day !== null) deltas.add(p.country, p.language, p.prev_day, 0, -1);
     deltas.add(p.country, p.language, p.day, 0, 1);

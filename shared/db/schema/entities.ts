@@ -27,6 +27,29 @@ export const entityBest = pgTable(
 );
 
 /**
+ * entity_best per top-level category of the articles (drizzle/0014_plan_reads.sql): a category-limited
+ * plan's best occurrence is the best of its categories' rows.
+ */
+export const entityCategoryBest = pgTable(
+  'entity_category_best',
+  {
+    entityId: uuid('entity_id').notNull(),
+    country: text('country').notNull(),
+    /** A top level, e.g. `/Sports`. */
+    category: text('category').notNull(),
+    urlId: uuid('url_id').notNull(),
+    unifiedScore: doublePrecision('unified_score').notNull(),
+    embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),
+    source: text('source').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'entity_category_best_pk', columns: [t.entityId, t.country, t.category] }),
+    index('entity_category_best_scope_idx').on(t.country, t.category, sql`${t.unifiedScore} DESC`, t.entityId),
+    index('entity_category_best_url_idx').on(t.urlId),
+  ],
+);
+
+/**
  * Trending roll-up: per market country, profile language (or '*' for every language), UTC hour
  * and entity, the profiles of the entity's articles first seen in that hour (`mentions`) and the
  * articles whose first appearance in the country (or country and language) falls in that hour.

@@ -74,4 +74,9 @@ SELECT DISTINCT ON (entity_id, country, category) entity_id, country, category, 
   JOIN (SELECT DISTINCT "url_id", "country" FROM "url_profiles") p ON p."url_id" = l."url_id") s
 ORDER BY entity_id, country, category, unified_score DESC, embedding_similarity DESC, url_id;
 --> statement-breakpoint
-ANALYZE "article_tops", "article_reach", "entity_category_best";
+-- The articles list walks url_profiles in first_seen order through the scope's markets and language:
+-- which index is cheaper depends on how many profiles the pair holds, and country and language are
+-- correlated (en in JP is rare), which the planner only knows from joint statistics.
+CREATE STATISTICS "url_profiles_market_stats" (mcv) ON "country", "language" FROM "url_profiles";
+--> statement-breakpoint
+ANALYZE "url_profiles", "article_tops", "article_reach", "entity_category_best";

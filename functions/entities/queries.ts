@@ -10,17 +10,19 @@ export type Countries = string[] | null;
  * Each entity's best visible occurrence (entity_best, kept at ingest). Several countries: the best
  * of their rows, by the order ingest uses (score, similarity, url_id). `$1` is the country list.
  * A category-limited plan (`planned`, its top levels in `$5`) sees only occurrences on articles of its
- * categories (issue 19): those are read from the links, as entity_best keeps no category.
+ * categories (issue 19): entity_category_best keeps the best per top level, and a plan's best is the
+ * best of its top levels' rows (a max over a union is the max of the parts' maxima).
  */
-const best = (countries: Countries, planned: boolean) =>
-  planned
-    ? `SELECT DISTINCT ON (ae.entity_id) ae.entity_id, ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source
-       FROM article_entities ae WHERE ${visibleLink('$1', '$5')}
-       ORDER BY ae.entity_id, ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id`
-    : countries === null
-      ? `SELECT * FROM entity_best WHERE country = '*' AND $1::text[] IS NULL AND $5::text[] IS NULL`
-      : `SELECT DISTINCT ON (entity_id) * FROM entity_best WHERE country = ANY($1::text[]) AND $5::text[] IS NULL
-         ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`;
+const best = (countries: Countries, planned: readonly string[] | null) => {
+  const table = planned ? 'entity_category_best' : 'entity_best';
+  const where = `${countries === null ? `country = '*' AND $1::text[] IS NULL` : 'country = ANY($1::text[])'}
+    AND ${planned ? 'category = ANY($5::text[])' : '$5::text[] IS NULL'}`;
+  // One row per entity already when one country row (or '*') and one category are read.
+  return (countries === null || countries.length === 1) && (!planned || planned.length === 1)
+    ? `SELECT entity_id, url_id, unified_score, embedding_similarity, source FROM ${table} WHERE ${where}`
+    : `SELECT DISTINCT ON (entity_id) entity_id, url_id, unified_score, embedding_similarity, source FROM ${table} WHERE ${where}
+       ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`;
+};
 
 /** The link `ae` is visible: its article surfaced in one of the countries (null: any) and lies in the plan's categories. */
 const visibleLink = (countries: string, planCategories: string) =>
@@ -63,17 +65,21 @@ export async function listEntities(db: Db, countries: Countries, planCategories:
   const where = `b.unified_score >= $4::float8
     AND ($2::text IS NULL OR search_norm(e.name) LIKE '%' || search_norm($2::text) || '%')
     AND ($3::text IS NULL OR $3::text = ANY(e.entity_types))`;
-  const from = `FROM (${best(countries, planCategories !== null)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
+  const from = `FROM (${best(countries, planCategories)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
+  // Without a name or type filter the count needs no entity row: an index-only count of the best rows.
+  const count = f.search === null && f.entityType === null
+    ? `SELECT count(*)::int AS total FROM (${best(countries, planCategories)}) b WHERE b.unified_score >= $4::float8 AND $2::text IS NULL AND $3::text IS NULL`
+    : `SELECT count(*)::int AS total ${from}`;
   const params = [countries, f.search === null ? null : likeLiteral(f.search), f.entityType, f.minScore, planCategories];
-  const [rows, [count]] = await Promise.all([
+  const [rows, [total]] = await Promise.all([
     queryRows<EntityRow>(
       db,
       `SELECT ${ENTITY_COLUMNS} ${from} ORDER BY b.unified_score DESC, e.normalized_name LIMIT $6 OFFSET $7`,
       [...params, f.limit, f.offset],
     ),
-    queryRows<{ total: number }>(db, `SELECT count(*)::int AS total ${from}`, params),
+    queryRows<{ total: number }>(db, count, params),
   ]);
-  return { total: count.total, rows };
+  return { total: total.total, rows };
 }
 
 /**
@@ -82,14 +88,10 @@ export async function listEntities(db: Db, countries: Countries, planCategories:
  */
 export async function getEntity(db: Db, countries: Countries, planCategories: string[] | null, normalizedName: string): Promise<EntityRow | undefined> {
   // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
-  const occurrence = planCategories !== null
-    ? `SELECT ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source FROM article_entities ae
-       WHERE ae.entity_id = e.id AND ${visibleLink('$1', '$3')}
-       ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT 1`
-    : `SELECT * FROM entity_best x
-       WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
-         AND $3::text[] IS NULL
-       ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1`;
+  const occurrence = `SELECT x.url_id, x.unified_score, x.embedding_similarity, x.source FROM ${planCategories ? 'entity_category_best' : 'entity_best'} x
+    WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
+      AND ${planCategories ? 'x.category = ANY($3::text[])' : '$3::text[] IS NULL'}
+    ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1`;
   const [row] = await queryRows<EntityRow>(
     db,
     `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN LATERAL (${occurrence}) b ON true WHERE e.normalized_name = $2`,

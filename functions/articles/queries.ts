@@ -2,7 +2,7 @@
 // categories, null = all), so an article is only ever described by its in-scope profiles.
 import type { Db } from '../../shared/db/client';
 import { categoryMatchSql } from '../../shared/categories';
-import { inPlanCategories, planFilter } from '../../shared/db/plan-scope';
+import { inPlanCategories, inPlanCategoriesPerRow } from '../../shared/db/plan-scope';
 import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
 
@@ -147,7 +147,7 @@ async function listByFirstSighting(db: Db, f: ArticleFilter): Promise<{ total: n
     db,
     `WITH page AS MATERIALIZED (
        SELECT p.url_id, p.first_seen FROM url_profiles p
-       WHERE ${IN_SCOPE('p')} AND p.first_seen >= $3 AND p.first_seen < $4 AND ${planFilter('$5', 'p.url_id', f.planCategories)}
+       WHERE ${IN_SCOPE('p')} AND p.first_seen >= $3 AND p.first_seen < $4 AND ${inPlanCategoriesPerRow('$5', 'p.url_id')}
          AND NOT EXISTS (SELECT 1 FROM url_profiles q WHERE q.url_id = p.url_id AND ${IN_SCOPE('q')}
            AND (q.first_seen, q.country, q.language) < (p.first_seen, p.country, p.language))
        ORDER BY p.first_seen ${dir}, p.url_id LIMIT $6 OFFSET $7)

@@ -3,7 +3,7 @@
 // the sort key plus the unique tie-breaker (url_id, country, language), so a page (first, offset or
 // keyset) is one ordered index range and a keyset page costs the same at any depth (docs/DATA.md).
 import type { Db } from '../../shared/db/client';
-import { inPlanCategories, planFilter } from '../../shared/db/plan-scope';
+import { inPlanCategories, inPlanCategoriesPerRow } from '../../shared/db/plan-scope';
 import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
 import { categoryMatchSql } from '../../shared/categories';
@@ -68,9 +68,10 @@ const FILTER_PARAMS = (f: FeedFilter) => [
  * named, and the plan's categories) on the profile row `t`: url_profiles, or the row versions a page
  * reads (profile_windows or a history version), which carry the profile's key and time columns, so a
  * page walks one sort index with no join (a join on the three key columns is estimated at a few rows,
- * and the planner then sorted every profile for a deep page).
+ * and the planner then sorted every profile for a deep page). A page checks the plan per row it walks
+ * (its cost follows the page, not the table); a count, which reads every match, may hash the plan's articles.
  */
-const WHERE_ON = (t: string, f: FeedFilter) => `($1::text[] IS NULL OR ${t}.country = ANY($1::text[])) AND ($2::text IS NULL OR ${t}.language = $2::text)
+const WHERE_ON = (t: string, f: FeedFilter, walk = true) => `($1::text[] IS NULL OR ${t}.country = ANY($1::text[])) AND ($2::text IS NULL OR ${t}.language = $2::text)
   AND ($3::timestamptz IS NULL OR ${t}.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR ${t}.first_seen < $4::timestamptz)
   AND ($5::timestamptz IS NULL OR ${t}.first_seen >= $5::timestamptz)
   AND ($6::text[] IS NULL OR (
@@ -78,8 +79,8 @@ const WHERE_ON = (t: string, f: FeedFilter) => `($1::text[] IS NULL OR ${t}.coun
         JOIN article_categories ac ON ac.url_id = ${t}.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
       ) >= CASE WHEN $8::bool THEN cardinality($6::text[]) ELSE 1 END)
   AND ${matchesEntityRefs('$7', '$8', `${t}.url_id`, f.entities)}
-  AND ${planFilter('$9', `${t}.url_id`, f.planCategories)}`;
-const WHERE = (f: FeedFilter) => WHERE_ON('p', f);
+  AND ${walk ? inPlanCategoriesPerRow('$9', `${t}.url_id`) : inPlanCategories('$9', `${t}.url_id`)}`;
+const WHERE = (f: FeedFilter) => WHERE_ON('p', f, false);
 
 /**
  * The profiles of the markets (and language) last seen at or before $3: the complement of a history

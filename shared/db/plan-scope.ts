@@ -6,18 +6,16 @@
 /**
  * True when the article `id` (a SQL expression) has a category under one of the top levels in
  * `param` (a text[] parameter, e.g. `$9`); a NULL parameter (plans with every category) keeps all.
- * Per row (one primary-key probe): for conditions on a few rows, or where the caller's parameter may be either.
+ * The planner checks it per row (one primary-key probe) or hashes the plan's articles once, whichever
+ * is cheaper for the rows it expects.
  */
 export const inPlanCategories = (param: string, id: string) => `(${param}::text[] IS NULL OR EXISTS (
   SELECT 1 FROM article_tops pt WHERE pt.url_id = ${id} AND pt.top_categories && ${param}::text[]))`;
 
 /**
- * The same condition when the caller knows the plan (`categories`, what `param` holds): no condition
- * for every category (the parameter is only typed), else a plain `IN` that the planner estimates from
- * the column's statistics and runs as a semi-join (a walk in sort order probes it per row, a count
- * hashes it once).
+ * The same condition, always checked per row: for a walk in sort order that stops at its page, whose
+ * cost must follow the page and not the table (hashing every article of a large plan first is a pass
+ * over article_tops). OFFSET 0 keeps the subquery from being turned into a hashed set.
  */
-export const planFilter = (param: string, id: string, categories: readonly string[] | null) =>
-  categories === null
-    ? `${param}::text[] IS NULL`
-    : `${id} IN (SELECT pt.url_id FROM article_tops pt WHERE pt.top_categories && ${param}::text[])`;
+export const inPlanCategoriesPerRow = (param: string, id: string) => `(${param}::text[] IS NULL OR EXISTS (
+  SELECT 1 FROM article_tops pt WHERE pt.url_id = ${id} AND pt.top_categories && ${param}::text[] OFFSET 0))`;

@@ -15,8 +15,10 @@ export type Countries = string[] | null;
  */
 const best = (countries: Countries, planned: readonly string[] | null) => {
   const table = planned ? 'entity_category_best' : 'entity_best';
-  const where = `${countries === null ? `country = '*' AND $1::text[] IS NULL` : 'country = ANY($1::text[])'}
-    AND ${planned ? 'category = ANY($5::text[])' : '$5::text[] IS NULL'}`;
+  // A single value is compared as one (not `= ANY`), so the (country, category, score) index yields score order.
+  const country = countries === null ? `country = '*' AND $1::text[] IS NULL` : countries.length === 1 ? 'country = ($1::text[])[1]' : 'country = ANY($1::text[])';
+  const category = planned === null ? '$5::text[] IS NULL' : planned.length === 1 ? 'category = ($5::text[])[1]' : 'category = ANY($5::text[])';
+  const where = `${country} AND ${category}`;
   // One row per entity already when one country row (or '*') and one category are read.
   return (countries === null || countries.length === 1) && (!planned || planned.length === 1)
     ? `SELECT entity_id, url_id, unified_score, embedding_similarity, source FROM ${table} WHERE ${where}`

@@ -47,8 +47,16 @@ SELECT markets, market_countries(markets), top_categories, count(*)::int FROM (
   GROUP BY p."url_id", t."top_categories") s
 GROUP BY markets, top_categories;
 --> statement-breakpoint
+-- entity_best gains the rows of country '+': each entity's best occurrence among the articles seen in
+-- some market, which a key whose countries hold every market with data reads instead of the best of
+-- one row per country (a sort of every row of every country).
+INSERT INTO "entity_best" ("entity_id", "country", "url_id", "unified_score", "embedding_similarity", "source")
+SELECT DISTINCT ON (l."entity_id") l."entity_id", '+', l."url_id", l."unified_score", l."embedding_similarity", l."source"
+FROM "article_entities" l WHERE EXISTS (SELECT 1 FROM "url_profiles" p WHERE p."url_id" = l."url_id")
+ORDER BY l."entity_id", l."unified_score" DESC, l."embedding_similarity" DESC, l."url_id";
+--> statement-breakpoint
 -- entity_best per top-level category: each entity's best occurrence among the articles under one top
--- level, seen in one market (or over all, '*'). A plan's best is the best of its categories' rows.
+-- level, seen in one market (or in any, '+'; or over all, '*'). A plan's best is the best of its categories' rows.
 CREATE TABLE "entity_category_best" (
   "entity_id" uuid NOT NULL,
   "country" text NOT NULL,
@@ -68,6 +76,10 @@ INSERT INTO "entity_category_best" ("entity_id", "country", "category", "url_id"
 SELECT DISTINCT ON (entity_id, country, category) entity_id, country, category, url_id, unified_score, embedding_similarity, source FROM (
   SELECT l."entity_id", '*'::text AS country, c.category, l."url_id", l."unified_score", l."embedding_similarity", l."source"
   FROM "article_entities" l JOIN "article_tops" t ON t."url_id" = l."url_id" CROSS JOIN LATERAL unnest(t."top_categories") AS c(category)
+  UNION ALL
+  SELECT l."entity_id", '+', c.category, l."url_id", l."unified_score", l."embedding_similarity", l."source"
+  FROM "article_entities" l JOIN "article_tops" t ON t."url_id" = l."url_id" CROSS JOIN LATERAL unnest(t."top_categories") AS c(category)
+  WHERE EXISTS (SELECT 1 FROM "url_profiles" p WHERE p."url_id" = l."url_id")
   UNION ALL
   SELECT l."entity_id", p."country", c.category, l."url_id", l."unified_score", l."embedding_similarity", l."source"
   FROM "article_entities" l JOIN "article_tops" t ON t."url_id" = l."url_id" CROSS JOIN LATERAL unnest(t."top_categories") AS c(category)

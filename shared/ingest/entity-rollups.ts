@@ -5,11 +5,12 @@
 //   profile changes are applied to the pre-batch memberships (url_dimensions) while observations are
 //   written, and membership changes to the post-batch profiles after syncDimensions: together
 //   new(M) x new(P) - old(M) x old(P).
-// - entity_best: each entity's best occurrence per market and over all ('*'); entity_category_best
+// - entity_best: each entity's best occurrence per market, over the articles seen anywhere ('+') and
+//   over all ('*'); entity_category_best
 //   the same per top-level category of the articles (category-limited plans). A max is not
 //   invertible, so entities whose stored best lies on a rewritten article, or that lost a link, are
 //   recomputed whole; every other touched occurrence is merged in ("better" replaces).
-import { ENTITY_ALL } from '../db/schema/entities';
+import { ENTITY_ALL, ENTITY_SEEN } from '../db/schema/entities';
 import type { Queryable } from '../db/queryable';
 import { addLinkTopKeys, addTopKeys, REBUILD_TOPS, refreshTops, type TopKeys } from './entity-tops';
 
@@ -143,9 +144,15 @@ async function applyLinkChanges(db: Queryable, changes: EntityLinkChange[], tops
   );
 }
 
-/** Occurrences of the links in `links` (article_entities rows; `all`: the whole table), per market and over all. */
+/**
+ * Occurrences of the links in `links` (article_entities rows; `all`: the whole table), per market, over
+ * the articles seen in any market ('+') and over all ('*').
+ */
 const SCOPED = (links: string, all: boolean) => `
   SELECT l.entity_id, '${ENTITY_ALL}'::text AS country, l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
+  UNION ALL
+  SELECT l.entity_id, '${ENTITY_SEEN}', l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
+  WHERE EXISTS (SELECT 1 FROM url_profiles p WHERE p.url_id = l.url_id)
   UNION ALL
   SELECT l.entity_id, p.country, l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
   JOIN (SELECT DISTINCT url_id, country FROM url_profiles ${all ? '' : `WHERE url_id IN (SELECT url_id FROM ${links})`}) p ON p.url_id = l.url_id`;

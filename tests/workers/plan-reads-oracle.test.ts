@@ -1,11 +1,11 @@
-// The plan reads' oracle (issue 22): article_tops, article_reach and entity_category_best kept by
-// the ingest batch by batch equal naive SQL over the source tables and a full rebuild, after late
+// The plan reads' oracle (issue 22): article_tops, article_reach, entity_category_best and entity_best's
+// '+' rows kept by the ingest batch by batch equal naive SQL over the source tables and a full rebuild, after late
 // data, new markets, category corrections (a later line moves an article to another top level, drops
 // its categories, adds one; two lines for one article in a batch; a correction and a new market of
-// the same article in one batch), and an article that arrives before its observations. And the reads
+// the same article in one batch), an article that arrives before its observations and one never observed. And the reads
 // that use them (the articles list's page and total, the feed's count and pages, the entity list and
 // detail) equal naive references for every kind of key scope: all markets, one, several, plans with
-// one and two top levels, a plan with restricted countries, a language, windows inside the data.
+// one and two top levels, a plan with restricted countries, an internal key, a language, windows inside the data.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
 import { dataset, HOURS, BASE } from '../fixtures/oracle';
@@ -16,6 +16,8 @@ const NOW = new Date(BASE + HOURS * 3_600_000 + 30 * 60_000).toISOString();
 const DAY = 86_400_000;
 const urlId = (i: number) => `0a0a0a0a-0000-4000-8000-${String(i).padStart(12, '0')}`;
 const LATE = urlId(100);
+const UNSEEN = urlId(101);
+const US_ONLY = urlId(102);
 
 let world: World;
 
@@ -24,6 +26,8 @@ interface Scope {
   key: string;
   /** The key's countries (null: every market of the data). */
   countries: string[] | null;
+  /** Whether the key has no countries at all (an internal key): it also sees articles never observed. */
+  internal?: boolean;
   /** The plan's top levels (null: every category). */
   plan: string[] | null;
   historyDays: number;
@@ -57,8 +61,15 @@ function corrections(batches: object[][]): object[][] {
       // A correction and a new market of the same article in one batch.
       corrected(batches, 9, ['/Sports/Soccer', '/News']),
       seen(urlId(9), 'GB', 'en', 200),
-      // An article with categories and no observation yet.
+      // An article with categories and no observation yet, and one never observed (with its own entity).
       late,
+      { ...corrected(batches, 6, ['/News']), id: UNSEEN, url: 'https://a.example.com/a/101', title: 'Story 101',
+        entities: [{ name: 'Unseen Person', type: 'person', mentions: 1, unified_score: 0.99, embedding_similarity: 0.9, source: 'ner' }] },
+      // Seen in the US only: the best occurrence of a shared entity, and the only one of another.
+      { ...corrected(batches, 8, ['/Tech', '/News']), id: US_ONLY, url: 'https://a.example.com/a/102', title: 'Story 102',
+        entities: [{ name: 'Ada Lovelace', type: 'person', mentions: 1, unified_score: 0.99, embedding_similarity: 0.9, source: 'ner' },
+          { name: 'Only Here', type: 'person', mentions: 1, unified_score: 0.8, embedding_similarity: 0.9, source: 'ner' }] },
+      seen(US_ONLY, 'US', 'en', 230),
     ],
     [
       // The late article surfaces; article 2 reaches a new market; article 7 is corrected again.
@@ -88,6 +99,7 @@ beforeAll(async () => {
   await add('plan /News+/Sports, US', 'grow', ['/News', '/Sports'], ['US'], 90);
   // A history shorter than the data: the default window starts inside it.
   await add('plan /Tech, GB+DE, 5 days', 'grow', ['/Tech'], ['GB', 'DE'], 5);
+  scopes.push({ name: 'internal', key: await world.internalKey(), countries: null, internal: true, plan: null, historyDays: 730 });
 }, 120_000);
 
 // ---- the tables: naive SQL over the source tables, and a rebuild ----
@@ -108,10 +120,21 @@ const naiveTables = async () => ({
     WITH occ AS (
       SELECT ae.*, '*' AS country, t.top FROM article_entities ae JOIN (${NAIVE_TOPS}) t ON t.url_id = ae.url_id
       UNION ALL
+      SELECT ae.*, '+' AS country, t.top FROM article_entities ae JOIN (${NAIVE_TOPS}) t ON t.url_id = ae.url_id
+        WHERE ae.url_id IN (SELECT url_id FROM url_profiles)
+      UNION ALL
       SELECT ae.*, p.country, t.top FROM article_entities ae JOIN (${NAIVE_TOPS}) t ON t.url_id = ae.url_id
         JOIN (SELECT DISTINCT url_id, country FROM url_profiles) p ON p.url_id = ae.url_id)
     SELECT DISTINCT ON (entity_id, country, top) entity_id::text, country, top AS category, url_id::text, unified_score, embedding_similarity, source
     FROM occ ORDER BY entity_id, country, top, unified_score DESC, embedding_similarity DESC, url_id`),
+  // entity_best with its '+' rows (the articles seen in some market).
+  entityBest: await queryRows(world.db, `
+    WITH occ AS (
+      SELECT ae.*, '*' AS country FROM article_entities ae
+      UNION ALL SELECT ae.*, '+' FROM article_entities ae WHERE ae.url_id IN (SELECT url_id FROM url_profiles)
+      UNION ALL SELECT ae.*, p.country FROM article_entities ae JOIN (SELECT DISTINCT url_id, country FROM url_profiles) p ON p.url_id = ae.url_id)
+    SELECT DISTINCT ON (entity_id, country) entity_id::text, country, url_id::text, unified_score, embedding_similarity, source
+    FROM occ ORDER BY entity_id, country, unified_score DESC, embedding_similarity DESC, url_id`),
 });
 
 const storedTables = async () => ({
@@ -119,6 +142,8 @@ const storedTables = async () => ({
   reach: await queryRows(world.db, 'SELECT markets, countries, top_categories, articles FROM article_reach ORDER BY 1, 3'),
   best: await queryRows(world.db, `SELECT entity_id::text, country, category, url_id::text, unified_score, embedding_similarity, source
     FROM entity_category_best ORDER BY entity_id, country, category`),
+  entityBest: await queryRows(world.db, `SELECT entity_id::text, country, url_id::text, unified_score, embedding_similarity, source
+    FROM entity_best ORDER BY entity_id, country`),
 });
 
 describe('the plan reads\' tables', () => {
@@ -130,6 +155,10 @@ describe('the plan reads\' tables', () => {
     expect(tops.get(urlId(9))).toEqual(['/News', '/Sports']);
     expect(tops.get(urlId(11))).toEqual(['/News', '/Tech']);
     expect(tops.get(LATE)).toEqual(['/Tech']);
+    // An entity only on a never observed article: over all articles ('*'), not among those seen ('+').
+    const unseen = await queryRows<{ country: string }>(world.db,
+      `SELECT b.country FROM entity_best b JOIN entities e ON e.id = b.entity_id WHERE e.normalized_name = 'unseen person' ORDER BY 1`);
+    expect(unseen.map((r) => r.country)).toEqual(['*']);
   });
 
   it('incremental (batch by batch) == naive SQL over the source tables == a full rebuild', async () => {
@@ -184,7 +213,7 @@ async function naiveEntities(s: Scope) {
        ORDER BY ae.entity_id, ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id)
      SELECT e.normalized_name, b.url_id::text, b.unified_score FROM best b JOIN entities e ON e.id = b.entity_id
      ORDER BY b.unified_score DESC, e.normalized_name`,
-    [s.countries, s.plan],
+    [s.internal ? null : marketsOf(s), s.plan],
   );
 }
 

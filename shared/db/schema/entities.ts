@@ -6,8 +6,15 @@ import { date, doublePrecision, index, integer, pgTable, primaryKey, text, times
 export const ENTITY_ALL = '*';
 
 /**
- * Each entity's highest-scoring occurrence among the articles seen in one market (`country`), and
- * over all articles (`country = '*'`): the list entry of GET /v1/entities.
+ * Market code of the entity_best (and entity_category_best) rows over the articles seen in some market:
+ * what a key whose countries hold every market with data sees (drizzle/0014_plan_reads.sql).
+ */
+export const ENTITY_SEEN = '+';
+
+/**
+ * Each entity's highest-scoring occurrence among the articles seen in one market (`country`), among
+ * the articles seen in any market (`country = '+'`), and over all articles (`country = '*'`): the
+ * list entry of GET /v1/entities.
  */
 export const entityBest = pgTable(
   'entity_best',

@@ -70,7 +70,7 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
   return listMatching(db, f);
 }
 
-export async function listMatching(db: Db, f: ArticleFilter): Promise<{ total: number; rows: ArticleRow[] }> {
+async function listMatching(db: Db, f: ArticleFilter): Promise<{ total: number; rows: ArticleRow[] }> {
   const order = `${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, url_id`;
   const published = f.sortBy === 'published_at' ? ', (SELECT t.date_published FROM articles t WHERE t.id = s.url_id) AS date_published' : '';
   const [result] = await queryRows<{ total: number; rows: ArticleRow[] }>(

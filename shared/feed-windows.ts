@@ -142,6 +142,9 @@ export const SLIDE_STATEMENTS = (end: Date, full: boolean): [string, unknown[]][
   [BUMP_VERSION, []],
   [APPLY_SLIDE(full ? FULL_KEYS : EDGE_KEYS), []],
   [FINISH_SLIDE, []],
+  // A full build (after a bulk load) rewrites every row: without fresh statistics a page's filters on
+  // it are guessed, and a deep page sorted every profile instead of walking its sort index.
+  ...(full ? [['ANALYZE profile_windows', []] as [string, unknown[]]] : []),
 ];
 
 /** Ingest: recomputes the windows of the profiles a batch changed (inside the batch's transaction). */

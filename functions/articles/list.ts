@@ -58,6 +58,7 @@ export function register(app: App) {
       matchAll: query.match === 'all',
       q: query.q ?? null,
       planCategories: auth.categories,
+      wholeHistory: clamp.from.getTime() <= now.getTime() - auth.historyDays * 86_400_000 && to >= now,
       sortBy: query.sort_by,
       sortOrder: query.sort_order,
       limit: query.limit,

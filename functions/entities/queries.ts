@@ -7,20 +7,51 @@ import { queryRows } from '../../shared/db/raw';
 export type Countries = string[] | null;
 
 /**
- * Each entity's best visible occurrence (entity_best, kept at ingest). Several countries: the best
- * of their rows, by the order ingest uses (score, similarity, url_id). `$1` is the country list.
+ * Each entity's best visible occurrence (entity_best, kept at ingest). Several rows: the best of
+ * them, by the order ingest uses (score, similarity, url_id). `$1` is the country list.
  * A category-limited plan (`planned`, its top levels in `$5`) sees only occurrences on articles of its
- * categories (issue 19): those are read from the links, as entity_best keeps no category.
+ * categories (issue 19): entity_category_best keeps the best per top level, and a plan's best is the
+ * best of its top levels' rows (a max over a union is the max of the parts' maxima).
  */
-const best = (countries: Countries, planned: boolean) =>
-  planned
-    ? `SELECT DISTINCT ON (ae.entity_id) ae.entity_id, ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source
-       FROM article_entities ae WHERE ${visibleLink('$1', '$5')}
-       ORDER BY ae.entity_id, ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id`
-    : countries === null
-      ? `SELECT * FROM entity_best WHERE country = '*' AND $1::text[] IS NULL AND $5::text[] IS NULL`
-      : `SELECT DISTINCT ON (entity_id) * FROM entity_best WHERE country = ANY($1::text[]) AND $5::text[] IS NULL
-         ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`;
+interface Source {
+  table: string;
+  /** The condition on `country`. */
+  country: string;
+  /** The condition on `category` (or the typed parameter alone). */
+  category: string;
+  /** More than one row per entity (several countries or categories). */
+  many: boolean;
+}
+
+const best = (s: Source) => s.many
+  ? `SELECT DISTINCT ON (entity_id) entity_id, url_id, unified_score, embedding_similarity, source FROM ${s.table} WHERE ${s.country} AND ${s.category}
+     ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`
+  : `SELECT entity_id, url_id, unified_score, embedding_similarity, source FROM ${s.table} WHERE ${s.country} AND ${s.category}`;
+
+/**
+ * Where an entity's best comes from for the key's countries. A single value is compared as one (not
+ * `= ANY`), so the (country, category, score) index yields score order. Several countries: their rows,
+ * or, when they hold every market with data, the '+' rows (the best among articles seen anywhere, one
+ * per entity): `seen`.
+ */
+function sources(countries: Countries, planned: readonly string[] | null): { rows: Source; seen: Source | null } {
+  const table = planned ? 'entity_category_best' : 'entity_best';
+  const category = planned === null ? '$5::text[] IS NULL' : planned.length === 1 ? 'category = ($5::text[])[1]' : 'category = ANY($5::text[])';
+  const manyCategories = planned !== null && planned.length !== 1;
+  if (countries === null) return { rows: { table, country: `country = '*' AND $1::text[] IS NULL`, category, many: manyCategories }, seen: null };
+  if (countries.length === 1) return { rows: { table, country: 'country = ($1::text[])[1]', category, many: manyCategories }, seen: null };
+  return {
+    rows: { table, country: 'country = ANY($1::text[])', category, many: true },
+    // '+': ENTITY_SEEN (shared/db/schema/entities.ts; the schema module stays off the request path).
+    seen: { table, country: `country = '+'`, category, many: manyCategories },
+  };
+}
+
+/**
+ * No market outside the key's countries has data (market_days holds every country with a profile): the
+ * articles the key sees are exactly those seen anywhere. Read in the statement itself, so it is never stale.
+ */
+const COVERED = `WITH cov AS MATERIALIZED (SELECT NOT EXISTS (SELECT 1 FROM market_days d WHERE d.country <> ALL($1::text[])) AS yes)`;
 
 /** The link `ae` is visible: its article surfaced in one of the countries (null: any) and lies in the plan's categories. */
 const visibleLink = (countries: string, planCategories: string) =>
@@ -63,17 +94,33 @@ export async function listEntities(db: Db, countries: Countries, planCategories:
   const where = `b.unified_score >= $4::float8
     AND ($2::text IS NULL OR search_norm(e.name) LIKE '%' || search_norm($2::text) || '%')
     AND ($3::text IS NULL OR $3::text = ANY(e.entity_types))`;
-  const from = `FROM (${best(countries, planCategories !== null)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
+  const filtered = f.search !== null || f.entityType !== null;
+  const from = (s: Source) => `FROM (${best(s)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
+  // Without a name or type filter the count needs no entity row: an index-only count of the rows.
+  const count = (s: Source) => filtered
+    ? `(SELECT count(*) ${from(s)})`
+    : `(SELECT count(${s.many ? 'DISTINCT entity_id' : '*'}) FROM ${s.table} WHERE ${s.country} AND ${s.category}
+        AND unified_score >= $4::float8 AND $2::text IS NULL AND $3::text IS NULL)`;
+  const order = 'ORDER BY b.unified_score DESC, e.normalized_name';
+  const { rows: all, seen } = sources(countries, planCategories);
+  // Several countries: both reads in one statement, each behind the coverage test; the one not taken never runs.
+  const [page, total] = seen
+    ? [
+      `${COVERED}
+       SELECT u.* FROM (
+         (SELECT ${ENTITY_COLUMNS} ${from(seen)} AND (SELECT yes FROM cov) ${order} LIMIT $6::int8 + $7::int8)
+         UNION ALL
+         (SELECT ${ENTITY_COLUMNS} ${from(all)} AND NOT (SELECT yes FROM cov) ${order} LIMIT $6::int8 + $7::int8)) u
+       ORDER BY u.unified_score DESC, u.normalized_name LIMIT $6::int8 OFFSET $7::int8`,
+      `${COVERED} SELECT (CASE WHEN (SELECT yes FROM cov) THEN ${count(seen)} ELSE ${count(all)} END)::int AS total`,
+    ]
+    : [`SELECT ${ENTITY_COLUMNS} ${from(all)} ${order} LIMIT $6 OFFSET $7`, `SELECT ${count(all)}::int AS total`];
   const params = [countries, f.search === null ? null : likeLiteral(f.search), f.entityType, f.minScore, planCategories];
-  const [rows, [count]] = await Promise.all([
-    queryRows<EntityRow>(
-      db,
-      `SELECT ${ENTITY_COLUMNS} ${from} ORDER BY b.unified_score DESC, e.normalized_name LIMIT $6 OFFSET $7`,
-      [...params, f.limit, f.offset],
-    ),
-    queryRows<{ total: number }>(db, `SELECT count(*)::int AS total ${from}`, params),
+  const [rows, [counted]] = await Promise.all([
+    queryRows<EntityRow>(db, page, [...params, f.limit, f.offset]),
+    queryRows<{ total: number }>(db, total, params),
   ]);
-  return { total: count.total, rows };
+  return { total: counted.total, rows };
 }
 
 /**
@@ -82,14 +129,10 @@ export async function listEntities(db: Db, countries: Countries, planCategories:
  */
 export async function getEntity(db: Db, countries: Countries, planCategories: string[] | null, normalizedName: string): Promise<EntityRow | undefined> {
   // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
-  const occurrence = planCategories !== null
-    ? `SELECT ae.url_id, ae.unified_score, ae.embedding_similarity, ae.source FROM article_entities ae
-       WHERE ae.entity_id = e.id AND ${visibleLink('$1', '$3')}
-       ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT 1`
-    : `SELECT * FROM entity_best x
-       WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
-         AND $3::text[] IS NULL
-       ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1`;
+  const occurrence = `SELECT x.url_id, x.unified_score, x.embedding_similarity, x.source FROM ${planCategories ? 'entity_category_best' : 'entity_best'} x
+    WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
+      AND ${planCategories ? 'x.category = ANY($3::text[])' : '$3::text[] IS NULL'}
+    ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1`;
   const [row] = await queryRows<EntityRow>(
     db,
     `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN LATERAL (${occurrence}) b ON true WHERE e.normalized_name = $2`,

@@ -3,7 +3,7 @@
 // the sort key plus the unique tie-breaker (url_id, country, language), so a page (first, offset or
 // keyset) is one ordered index range and a keyset page costs the same at any depth (docs/DATA.md).
 import type { Db } from '../../shared/db/client';
-import { inPlanCategories } from '../../shared/db/plan-scope';
+import { inPlanCategories, inPlanCategoriesPerRow } from '../../shared/db/plan-scope';
 import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
 import { categoryMatchSql } from '../../shared/categories';
@@ -64,19 +64,23 @@ const FILTER_PARAMS = (f: FeedFilter) => [
 ];
 
 /**
- * Conditions over parameters $1-$9 (FILTER_PARAMS) for filter `f` (which says whether entities are named): the time filters on `t`'s first_seen/last_seen (the
- * row version a page reads: url_profiles, profile_windows or a history version), the rest on `p`.
+ * Conditions over parameters $1-$9 (FILTER_PARAMS) for filter `f` (which says whether entities are
+ * named, and the plan's categories) on the profile row `t`: url_profiles, or the row versions a page
+ * reads (profile_windows or a history version), which carry the profile's key and time columns, so a
+ * page walks one sort index with no join (a join on the three key columns is estimated at a few rows,
+ * and the planner then sorted every profile for a deep page). A page checks the plan per row it walks
+ * (its cost follows the page, not the table); a count, which reads every match, may hash the plan's articles.
  */
-const WHERE_ON = (t: string, f: FeedFilter) => `($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
+const WHERE_ON = (t: string, f: FeedFilter, walk = true) => `($1::text[] IS NULL OR ${t}.country = ANY($1::text[])) AND ($2::text IS NULL OR ${t}.language = $2::text)
   AND ($3::timestamptz IS NULL OR ${t}.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR ${t}.first_seen < $4::timestamptz)
   AND ($5::timestamptz IS NULL OR ${t}.first_seen >= $5::timestamptz)
   AND ($6::text[] IS NULL OR (
         SELECT count(DISTINCT c.path) FROM unnest($6::text[]) AS c(path)
-        JOIN article_categories ac ON ac.url_id = p.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
+        JOIN article_categories ac ON ac.url_id = ${t}.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
       ) >= CASE WHEN $8::bool THEN cardinality($6::text[]) ELSE 1 END)
-  AND ${matchesEntityRefs('$7', '$8', 'p.url_id', f.entities)}
-  AND ${inPlanCategories('$9', 'p.url_id')}`;
-const WHERE = (f: FeedFilter) => WHERE_ON('p', f);
+  AND ${matchesEntityRefs('$7', '$8', `${t}.url_id`, f.entities)}
+  AND ${walk ? inPlanCategoriesPerRow('$9', `${t}.url_id`) : inPlanCategories('$9', `${t}.url_id`)}`;
+const WHERE = (f: FeedFilter) => WHERE_ON('p', f, false);
 
 /**
  * The profiles of the markets (and language) last seen at or before $3: the complement of a history
@@ -89,14 +93,30 @@ const COUNT_BY_COMPLEMENT = `SELECT (
        AND p.last_seen <= $3::timestamptz))::int AS n`;
 
 /**
+ * The same for a category-limited plan ($4, its top levels): article_reach counts the articles per
+ * (markets reached, top categories), kept exact at ingest, and an article has one profile per market
+ * it reached, so the plan's profiles in the markets are a sum over its rows of articles x markets in
+ * scope. The few profiles below the floor are checked one by one.
+ */
+const COUNT_IN_PLAN_BY_COMPLEMENT = `SELECT (
+  (SELECT coalesce(sum(r.articles * (SELECT count(*) FROM unnest(r.markets) AS m
+      WHERE ($1::text[] IS NULL OR split_part(m, ':', 1) = ANY($1::text[])) AND ($2::text IS NULL OR split_part(m, ':', 2) = $2::text))), 0)
+   FROM article_reach r WHERE r.top_categories && $4::text[])
+  - (SELECT count(*) FROM url_profiles p WHERE ($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
+       AND p.last_seen <= $3::timestamptz AND ${inPlanCategories('$4', 'p.url_id')}))::int AS n`;
+
+/**
  * How many profiles match. `olderFloor`: the last_seen floor lies far back (a plan's history, not a
  * period), so most profiles are above it; with no other filter the count is then the market's profile
  * count minus the few below the floor, instead of a pass over every profile.
  */
 export async function countProfiles(db: Db, f: FeedFilter, olderFloor = false): Promise<number> {
-  const marketsOnly = !f.categories && !f.entities && !f.planCategories && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
+  const marketsOnly = !f.categories && !f.entities && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
+  const floor = [f.markets, f.language, f.seenAfter?.toISOString()];
   const [row] = olderFloor && marketsOnly
-    ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, [f.markets, f.language, f.seenAfter!.toISOString()])
+    ? f.planCategories === null
+      ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, floor)
+      : await queryRows<{ n: number }>(db, COUNT_IN_PLAN_BY_COMPLEMENT, [...floor, f.planCategories])
     : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE(f)}`, FILTER_PARAMS(f));
   return row.n;
 }
@@ -136,7 +156,6 @@ export async function readPage(db: Db, f: FeedFilter, page: PageRequest, o: Item
   const params: unknown[] = FILTER_PARAMS(f);
   const cols = (t: string) => [`${t}.${s.column}`, `${t}.url_id`, `${t}.country`, `${t}.language`];
   const order = (t: string) => cols(t).map((c) => `${c} ${dir}`).join(', ');
-  const join = (t: string) => `JOIN url_profiles p ON (p.url_id, p.country, p.language) = (${t}.url_id, ${t}.country, ${t}.language)`;
   const select = (t: string) => `SELECT ${t}.${s.column} AS sk, ${t}.url_id, ${t}.country, ${t}.language`;
   let rows: string;
   if (page.after && page.snapshot !== null) {
@@ -147,17 +166,17 @@ export async function readPage(db: Db, f: FeedFilter, page: PageRequest, o: Item
     // The current part's last row bounds the history part (the type's extreme when the current part
     // ends before the limit): an index range from the keyset to the bound, as cheap as the page.
     rows = `WITH cur AS MATERIALIZED (
-         ${select('w')} FROM profile_windows w ${join('w')}
+         ${select('w')} FROM profile_windows w
          WHERE ${WHERE_ON('w', f)} AND ${keyset('w')} AND w.valid_from <= $14::int8 ORDER BY ${order('w')} LIMIT $15),
        bound AS (SELECT coalesce((SELECT c.sk FROM cur c ORDER BY ${byKey('c')} OFFSET $15 - 1 LIMIT 1), '${asc ? s.max : s.min}'::${s.type}) AS sk),
        hist AS (
-         ${select('h')} FROM profile_windows_history h ${join('h')}
+         ${select('h')} FROM profile_windows_history h
          WHERE ${WHERE_ON('h', f)} AND ${keyset('h')} AND h.${s.column} ${asc ? '<=' : '>='} (SELECT sk FROM bound)
            AND h.valid_from <= $14::int8 AND h.valid_to > $14::int8 ORDER BY ${order('h')} LIMIT $15)
        SELECT u.* FROM (SELECT * FROM cur UNION ALL SELECT * FROM hist) u ORDER BY ${byKey('u')} LIMIT $15`;
   } else {
     params.push(page.limit + 1, page.offset);
-    rows = `${select('w')} FROM profile_windows w ${join('w')} WHERE ${WHERE_ON('w', f)} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;
+    rows = `${select('w')} FROM profile_windows w WHERE ${WHERE_ON('w', f)} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;
   }
   const limit = `$${params.length + 1}`;
   params.push(page.limit);

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/queryable';
 import { refreshActivity } from './activity-refresh';
 import { refreshEntities } from './entity-rollups';
 import { hierarchyPlaces, syncHierarchy } from './hierarchy';
+import { refreshReach } from './plan-reads';
 import { precheck } from './precheck';
 import { RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
@@ -48,6 +49,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
     db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), lostSpanUrls: new Set(), hierarchyUrls: new Set(), entityTops: new Set(),
+    topsBefore: new Map(), newMarkets: new Map(),
   };
   await db.query('BEGIN');
   try {
@@ -74,6 +76,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
       await refreshActivity(db, { grown: [...ctx.spanUrls], joined, removed: changes.filter((c) => c.sign < 0), lost: [...ctx.lostSpanUrls] });
       await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls], ctx.entityTops);
+      await refreshReach(ctx);
     }
     if (hierarchy) await syncHierarchy(ctx, hierarchy);
     await db.query('COMMIT');

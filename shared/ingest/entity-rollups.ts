@@ -5,10 +5,12 @@
 //   profile changes are applied to the pre-batch memberships (url_dimensions) while observations are
 //   written, and membership changes to the post-batch profiles after syncDimensions: together
 //   new(M) x new(P) - old(M) x old(P).
-// - entity_best: each entity's best occurrence per market and over all ('*'). A max is not
+// - entity_best: each entity's best occurrence per market, over the articles seen anywhere ('+') and
+//   over all ('*'); entity_category_best
+//   the same per top-level category of the articles (category-limited plans). A max is not
 //   invertible, so entities whose stored best lies on a rewritten article, or that lost a link, are
 //   recomputed whole; every other touched occurrence is merged in ("better" replaces).
-import { ENTITY_ALL } from '../db/schema/entities';
+import { ENTITY_ALL, ENTITY_SEEN } from '../db/schema/entities';
 import type { Queryable } from '../db/queryable';
 import { addLinkTopKeys, addTopKeys, REBUILD_TOPS, refreshTops, type TopKeys } from './entity-tops';
 
@@ -142,12 +144,23 @@ async function applyLinkChanges(db: Queryable, changes: EntityLinkChange[], tops
   );
 }
 
-/** Occurrences of the links in `links` (article_entities rows; `all`: the whole table), per market and over all. */
+/**
+ * Occurrences of the links in `links` (article_entities rows; `all`: the whole table), per market, over
+ * the articles seen in any market ('+') and over all ('*').
+ */
 const SCOPED = (links: string, all: boolean) => `
   SELECT l.entity_id, '${ENTITY_ALL}'::text AS country, l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
   UNION ALL
+  SELECT l.entity_id, '${ENTITY_SEEN}', l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
+  WHERE EXISTS (SELECT 1 FROM url_profiles p WHERE p.url_id = l.url_id)
+  UNION ALL
   SELECT l.entity_id, p.country, l.url_id, l.unified_score, l.embedding_similarity, l.source FROM ${links} l
   JOIN (SELECT DISTINCT url_id, country FROM url_profiles ${all ? '' : `WHERE url_id IN (SELECT url_id FROM ${links})`}) p ON p.url_id = l.url_id`;
+
+/** The same occurrences once per top-level category of their article (article_tops): an article without categories has none. */
+const SCOPED_BY_CATEGORY = (links: string, all: boolean) => `
+  SELECT s.entity_id, s.country, c.category, s.url_id, s.unified_score, s.embedding_similarity, s.source
+  FROM (${SCOPED(links, all)}) s JOIN article_tops t ON t.url_id = s.url_id CROSS JOIN LATERAL unnest(t.top_categories) AS c(category)`;
 
 /** The best occurrence per entity and market: score, then similarity, descending; then url_id. */
 export const BEST_OF = (links: string, all = false) => `
@@ -155,21 +168,35 @@ export const BEST_OF = (links: string, all = false) => `
   FROM (${SCOPED(links, all)}) s
   ORDER BY entity_id, country, unified_score DESC, embedding_similarity DESC, url_id`;
 
-const BETTER = `(excluded.unified_score, excluded.embedding_similarity, entity_best.url_id) >
-  (entity_best.unified_score, entity_best.embedding_similarity, excluded.url_id)`;
+/** The best occurrence per entity, market and top-level category (entity_category_best), in the same order. */
+const CATEGORY_BEST_OF = (links: string, all = false) => `
+  SELECT DISTINCT ON (entity_id, country, category) entity_id, country, category, url_id, unified_score, embedding_similarity, source
+  FROM (${SCOPED_BY_CATEGORY(links, all)}) s
+  ORDER BY entity_id, country, category, unified_score DESC, embedding_similarity DESC, url_id`;
+
+const BETTER = (table: string) => `(excluded.unified_score, excluded.embedding_similarity, ${table}.url_id) >
+  (${table}.unified_score, ${table}.embedding_similarity, excluded.url_id)`;
 
 const RECOMPUTE_BEST = [
   `DELETE FROM entity_best WHERE entity_id = ANY($1::uuid[])`,
+  `DELETE FROM entity_category_best WHERE entity_id = ANY($1::uuid[])`,
   `WITH links AS MATERIALIZED (SELECT * FROM article_entities WHERE entity_id = ANY($1::uuid[]))
    INSERT INTO entity_best ${BEST_OF('links')}`,
+  `WITH links AS MATERIALIZED (SELECT * FROM article_entities WHERE entity_id = ANY($1::uuid[]))
+   INSERT INTO entity_category_best ${CATEGORY_BEST_OF('links')}`,
 ];
 
-const MERGE_BEST = `
-WITH links AS MATERIALIZED (SELECT * FROM article_entities WHERE url_id = ANY($1::uuid[]))
-INSERT INTO entity_best ${BEST_OF('links')}
-ON CONFLICT (entity_id, country) DO UPDATE SET url_id = excluded.url_id, unified_score = excluded.unified_score,
-  embedding_similarity = excluded.embedding_similarity, source = excluded.source
-WHERE ${BETTER}`;
+const SET_BEST = `url_id = excluded.url_id, unified_score = excluded.unified_score,
+  embedding_similarity = excluded.embedding_similarity, source = excluded.source`;
+
+const MERGE_BEST = [
+  `WITH links AS MATERIALIZED (SELECT * FROM article_entities WHERE url_id = ANY($1::uuid[]))
+   INSERT INTO entity_best ${BEST_OF('links')}
+   ON CONFLICT (entity_id, country) DO UPDATE SET ${SET_BEST} WHERE ${BETTER('entity_best')}`,
+  `WITH links AS MATERIALIZED (SELECT * FROM article_entities WHERE url_id = ANY($1::uuid[]))
+   INSERT INTO entity_category_best ${CATEGORY_BEST_OF('links')}
+   ON CONFLICT (entity_id, country, category) DO UPDATE SET ${SET_BEST} WHERE ${BETTER('entity_category_best')}`,
+];
 
 /**
  * After syncDimensions: folds the entity link changes into entity_hours and brings entity_best up
@@ -184,19 +211,24 @@ export async function refreshEntities(
   await addLinkTopKeys(db, tops, rewritten);
   await refreshTops(db, tops);
   const lost = links.filter((c) => c.sign < 0).map((c) => c.key);
+  // A rewritten article may also have left a top-level category: a best it held there is stale too.
   const { rows } = rewritten.length
-    ? await db.query<{ entity_id: string }>(`SELECT DISTINCT entity_id FROM entity_best WHERE url_id = ANY($1::uuid[])`, [rewritten])
+    ? await db.query<{ entity_id: string }>(
+      `SELECT entity_id FROM entity_best WHERE url_id = ANY($1::uuid[]) UNION SELECT entity_id FROM entity_category_best WHERE url_id = ANY($1::uuid[])`,
+      [rewritten],
+    )
     : { rows: [] };
   const stale = [...new Set([...lost, ...rows.map((r) => r.entity_id)])];
   if (stale.length) for (const sql of RECOMPUTE_BEST) await db.query(sql, [stale]);
   const touched = [...new Set([...rewritten, ...observed])];
-  if (touched.length) await db.query(MERGE_BEST, [touched]);
+  if (touched.length) for (const sql of MERGE_BEST) await db.query(sql, [touched]);
 }
 
 /** Set-based rebuild of the entity read models from article_entities and url_profiles. */
 export const REBUILD_ENTITIES = [
-  `TRUNCATE entity_best, entity_hours, entity_days`,
+  `TRUNCATE entity_best, entity_category_best, entity_hours, entity_days`,
   `INSERT INTO entity_best ${BEST_OF('article_entities', true)}`,
+  `INSERT INTO entity_category_best ${CATEGORY_BEST_OF('article_entities', true)}`,
   `INSERT INTO entity_hours (country, language, hour, entity_id, mentions, articles)
    WITH c AS (
      SELECT ae.entity_id, p.country, p.language, p.hour, p.first_in_country AS firsts
@@ -207,6 +239,6 @@ export const REBUILD_ENTITIES = [
   `INSERT INTO entity_days (country, language, day, entity_id, mentions, articles)
    SELECT country, language, (hour AT TIME ZONE 'UTC')::date, entity_id, sum(mentions)::int, sum(articles)::int FROM entity_hours
    GROUP BY 1, 2, 3, 4`,
-  `ANALYZE entity_best, entity_hours, entity_days`,
+  `ANALYZE entity_best, entity_category_best, entity_hours, entity_days`,
   ...REBUILD_TOPS,
 ];

@@ -5,6 +5,7 @@ import { ALL_MARKETS } from '../rollups/activity';
 import { REBUILD_ACTIVITY } from './activity';
 import { RAISE_MEMORY } from './sql';
 import { REBUILD_ENTITIES } from './entity-rollups';
+import { REBUILD_PLAN_READS } from './plan-reads';
 import { REBUILD_TOPS } from './entity-tops';
 import { REBUILD_HIERARCHY } from './hierarchy';
 
@@ -86,7 +87,7 @@ async function run(db: Queryable, statements: string[], log: (line: string) => v
 export interface RebuildOptions {
   /** Only the activity hulls (dim_activity*), from the current url_dimensions and url_spans. */
   activityOnly?: boolean;
-  /** Only the entity read models (entity_best, entity_hours), from article_entities and url_profiles. */
+  /** Only the entity read models (entity_best, entity_category_best, entity_hours), from article_entities, article_tops and url_profiles. */
   entitiesOnly?: boolean;
   /** Only the trending tops (entity_hour_tops, entity_day_tops): the backfill of 0010_trending_tops. */
   entityTopsOnly?: boolean;
@@ -95,5 +96,7 @@ export interface RebuildOptions {
 export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
   if (opts.entityTopsOnly) return run(db, REBUILD_TOPS, log);
   if (opts.entitiesOnly) return run(db, REBUILD_ENTITIES, log);
-  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS, ...REBUILD_HIERARCHY]), ...REBUILD_ACTIVITY, ANALYZE, ...(opts.activityOnly ? [] : REBUILD_ENTITIES)], log);
+  // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
+  const entities = opts.activityOnly ? [] : [...REBUILD_PLAN_READS, ...REBUILD_ENTITIES];
+  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS, ...REBUILD_HIERARCHY]), ...REBUILD_ACTIVITY, ANALYZE, ...entities], log);
 }

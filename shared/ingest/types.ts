@@ -99,6 +99,10 @@ export interface BatchContext {
   hierarchyUrls: Set<string>;
   /** Trending-top buckets (entity|country|hour) touched by the batch, recomputed at its end (entity-tops.ts). */
   entityTops: Set<string>;
+  /** Articles whose top-level categories the batch changed, with the ones they had before it (plan-reads.ts). */
+  topsBefore: Map<string, string[]>;
+  /** Articles that gained profiles in the batch: their new 'CC:ll' markets (plan-reads.ts). */
+  newMarkets: Map<string, string[]>;
 }
 
 export function emptyGroups(): Groups {

@@ -1,5 +1,7 @@
 // An article line carries its full category list and entity mentions: the stored sets are
-// replaced (stale rows deleted, the rest upserted), so a corrected line never leaves leftovers.
+// replaced (stale rows deleted, the rest upserted), so a corrected line never leaves leftovers;
+// the article's top levels (article_tops) follow its categories.
+import { writeArticleTops } from './plan-reads';
 import { normalizedName } from './precheck';
 import type { RecordOf } from './records';
 import { upsert, type UpsertSpec } from './sql';
@@ -117,4 +119,5 @@ export async function writeArticleCategories(ctx: BatchContext, articles: readon
   );
   const res = await upsert(ctx.db, CATEGORIES, rows);
   derive(ctx, 'article_categories', { inserted: res.inserted, updated: res.updated, deleted: deleted.rows.length });
+  await writeArticleTops(ctx, articles.map((a) => a.id));
 }

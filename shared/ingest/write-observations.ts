@@ -19,6 +19,7 @@
 // plain joins and made each batch O(table size).
 import { trackProfileFirsts } from './entity-rollups';
 import { invalidateWindows, refreshProfileWindows } from '../feed-windows';
+import { noteNewMarket } from './plan-reads';
 import { applyHourDeltas, recomputeSpans } from './rollups';
 import { derive, tally, type BatchContext } from './types';
 
@@ -158,6 +159,7 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   derive(ctx, 'url_profiles', { inserted: newProfiles, updated: changed.rows.length - newProfiles });
   await entityHours?.apply();
   for (const p of changed.rows) {
+    if (p.inserted) noteNewMarket(ctx, p.url_id, p.country, p.language);
     if (p.prev_day === p.day) continue;
     if (p.prev_day !== null) deltas.add(p.country, p.language, p.prev_day, 0, -1);
     deltas.add(p.country, p.language, p.day, 0, 1);

@@ -85,6 +85,37 @@ export const articleCategories = pgTable(
   (t) => [primaryKey({ columns: [t.urlId, t.name] }), index('article_categories_name_idx').on(t.name)],
 );
 
+/**
+ * An article's top-level categories (`/Sports` for `/Sports/Soccer`; drizzle/0014_plan_reads.sql), kept
+ * with its categories: a category-limited plan sees the article when they overlap its chosen top levels.
+ * Articles without categories have no row.
+ */
+export const articleTops = pgTable(
+  'article_tops',
+  {
+    urlId: uuid('url_id').primaryKey().references(() => articles.id, { onDelete: 'cascade' }),
+    /** Distinct, in byte order (`category_tops()`). */
+    topCategories: text('top_categories').array().notNull(),
+  },
+  (t) => [index('article_tops_categories_idx').using('gin', t.topCategories)],
+);
+
+/**
+ * How many articles reached exactly `markets` (`CC:ll` of their profiles, byte order) with exactly
+ * `top_categories` (`{}`: none): the number of articles in any scope is a sum over these rows.
+ */
+export const articleReach = pgTable(
+  'article_reach',
+  {
+    markets: text('markets').array().notNull(),
+    /** The countries of `markets` (`market_countries()`). */
+    countries: text('countries').array().notNull(),
+    topCategories: text('top_categories').array().notNull(),
+    articles: integer('articles').notNull(),
+  },
+  (t) => [primaryKey({ name: 'article_reach_pk', columns: [t.markets, t.topCategories] })],
+);
+
 export const entities = pgTable(
   'entities',
   {

@@ -6,8 +6,15 @@ import { date, doublePrecision, index, integer, pgTable, primaryKey, text, times
 export const ENTITY_ALL = '*';
 
 /**
- * Each entity's highest-scoring occurrence among the articles seen in one market (`country`), and
- * over all articles (`country = '*'`): the list entry of GET /v1/entities.
+ * Market code of the entity_best (and entity_category_best) rows over the articles seen in some market:
+ * what a key whose countries hold every market with data sees (drizzle/0014_plan_reads.sql).
+ */
+export const ENTITY_SEEN = '+';
+
+/**
+ * Each entity's highest-scoring occurrence among the articles seen in one market (`country`), among
+ * the articles seen in any market (`country = '+'`), and over all articles (`country = '*'`): the
+ * list entry of GET /v1/entities.
  */
 export const entityBest = pgTable(
   'entity_best',
@@ -23,6 +30,29 @@ export const entityBest = pgTable(
     primaryKey({ columns: [t.entityId, t.country] }),
     index('entity_best_country_score_idx').on(t.country, sql`${t.unifiedScore} DESC`, t.entityId),
     index('entity_best_url_idx').on(t.urlId),
+  ],
+);
+
+/**
+ * entity_best per top-level category of the articles (drizzle/0014_plan_reads.sql): a category-limited
+ * plan's best occurrence is the best of its categories' rows.
+ */
+export const entityCategoryBest = pgTable(
+  'entity_category_best',
+  {
+    entityId: uuid('entity_id').notNull(),
+    country: text('country').notNull(),
+    /** A top level, e.g. `/Sports`. */
+    category: text('category').notNull(),
+    urlId: uuid('url_id').notNull(),
+    unifiedScore: doublePrecision('unified_score').notNull(),
+    embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),
+    source: text('source').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'entity_category_best_pk', columns: [t.entityId, t.country, t.category] }),
+    index('entity_category_best_scope_idx').on(t.country, t.category, sql`${t.unifiedScore} DESC`, t.entityId),
+    index('entity_category_best_url_idx').on(t.urlId),
   ],
 );
 

@@ -3,6 +3,7 @@
 // watermark moves when ingest completes an hour (not while the hour is under way, never back for late
 // lines); answers kept from an earlier request say how long ago with `Age`.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { forgetCachedKeys } from '../../shared/auth/keys';
 import { forgetIsolateCaches } from '../../shared/cache/memory';
 import { ingest } from '../../shared/ingest/index';
 import { completedHour } from '../../shared/ingest/write-watermark';
@@ -122,6 +123,9 @@ describe('the watermark moves when ingest completes an hour', () => {
 describe('while the watermark cannot be read', () => {
   it('an answer built from a kept value reports the watermark the value was computed with', async () => {
     const path = '/v1/entities/trending?region=us&period=7d&limit=3';
+    // The key read afresh here: an isolate keeps it 30 s of wall time (shared/auth/keys.ts), which on a
+    // loaded machine could otherwise run out before the request below, whose key lookup would then fail.
+    forgetCachedKeys();
     const computed = await fresh(path);
     expect(computed.body.data_as_of).toBe(computed.headers.get('Data-As-Of'));
     // A fresh isolate (no watermark held) with PostgreSQL unreachable: the key is still held, the value is in Redis.

@@ -67,7 +67,7 @@ export async function refreshReach(ctx: BatchContext): Promise<void> {
   if (urls.size === 0) return;
   const touched = [...urls].map((url_id) => ({ url_id, old_tops: ctx.topsBefore.get(url_id) ?? null, added: ctx.newMarkets.get(url_id) ?? [] }));
   const { rows } = await ctx.db.query<{ inserted: boolean; articles: number }>(APPLY_REACH, [JSON.stringify(touched)]);
-  // A combination no article has any more is removed, so that the table equals a rebuild.
+  // A combination that no article still has is removed, so that the table equals a rebuild.
   const emptied = rows.some((r) => r.articles === 0)
     ? (await ctx.db.query('DELETE FROM article_reach WHERE articles = 0 RETURNING 1')).rows.length
     : 0;

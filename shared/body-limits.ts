@@ -1,4 +1,4 @@
-// Request bodies are bounded before anything reads them (issue 19): before the input hygiene parses
+// Request bodies are bounded before anything reads them (docs/SECURITY.md "Bodies"): before the input hygiene parses
 // JSON and before authentication, so an anonymous 50 MB POST costs at most its route's limit in
 // memory. A declared Content-Length over the limit is refused unread; a streamed body is counted and
 // refused once it passes the limit (hono's bodyLimit buffers at most `maxSize` bytes).

@@ -1,4 +1,4 @@
-// Category paths are a hierarchy (DESIGN.md product decisions, issue 9): a path matches itself and
+// Category paths are a hierarchy (docs/DECISIONS.md "Category paths are a hierarchy"): a path matches itself and
 // every descendant, by whole path segment and case-sensitively, so `/Sports` matches `/Sports` and
 // `/Sports/Soccer` but neither `/Sportswear` nor `/sports`. This module is that one rule, for
 // TypeScript and for SQL; feed filters, tracking category lists (through url_dimensions) and

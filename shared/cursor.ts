@@ -1,4 +1,4 @@
-// Opaque, versioned, HMAC-signed page cursors (DESIGN.md product decisions: cursors). A cursor is
+// Opaque, versioned, HMAC-signed page cursors (docs/DECISIONS.md "Cursors"). A cursor is
 // `base64url(JSON payload).base64url(HMAC-SHA256(secret, payload))`; the payload binds it to the
 // caller (project or key), the route and its parameters, and carries the keyset position. Anything
 // altered, issued for another query or key, of another version, or expired answers 400.

@@ -26,7 +26,7 @@ export function parseIsoUtc(value: string): Date | null {
 }
 
 /**
- * How far past now a `date_from`/`date_to` may lie (issue 19): one day, so a day-grain window that
+ * How far past now a `date_from`/`date_to` may lie (docs/SECURITY.md "Windows bounded to now"): one day, so a day-grain window that
  * includes today can end at the next midnight UTC (its exclusive end) whatever the caller's clock skew.
  * Later is 422 at validation, never a window a query or a queued job could fail on (`9999-12-31`
  * overflowed time zone arithmetic in PostgreSQL and left the caller at 503 `computing`).

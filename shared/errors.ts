@@ -1,4 +1,4 @@
-// The spec's three error shapes ("Errors"): a string, {code, message}, or a validation array.
+// The API's three error shapes (README "Errors"): a string, {code, message}, or a validation array.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -30,7 +30,7 @@ export class ApiError extends Error {
 }
 
 /**
- * Every `{code, message}` error the API answers, with its status: the spec's "Errors" tables, plus
+ * Every `{code, message}` error the API answers, with its status: the codes the specification defines, plus
  * the codes this API adds (`rate_limited`, `quota_exceeded`, `query_timeout`,
  * `dependency_unavailable`). A code is named here once; `coded` takes its status from here.
  */

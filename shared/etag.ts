@@ -1,9 +1,10 @@
-// Strong ETags and free revalidation for every keyed GET (DESIGN.md: revalidation is free of quota).
+// Strong ETags and free revalidation for every keyed GET (docs/DECISIONS.md "Revalidation is free of quota").
 // Runs inside the limits middleware: a matching If-None-Match still counts toward the per-minute
 // limit (the limiter ran before), and the limits middleware gives the monthly quota request back
 // for a free 304 (isFreeRevalidation).
 //
-// Only a revalidation of a representation this key was actually sent is free (issue 19): the tag a
+// Only a revalidation of a representation this key was actually sent is free, or a tag learnt elsewhere
+// would be a free read (docs/SECURITY.md "Quota and revalidation"): the tag a
 // key is sent is bound to it, SHA-256(key id, content tag), so a tag that matches was sent to this
 // key (or computed by someone who holds the exact bytes the key was served). `If-None-Match: *`
 // still answers 304 when a representation exists (RFC 9110 13.1.2), but spends quota like a 200.

@@ -1,4 +1,4 @@
-// CSV and NDJSON exports of list-shaped reads (issue 21, docs/EXPORTS.md). A route opts in with
+// CSV and NDJSON exports of list-shaped reads (docs/EXPORTS.md). A route opts in with
 // `exportable(route, member)`: its document gains the `format` parameter and the two content types, and
 // the exports() middleware turns its JSON page into one row (CSV) or one line (NDJSON) per element of
 // `member`. The page is the JSON page: same parameters, same caches, same quota, same cursors.

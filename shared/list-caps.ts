@@ -1,4 +1,4 @@
-// Caps on list-valued query parameters (issue 19): every item becomes a predicate, so an uncapped list
+// Caps on list-valued query parameters (docs/SECURITY.md "Caps on query shapes"): every item becomes a predicate, so an uncapped list
 // turns one request into seconds of database time. Each cap is named in its 422 and in the document.
 import { invalid } from './errors';
 

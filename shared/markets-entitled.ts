@@ -1,4 +1,4 @@
-// One `market_not_entitled` rule for every market-scoped route (spec "Authentication" 5): a key whose
+// One `market_not_entitled` rule for every market-scoped route (README "Authentication and scope"): a key whose
 // markets resolve to nothing (its project has none, or the key's own list shares none with it) is
 // refused with 403 `market_not_entitled` before anything is read, whatever `country`/`region` says,
 // rather than answering empty lists on some routes and 403 on others.

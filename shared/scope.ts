@@ -1,4 +1,4 @@
-// Market scope (spec "Authentication" 5): which countries a request may read.
+// Market scope (README "Authentication and scope"): which countries a request may read.
 import type { AuthContext } from './auth/types';
 import type { Db } from './db/client';
 import { queryRows } from './db/raw';

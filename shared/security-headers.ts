@@ -1,4 +1,4 @@
-// Security headers on every answer (issue 19): no MIME sniffing, no referrer leaking ids in URLs,
+// Security headers on every answer (docs/SECURITY.md "Headers and errors"): no MIME sniffing, no referrer leaking ids in URLs,
 // and a Content-Security-Policy per kind of answer. JSON and scripts need nothing, so they get
 // `default-src 'none'`; the two HTML pages get only what they load: /docs (Scalar: its bundle from
 // this deployment's assets, an inline boot script and inline styles, /openapi.json fetched from

@@ -1,5 +1,5 @@
-// The window of a metrics, roll-up or analytics request (spec "Scope object"): markets, language,
-// the window and the previous window of the same shape right before it. Shared by tracking and articles.
+// The window of a metrics, roll-up or analytics request (the answer's `scope`; docs/TRACKING.md "Windows and scope"):
+// markets, language, the window and the previous window of the same shape right before it. Shared by tracking and articles.
 import { z } from '@hono/zod-openapi';
 import type { AuthContext } from './auth/types';
 import { isoQueryParam } from './dates';

@@ -10,8 +10,9 @@ export type Countries = string[] | null;
  * Each entity's best visible occurrence (entity_best, kept at ingest). Several rows: the best of
  * them, by the order ingest uses (score, similarity, url_id). `$1` is the country list.
  * A category-limited plan (`planned`, its top levels in `$5`) sees only occurrences on articles of its
- * categories (issue 19): entity_category_best keeps the best per top level, and a plan's best is the
- * best of its top levels' rows (a max over a union is the max of the parts' maxima).
+ * categories (docs/ENTITIES.md "Category-limited plans"): entity_category_best keeps the best per top
+ * level, and a plan's best is the best of its top levels' rows (a max over a union is the max of the
+ * parts' maxima).
  */
 interface Source {
   table: string;

@@ -1,4 +1,4 @@
-// Entity resources (spec "Entity") and the entities area's parameters.
+// Entity resources and the entities area's parameters (docs/ENTITIES.md).
 import { z } from '@hono/zod-openapi';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
 import { DEMO } from '../../shared/demo-ids';

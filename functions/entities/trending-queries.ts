@@ -103,7 +103,7 @@ export function rankTrending(db: Db, r: TrendingRequest) {
 }
 
 /**
- * The same ranking for a category-limited plan (issue 19): only mentions on articles of its
+ * The same ranking for a category-limited plan (docs/ENTITIES.md "Category-limited plans"): only mentions on articles of its
  * categories count, and `top_article` is one of them. The roll-ups keep no category, so this reads the
  * region's profiles first seen in the window (the same definitions as entity_hours: a mention per
  * profile; with `lang` every mention is an article, else an article counts at its first profile in the

@@ -1,4 +1,4 @@
-// Short-lived response cache of feed answers (issue 9), through the shared single-flight aggregates:
+// Short-lived response cache of feed answers (docs/FEED.md "Caching"), through the shared single-flight aggregates:
 // keyed by the caller's effective scope (markets, plan categories, history) and every parameter, for
 // FEED_CACHE_SECONDS, so concurrent identical misses compute once; a hit is sent as stored (body,
 // ETag, Link). Answers with markdown are never cached (large, and the spec says markdown disables caching).

@@ -41,7 +41,7 @@ export function register(app: App) {
     const rows = await loadUrlProfiles(db, url_id, feedMarkets(auth, 'all'), auth.categories, {
       end, dayStart: new Date(today - 29 * DAY), markdown: include_markdown,
     });
-    // Invisible answers exactly like unknown (DESIGN.md: visibility is uniform).
+    // Invisible answers exactly like unknown (docs/DECISIONS.md "Visibility is uniform").
     if (rows.length === 0) throw notFound(`URL ${url_id} not found`);
     const now = clock.now();
     return c.json(rows.map((r) => toFeedItem(r, config.APP_URL, now)), 200);

@@ -1,4 +1,4 @@
-// Geo resources (spec "Geo resources").
+// Geo resources: regions (countries, by alpha-2 code) with their population figures and cities, and languages.
 import { z } from '@hono/zod-openapi';
 import { queryBool } from '../../shared/schemas/common';
 

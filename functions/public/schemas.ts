@@ -1,5 +1,5 @@
-// Public profile check schemas: the spec's "Public profile check result" and the bulk and query
-// shapes designed for issue 12. Every field is public data; nothing project- or key-related.
+// Public profile check schemas: the single check's result as the spec shapes it, and the bulk and query
+// shapes this API adds (docs/PUBLIC.md "Results"). Every field is public data; nothing project- or key-related.
 import { z } from '@hono/zod-openapi';
 
 export const BULK_MAX = 100;

@@ -1,4 +1,4 @@
-// Response schemas of /metrics and /rollup (spec "Metrics response envelope", "Roll-up response").
+// Response schemas of /metrics and /rollup (docs/TRACKING.md "Metrics rows", "Roll-up blocks").
 import { z } from '@hono/zod-openapi';
 
 const ts = z.string().openapi({ example: '2026-11-20T00:00:00+00:00' });

@@ -1,4 +1,5 @@
-// Resolves list items to the roll-ups' dimension keys (spec "Kinds and item keys"), in the database:
+// Resolves list items to the roll-ups' dimension keys, per kind (what an item resolved to is its row's
+// `resolved_id`: docs/TRACKING.md "Metrics rows"), in the database:
 // a page of items with what each resolves to is one statement, and the reads of a metrics page or a
 // roll-up name the same page's keys in SQL (`pageKeys`), so they need not wait for it.
 import type { Db } from '../../shared/db/client';

@@ -1,4 +1,4 @@
-// Response schema of /matches (spec "Mention matches response").
+// Response schema of /matches: a mention list's matched publications (docs/TRACKING.md "Matching (mention lists)").
 import { z } from '@hono/zod-openapi';
 
 const ts = z.string().openapi({ example: '2026-11-20T08:00:00+00:00' });

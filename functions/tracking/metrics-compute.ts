@@ -1,4 +1,4 @@
-// Builds the metrics body (spec "Metrics response envelope") for one page of a list's items.
+// Builds the metrics body (scope, summary and rows; docs/TRACKING.md "Metrics rows") for one page of a list's items.
 // Pure in (db, inputs): the request path and the queue consumer both call it.
 import type { Db } from '../../shared/db/client';
 import { cabinetUrl, iso, round } from '../../shared/format';

@@ -1,4 +1,5 @@
-// Which project a tracking-list request reads (spec "Authentication" 4).
+// Which project a tracking-list request reads: lists belong to a project, so a key reads its own project's
+// and only an internal key (bound to none) may name one.
 import type { AuthContext } from '../../shared/auth/types';
 import { ApiError, coded, forbidden } from '../../shared/errors';
 

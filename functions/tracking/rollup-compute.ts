@@ -1,4 +1,4 @@
-// Builds the roll-up body (spec "Roll-up response"): whole-list top-N blocks. Impressions of the
+// Builds the roll-up body (docs/TRACKING.md "Roll-up blocks"): whole-list top-N blocks. Impressions of the
 // list's active publications grouped by another dimension exist in no roll-up, so this sums the hours
 // of those publications only (bounded by the list's 500 items); big ones go through the queue.
 import type { Db } from '../../shared/db/client';

@@ -1,4 +1,5 @@
-// Tracking-list resources (spec "Tracking list", "Kinds and item keys").
+// Tracking-list resources: a list of one kind (entity, category, publisher, trend, mention), its items and
+// their keys (docs/TRACKING.md).
 import { z } from '@hono/zod-openapi';
 import { LIST_KINDS, MATCH_TYPES } from '../../shared/db/values';
 import { limitParam, offsetParam } from '../../shared/schemas/common';

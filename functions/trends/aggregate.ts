@@ -29,8 +29,8 @@ async function compute({ db, config, now }: AggregateServices, request: TrendRol
 export const trendRollupAggregate: AggregateKind<TrendRollupRequest, true> = {
   name: 'trends.rollup',
   compute,
-  // Everything that scopes the answer: the question, the project (issue 19: never shared across
-  // projects), the markets, the history and the plan's categories.
+  // Everything that scopes the answer: the question, the project (two projects of the same scope never
+  // share an entry: docs/SECURITY.md "Tenants"), the markets, the history and the plan's categories.
   identity: ({ auth, ...rest }) => [rest, auth.projectId, auth.allowedCountries, auth.historyDays, auth.categories],
 };
 

@@ -1,4 +1,4 @@
-// Trend resources (spec "Trend", "Trend article", edges, hierarchy node) and the area's parameters.
+// Trend resources (trend, trend article, genealogy edge, hierarchy node; docs/TRENDS.md) and the area's parameters.
 import { z } from '@hono/zod-openapi';
 import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../../shared/db/values';
 import { limitParam, offsetParam } from '../../shared/schemas/common';

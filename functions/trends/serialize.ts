@@ -15,7 +15,7 @@ export function toTrend(row: TrendRow, appUrl: string) {
     ...labelsOf(row),
     state: row.state,
     structural_type: row.structural_type,
-    // The spec's "unclassified when absent", the value the list's `semantic_type` filter takes for it.
+    // Never null: an untyped trend is `unclassified`, the value the list's `semantic_type` filter takes for it.
     semantic_type: row.semantic_type ?? ('unclassified' as const),
     semantic_type_confidence: Number(row.semantic_type_confidence),
     article_count: Number(row.article_count),

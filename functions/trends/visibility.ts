@@ -1,5 +1,6 @@
-// What a key may see of the trends area, as SQL conditions every query takes (DESIGN "Visibility
-// is uniform"): trends by region, articles by market and by the plan's categories.
+// What a key may see of the trends area, as SQL conditions every query takes, so what it may not see
+// answers like an unknown id and counts nowhere (docs/DECISIONS.md "Visibility is uniform"): trends by
+// region, articles by market and by the plan's categories (docs/TRENDS.md "Region gate and what a key sees").
 import type { AuthContext } from '../../shared/auth/types';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 

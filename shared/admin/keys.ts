@@ -1,4 +1,4 @@
-// API keys: at most 10 live keys per project (spec "Authentication" 6); shown once, stored hashed.
+// API keys: at most 10 live keys per project (README "Admin CLI"); shown once, stored hashed.
 import { and, count, desc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { generateKey, sha256Hex } from '../auth/keys';

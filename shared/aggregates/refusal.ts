@@ -1,4 +1,4 @@
-// Queued aggregates that fail for a reason no retry fixes (issue 19): the job stores the refusal under
+// Queued aggregates that fail for a reason no retry fixes (docs/SECURITY.md "Jobs"): the job stores the refusal under
 // the aggregate's cache key, so the caller gets that 4xx instead of 503 `computing` until the lock expires.
 import type { CachedResponse } from '../cache/response';
 import { ApiError, type Detail } from '../errors';

@@ -24,7 +24,7 @@ function callerOf(c: Context<Env>): Caller {
 
 /**
  * Records the outcome for the request's log line; the `X-Aggregate-Cache` header goes to internal keys
- * (no project) only: to anyone else it would tell whether another tenant asked the same question (issue 19).
+ * (no project) only: to anyone else it would tell whether another tenant asked the same question (docs/SECURITY.md "Tenants").
  * A private deployment (the benchmarks) may send it to every key (CACHE_OUTCOME_HEADER=all).
  */
 function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {

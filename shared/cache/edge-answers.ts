@@ -1,4 +1,4 @@
-// Warm answers at the edge (issue 18, docs/PERFORMANCE.md "Cache lifetimes"): the keyed reads that no
+// Warm answers at the edge (docs/PERFORMANCE.md "Cache lifetimes"): the keyed reads that no
 // other cache keeps (trends, themes and topics, entities, articles, one URL's profiles, tracking
 // lists, category analytics) are kept, as answered, in this isolate's memory for
 // ISOLATE_CACHE_SECONDS, so the same question again costs no round trip to the data region. Keyed by

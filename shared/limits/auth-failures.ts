@@ -1,4 +1,4 @@
-// Per-client-IP throttling of 401s (issue 19): random keys each cost a key lookup, and their
+// Per-client-IP throttling of 401s (docs/SECURITY.md "Keys"): random keys each cost a key lookup, and their
 // negative cache entries could push valid keys out. After AUTH_FAILURES_PER_MINUTE 401s in a minute
 // from one address, its requests answer 429 + Retry-After before any key lookup. The count is a
 // sliding window of @upstash/ratelimit in Redis (the per-IP limiter's pattern, shared/limits/ip.ts),

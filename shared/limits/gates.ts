@@ -1,4 +1,4 @@
-// Plan gates that depend on what a request asks for (spec "Errors", plan gates). Areas call these
+// Plan gates that depend on what a request asks for (README "Plans and limits"). Areas call these
 // before reading data; none of them is a rate limit, so none invites a retry.
 import type { AuthContext } from '../auth/types';
 import { coded } from '../errors';

@@ -1,4 +1,4 @@
-// Monthly request quota per project (spec "Limits"), shared by the REST API and MCP.
+// Monthly request quota per project (README "Plans and limits"), shared by the REST API and MCP.
 import type { Addons, Plan } from '../db/schema';
 import { PLAN_RULES } from '../plans';
 

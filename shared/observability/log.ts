@@ -1,4 +1,4 @@
-// Structured logs (issue 21): one JSON object per line on the console, which Workers Logs
+// Structured logs (README "Operating"): one JSON object per line on the console, which Workers Logs
 // (wrangler.toml [observability]) indexes field by field. Levels filter by LOG_LEVEL (default info).
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';

@@ -1,4 +1,4 @@
-// X-Request-Id (issue 21): the caller's own id when it is a safe token, otherwise a new one.
+// X-Request-Id (README "Operating"): the caller's own id when it is a safe token, otherwise a new one.
 
 /** Letters, digits and `-_.:`, 8-128 characters: safe to echo into headers and log lines. */
 const SAFE = /^[A-Za-z0-9._:-]{8,128}$/;

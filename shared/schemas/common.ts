@@ -75,7 +75,7 @@ export function limitParam(max: number, fallback: number) {
     .openapi({ description: `Page size, 1-${max}.`, example: fallback, type: 'integer' });
 }
 
-/** Deepest offset: deeper pages walk ever more index rows and skip the cache (issue 19). */
+/** Deepest offset: deeper pages walk ever more index rows and skip the cache (docs/SECURITY.md "Caps on query shapes"). */
 export const MAX_OFFSET = 10_000;
 
 export const offsetParam = z.coerce

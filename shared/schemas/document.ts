@@ -1,4 +1,4 @@
-// The OpenAPI document as a contract (issue 20): what every operation answers beyond its own route
+// The OpenAPI document as a contract (docs/CONTRACT.md "How the document is built"): what every operation answers beyond its own route
 // contract. The shared middleware (auth, limits, ETag, the public edge) adds statuses and headers to
 // every route of an area; they are declared here, once, by rule, so no route can forget one.
 // Adding a header to every operation it applies to is one line in HEADERS.

@@ -1,4 +1,4 @@
-// The spec's "Feed item (per-URL profile; v2)": one URL in one market (country + language).
+// The feed item, a per-URL profile: one URL in one market, country and language (docs/FEED.md "Items").
 import { z } from '@hono/zod-openapi';
 
 const ts = (description: string) => z.string().openapi({ description, example: '2026-03-01T09:00:00+00:00', format: 'date-time' });

@@ -1,4 +1,4 @@
-// Stale beats down (issue 21, DESIGN.md): each keyed GET answered 200 leaves its last good copy in
+// Stale beats down (docs/DECISIONS.md "Stale beats down"): each keyed GET answered 200 leaves its last good copy in
 // isolate memory and in the location's Workers Cache API (`caches.default`, shared by the isolates of
 // a location and kept when an isolate is recycled); while PostgreSQL is unreachable, the same key
 // asking the same thing (path, query, Accept) gets that copy with `Cache-Status: ...; fwd=stale`,

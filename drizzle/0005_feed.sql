@@ -1,4 +1,4 @@
--- Feed (issue 9): per-profile window totals relative to the hour the table is current for
+-- Feed: per-profile window totals relative to the hour the table is current for
 -- (feed_windows_state.as_of), so that every sort of /v2/feed reads one index (docs/DATA.md "Feed windows").
 CREATE TABLE "profile_windows" (
 	"url_id" uuid NOT NULL,

@@ -1,4 +1,4 @@
--- Feed cursor snapshots (issue 9, item 6; docs/DATA.md "Feed snapshots"): cursor pages read every
+-- Feed cursor snapshots (docs/DATA.md "Feed snapshots"): cursor pages read every
 -- sort value as of the version their iteration began at. profile_windows carries every sort value
 -- (the time sorts copied from url_profiles) and the version it was written at; the versions it
 -- replaces go to profile_windows_history with the version that replaced them, kept 24 h (cursor

@@ -1,4 +1,4 @@
--- Plan reads (issue 22, docs/DATA.md "Plan categories and reach"): what category-limited plans and
+-- Plan reads (docs/DATA.md "Plan categories and article reach"): what category-limited plans and
 -- the articles list read instead of checking every row. All three tables are kept exact at ingest
 -- (shared/ingest/plan-reads.ts, entity-rollups.ts) and rebuilt by `npm run rollups:rebuild`; this
 -- migration fills them for a database loaded before it.

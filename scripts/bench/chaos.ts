@@ -3,7 +3,7 @@
 // at a steady rate over lists, metrics, feed, trends, entities, articles and geo, while PostgreSQL is
 // killed for a tenth of the run, then Redis, then both. Per phase: reads, answered (200/304), stale
 // copies, 503s, other statuses, and wrong answers (a 200 whose body no healthy phase ever gave for
-// that URL). The healthy phases are the baseline of the same run. Goal (issue 21): >= 95% of reads
+// that URL). The healthy phases are the baseline of the same run. Goal (docs/BENCHMARKS.md "Chaos"): >= 95% of reads
 // answered while PostgreSQL is down, none wrong, no unexpected status.
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -25,7 +25,7 @@ function option(argv: string[], name: string, fallback: number): number {
   return i >= 0 ? Number(argv[i + 1]) : fallback;
 }
 
-/** The reads: one path per route shape the issue names, several parameter mixes each. */
+/** The reads: one path per keyed route shape (lists, metrics, feed, trends, entities, articles, geo), several parameter mixes each. */
 async function readPaths(stack: ThrowawayStack, key: string): Promise<string[]> {
   const lists = (await (await fetch(`${stack.base}/v1/tracking/lists`, { headers: { 'X-API-Key': key } })).json()) as { lists: { id: string; kind: string }[] };
   const byKind = (kind: string) => lists.lists.find((l) => l.kind === kind)!.id;

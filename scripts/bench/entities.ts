@@ -4,7 +4,7 @@
 // both on one direct connection to the bench set (`bench_rollups`; a database loaded before
 // 0010_trending_tops gets the tops tables backfilled by rollups-load.ts `upgrade`), so the times are database time
 // plus a local round trip. The first pair of each case is compared for equality; then `--runs`
-// pairs alternate sides. Targets (issue 11): trending >= 20x the raw aggregate and p50 <= 30 ms;
+// pairs alternate sides. Targets (docs/BENCHMARKS.md "Entities"): trending >= 20x the raw aggregate and p50 <= 30 ms;
 // `search` >= 10x an ILIKE scan.
 import type pg from 'pg';
 import type { Db } from '../../shared/db/client';

@@ -86,7 +86,7 @@ export async function run(argv: string[]): Promise<void> {
       cost.set(entry.name, { sql: (after.sql - before.sql) / n, redis: (after.redis - before.redis) / n, ms: median(times) });
     }
 
-    // The thundering herd of issue 13: 100 concurrent identical cold requests for the demo's large
+    // The thundering herd (README "Single flight for aggregates"): 100 concurrent identical cold requests for the demo's large
     // entity list (limit 200, 6-day custom window, hour grain), next to one such request alone.
     const large = lists.find((l) => l.kind === 'entity' && (l as any).name === 'Everything (large)')?.id ?? lists.find((l) => l.kind === 'entity')!.id;
     const herdPath = (day: number) => `/v1/tracking/lists/${large}/metrics?limit=200&grain=hour&period=custom`

@@ -8,8 +8,8 @@
 //   warm  the same request again on the cached Worker; then 10 concurrent callers for --warm x 10
 //         requests: warm requests per second.
 // Database time is the time during which at least one SQL request of the request was in flight at
-// the gateway (its spans, `GET /stats?spans=1`); end to end is the caller's wall time. Goal (issue
-// 22): cold p50 <= 50 ms of database time and <= 150 ms end to end; aggregates that the default
+// the gateway (its spans, `GET /stats?spans=1`); end to end is the caller's wall time. Goal
+// (docs/BENCHMARKS.md "Routes"): cold p50 <= 50 ms of database time and <= 150 ms end to end; aggregates that the default
 // budget queues are marked (their compute time is what the cold figures show).
 import { createKey } from '../../shared/admin/keys';
 import { createList } from '../../shared/admin/lists';

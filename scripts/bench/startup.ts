@@ -6,7 +6,7 @@
 // interleaved, median per Worker. Then each is started in workerd (Miniflare), with its
 // environment's compatibility flags, and its first request timed: keyless (401 after the key check),
 // and keyed (the demo `full` key, a cheap route, against the demo data behind a local gateway).
-// A cold request = startup + first request; its ratio to the minimal Worker's is the goal (issue 18).
+// A cold request = startup + first request; its ratio to the minimal Worker's is the goal (docs/DECISIONS.md "Cold requests").
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// The generated contract suite (issue 20): Portman turns the served /openapi.json into a Postman
+// The generated contract suite (docs/CONTRACT.md): Portman turns the served /openapi.json into a Postman
 // collection with contract tests for every operation (2xx, content type, JSON body, response
 // schema, required headers), built from the document's own examples with no per-route overrides;
 // Newman runs it against a running API. Both are the npm packages, run offline.

@@ -17,8 +17,9 @@ export type WorkerName = (typeof WORKERS)[number];
  * Gzip budgets in KiB (docs/PERFORMANCE.md explains the floor: @hono/zod-openapi, the Neon driver,
  * drizzle and Upstash alone are ~168 KiB gzip). A bundle over its budget fails the build and the test.
  */
-// 215 since issue 21 (freshness, exports, edge answers in every area's chain) and issue 19's remaining checks
-// (bounded windows, stored refusals, 401 throttling): tracking, the largest, about 210.
+// 215 since freshness, exports and the edge answers joined every area's chain, and the security checks
+// (bounded windows, stored refusals, 401 throttling) with them: tracking, the largest, about 210
+// (docs/PERFORMANCE.md "Budgets").
 const AREA_BUDGET_KIB = 215;
 export const BUDGET_KIB: Record<WorkerName, number> = {
   tracking: AREA_BUDGET_KIB, feed: AREA_BUDGET_KIB, public: AREA_BUDGET_KIB, geo: AREA_BUDGET_KIB, trends: AREA_BUDGET_KIB,

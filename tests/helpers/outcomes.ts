@@ -1,5 +1,5 @@
 // The aggregate cache's outcome of requests, read from their log lines (the `cache` field): the
-// X-Aggregate-Cache header goes to internal keys only (issue 19), so project-key tests read the log.
+// X-Aggregate-Cache header goes to internal keys only (docs/SECURITY.md "Tenants"), so project-key tests read the log.
 import { vi } from 'vitest';
 import type { CallOptions, Reply, World } from './world';
 

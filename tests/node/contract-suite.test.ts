@@ -1,4 +1,4 @@
-// The document as a contract (issue 20), in `npm test`, against the bundled all-in-one Worker on a
+// The document as a contract, in `npm test` (docs/CONTRACT.md "What `npm test` checks"), against the bundled all-in-one Worker on a
 // copy of the demo database (real PostgreSQL and Redis), as the fuzz suite runs:
 // - Redocly (`recommended`) and Spectral (`spectral:oas`) find nothing in the served document;
 // - the contract suite Portman generates from it (the document's own examples, no per-route

@@ -1,4 +1,4 @@
-// The OpenAPI fuzz suite (issue 13) in `npm test`: a fixed seed and a few thousand generated
+// The OpenAPI fuzz suite (README "Hostile input", docs/BENCHMARKS.md "Fuzz") in `npm test`: a fixed seed and a few thousand generated
 // requests, valid and hostile, over every operation of the served /openapi.json, against the
 // bundled all-in-one Worker in workerd on a copy of the demo database (real PostgreSQL and Redis).
 // Every response: no 5xx but 503 + Retry-After, no stack trace, documented status, `detail` on

@@ -1,4 +1,4 @@
-// Restart survival (issue 13): `npm start` on a throwaway PostgreSQL 15 cluster (initdb in a temp
+// Restart survival (README "When PostgreSQL or Redis restarts"): `npm start` on a throwaway PostgreSQL 15 cluster (initdb in a temp
 // dir, its own port) and a throwaway redis-server. Restarting PostgreSQL (`pg_ctl -m immediate
 // stop`, then start) and then Redis under the running stack: during the outage keyed requests
 // answer 503 + Retry-After, npm start stays up, and within 5 s of the dependency being back

@@ -1,4 +1,6 @@
-// The source tree's shape (issue 23): no import cycle anywhere in the code, its scripts and its tests.
+// The source tree's shape: no import cycle anywhere in the code, its scripts and its tests. With a cycle,
+// what a module sees while it loads depends on which module was imported first, and route modules load on
+// first use in any order (docs/PERFORMANCE.md "Routes load on first use").
 import madge from 'madge';
 import { expect, it } from 'vitest';
 

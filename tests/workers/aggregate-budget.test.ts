@@ -1,6 +1,7 @@
-// Issue 19, finding 4: one project cannot fill the cron's warm queue for everyone (a per-project cap on
-// recently asked aggregates), and an aggregate estimated over the inline budget is queued (503
-// `computing`), never computed inside the request: written as the attacks and their refusals.
+// One project cannot fill the cron's warm queue for everyone (a per-project cap on recently asked
+// aggregates), and an aggregate estimated over the inline budget is queued (503 `computing`), never
+// computed inside the request: written as the attacks and their refusals
+// (docs/SECURITY.md "The warm queue per project", "Cost-based queueing").
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';

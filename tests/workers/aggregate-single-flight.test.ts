@@ -1,4 +1,4 @@
-// Single flight for cached aggregates (issue 13): concurrent identical cold requests compute once
+// Single flight for cached aggregates (README "Single flight for aggregates"): concurrent identical cold requests compute once
 // (inline and queued), followers get the leader's result or 503 `computing` + Retry-After, a
 // crashed leader blocks nobody past the lock TTL, and a failed leader hands over to a follower.
 import { env } from 'cloudflare:test';

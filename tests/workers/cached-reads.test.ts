@@ -1,4 +1,4 @@
-// Cached reads (issue 14): a warm geo read makes no SQL query (counted by a gateway no other file
+// Cached reads (README "Caching"): a warm geo read makes no SQL query (counted by a gateway no other file
 // queries through), a cached aggregate's hit is byte-identical to its miss (body, ETag, headers),
 // the isolate caches never serve another project's or another scope's answer, entries expire, and
 // If-None-Match still answers 304 on a hit.
@@ -125,7 +125,7 @@ describe('cached aggregates (tracking metrics)', () => {
     const miss = await callWithOutcome(world, path(), { key: tenant.key });
     expect(miss.status, show(miss)).toBe(200);
     expect(miss.outcome).toBe('miss');
-    // The header tells only internal keys whether someone asked a moment ago (issue 19).
+    // The header tells only internal keys whether someone asked a moment ago (docs/SECURITY.md "Tenants").
     expect(miss.headers.get('x-aggregate-cache')).toBeNull();
     expect(miss.headers.get('etag')).toBe(await keyedTag(tenant.keyId, miss.text));
     const memory = await callWithOutcome(world, path(), { key: tenant.key });

@@ -1,5 +1,5 @@
-// Issue 20 "Data defects": one test per defect, on data loaded through the product's ingest path
-// (the oracle data set), numbers against naive references where they are numbers.
+// Defects once found in the API's numbers and fields, one test each (numbered as found), on data loaded
+// through the product's ingest path (the oracle data set), numbers against naive references where they are numbers.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forecastTrend, MAX_RATE, PHI } from '../../functions/tracking/forecast';
 import { scanMentionList } from '../../functions/tracking/scan';

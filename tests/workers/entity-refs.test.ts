@@ -1,5 +1,6 @@
-// Issue 19, finding 1: entity refs of the feed and articles filters are resolved to ids once per
-// statement (an uncorrelated subquery), never matched per row by `kg_id = ref OR normalized_name = ...`.
+// Entity refs of the feed and articles filters are resolved to ids once per statement (an uncorrelated
+// subquery), never matched per row by `kg_id = ref OR normalized_name = ...`
+// (docs/SECURITY.md "Entity refs resolved once per statement").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../shared/db/client';
 import { countProfiles, readPage, type FeedFilter, type PageRequest } from '../../functions/feed/queries';

@@ -1,4 +1,4 @@
-// CSV and NDJSON exports (issue 21, docs/EXPORTS.md): every list-shaped read answers them by `format`
+// CSV and NDJSON exports (docs/EXPORTS.md): every list-shaped read answers them by `format`
 // (wins) or `Accept`; CSV parsed back by a well-kept parser (csv-parse) equals the JSON page, titles
 // with commas, quotes and newlines included; NDJSON is the items, one per line; cursors, Link, ETags,
 // 304s, Data-As-Of and the quota behave as in JSON.

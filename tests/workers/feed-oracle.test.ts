@@ -111,7 +111,7 @@ describe('feed items equal the raw-observation reference', () => {
             expect(p, item.url_id).toBeDefined();
             expect(item.impressions, `${p.key} at ${new Date(now).toISOString()}`).toEqual(expectedImpressions(p, end));
             expect(Date.parse(item.first_seen)).toBe(p.first);
-            // The end of the last active hour, but never after the answer's minute (issue 20, item 4).
+            // The end of the last active hour, but never after the answer's minute: nothing is seen in the future.
             const last = Math.min(p.last, Math.floor(now / 60_000) * 60_000);
             expect(Date.parse(item.last_seen)).toBe(last);
             const life = Math.max(0, last - p.first) / 1000; // a profile first seen after now (impossible live) lives 0

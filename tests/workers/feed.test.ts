@@ -148,7 +148,7 @@ describe('GET /v2/feed (happy)', () => {
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
     const again = await feed('?limit=3&sort_by=last_seen&lang=en', internal);
     expect(again.headers.get('x-aggregate-cache')).toBe('hit');
-    // A project key is never told whether someone asked the same question a moment ago (issue 19).
+    // A project key is never told whether someone asked the same question a moment ago (docs/SECURITY.md "Tenants").
     expect((await feed('?limit=3&sort_by=last_seen&lang=en')).headers.get('x-aggregate-cache')).toBeNull();
   });
 });

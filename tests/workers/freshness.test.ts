@@ -1,4 +1,4 @@
-// Freshness (issue 21, docs/DATA.md "Freshness"): every data answer carries `Data-As-Of`, the newest
+// Freshness (docs/DATA.md "Freshness"): every data answer carries `Data-As-Of`, the newest
 // complete hour of observations, and object envelopes carry the same value as `data_as_of`; the
 // watermark moves when ingest completes an hour (not while the hour is under way, never back for late
 // lines); answers kept from an earlier request say how long ago with `Age`.

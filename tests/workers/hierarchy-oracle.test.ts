@@ -1,4 +1,4 @@
-// The hierarchy counts oracle (issue 22 item 4): a bulk load (roll-ups rebuilt at its end), then
+// The hierarchy counts oracle (docs/DATA.md "Hierarchy counts"): a bulk load (roll-ups rebuilt at its end), then
 // hourly batches that move trends, topics, categories and markets, with late, repeated and corrected
 // lines. After every step: the kept tables equal a full rebuild, and for every key scope (every
 // market, one, several, all with data, one without data, none; with and without plan categories)

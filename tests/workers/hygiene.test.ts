@@ -1,4 +1,4 @@
-// Input hygiene at the edge (issue 13): NUL bytes, invalid percent-encoding / UTF-8, over-long
+// Input hygiene at the edge (README "Hostile input"): NUL bytes, invalid percent-encoding / UTF-8, over-long
 // values and too many parameters answer the spec's 422 on every route of the served OpenAPI
 // document, before auth and before any query; repeated parameters a route does not declare as
 // repeatable answer 422 too.

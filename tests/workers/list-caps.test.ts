@@ -1,5 +1,5 @@
-// Issue 19, finding 1: every list-valued parameter is bounded. Each test is the attack (one value past
-// the cap) and its 422 in the spec's shape, the cap itself still served, and the cap in the document.
+// Every list-valued parameter is bounded (docs/SECURITY.md "Caps on query shapes"). Each test is the attack
+// (one value past the cap) and its 422 in the spec's shape, the cap itself still served, and the cap in the document.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createList } from '../../shared/admin/lists';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';

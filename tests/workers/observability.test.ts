@@ -1,5 +1,5 @@
 // Request ids on every kind of answer, their echo rules, and the one JSON log line per request,
-// queue job and cron run (shared/observability, issue 21).
+// queue job and cron run (shared/observability, README "Operating").
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../functions/index';

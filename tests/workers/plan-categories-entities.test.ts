@@ -1,6 +1,7 @@
-// Issue 19 finding 5: plan categories apply to every entity read that names articles. A project
-// limited to /Sports asked for trending entities, entity detail and the entity list and got the titles
-// and ids of /News articles; now it sees only mentions on its categories' articles.
+// Plan categories apply to every entity read that names articles
+// (docs/SECURITY.md "Plan categories in entity reads"). A project limited to /Sports asked for trending
+// entities, entity detail and the entity list and got the titles and ids of /News articles; now it sees
+// only mentions on its categories' articles.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';

@@ -1,11 +1,11 @@
-// The plan reads' oracle (issue 22): article_tops, article_reach, entity_category_best and entity_best's
-// '+' rows kept by the ingest batch by batch equal naive SQL over the source tables and a full rebuild, after late
-// data, new markets, category corrections (a later line moves an article to another top level, drops
-// its categories, adds one; two lines for one article in a batch; a correction and a new market of
-// the same article in one batch), an article that arrives before its observations and one never observed. And the reads
-// that use them (the articles list's page and total, the feed's count and pages, the entity list and
-// detail) equal naive references for every kind of key scope: all markets, one, several, plans with
-// one and two top levels, a plan with restricted countries, an internal key, a language, windows inside the data.
+// The plan reads' oracle (docs/DATA.md "Plan categories and article reach"): article_tops, article_reach,
+// entity_category_best and entity_best's '+' rows kept by the ingest batch by batch equal naive SQL over the source
+// tables and a full rebuild, after late data, new markets, category corrections (a later line moves an article to
+// another top level, drops its categories, adds one; two lines for one article in a batch; a correction and a new
+// market of the same article in one batch), an article that arrives before its observations and one never observed.
+// And the reads that use them (the articles list's page and total, the feed's count and pages, the entity list and
+// detail) equal naive references for every kind of key scope: all markets, one, several, plans with one and two top
+// levels, a plan with restricted countries, an internal key, a language, windows inside the data.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
 import { dataset, HOURS, BASE } from '../fixtures/oracle';

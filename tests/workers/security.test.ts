@@ -1,4 +1,4 @@
-// Issue 19: each finding of the security review, written as the attack that exploited it and the
+// Each finding of the security review (docs/SECURITY.md), written as the attack that exploited it and the
 // refusal it now gets.
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';

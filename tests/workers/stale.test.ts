@@ -1,4 +1,4 @@
-// Stale answers while PostgreSQL is unreachable (shared/stale, issue 21): the last good copy for the
+// Stale answers while PostgreSQL is unreachable (shared/stale, docs/DECISIONS.md "Stale beats down"): the last good copy for the
 // same key, path and query, marked with Cache-Status/Age; 503 for what was never answered; never
 // another key's copy; never stale while the database answers.
 import { beforeAll, describe, expect, it } from 'vitest';

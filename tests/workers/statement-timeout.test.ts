@@ -1,4 +1,4 @@
-// Issue 19, finding 1: no query runs unbounded. Every query path carries its own statement_timeout,
+// No query runs unbounded (docs/SECURITY.md "Statement timeouts"). Every query path carries its own statement_timeout,
 // piggybacked on the query's own HTTP transaction, and a cancelled query answers 503 + Retry-After.
 import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -171,7 +171,7 @@ describe('oracle: roll-up numbers equal plain SQL over raw observations', () => 
         }),
         async (q) => {
           const from = new Date(base - q.startHours * 3_600_000);
-          // Windows end by base (NOW + 11.5 h): later than now plus a day is 422 (issue 19).
+          // Windows end by base (NOW + 11.5 h): later than now plus a day is 422 (docs/SECURITY.md "Windows bounded to now").
           const to = new Date(Math.min(from.getTime() + q.lengthHours * 3_600_000, base));
           const reply = await rollup(ELECTION, `?period=custom&date_from=${from.toISOString()}&date_to=${to.toISOString()}&country=${q.country}`);
           expect(reply.status, show(reply)).toBe(200);

@@ -26,13 +26,13 @@ async function compute({ db, config, now }: AggregateServices, request: TrendRol
   return computeTrendRollup(db, { trendId: request.trendId, scope, planCategories: request.auth.categories, appUrl: config.APP_URL });
 }
 
-export const trendRollupAggregate: AggregateKind<TrendRollupRequest, true> = {
+export const trendRollupAggregate = {
   name: 'trends.rollup',
   compute,
   // Everything that scopes the answer: the question, the project (issue 19: never shared across
   // projects), the markets, the history and the plan's categories.
-  identity: ({ auth, ...rest }) => [rest, auth.projectId, auth.allowedCountries, auth.historyDays, auth.categories],
-};
+  identity: ({ auth, ...rest }: TrendRollupRequest) => [rest, auth.projectId, auth.allowedCountries, auth.historyDays, auth.categories],
+} satisfies AggregateKind<TrendRollupRequest, true>;
 
 export function estimatedCost(articles: number, markets: number, query: TrendRollupRequest['query']): number {
   const days = query.period === 'custom' && query.date_from && query.date_to

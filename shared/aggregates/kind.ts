@@ -29,12 +29,13 @@ export interface AggregateServices {
 /**
  * One kind of aggregate. `R` is the request: plain JSON, because queued jobs carry it through the
  * queue. `H` is an optional hint the request path already loaded (e.g. the list row); the
- * consumer has none, so `compute` must work without it.
+ * consumer has none, so `compute` must work without it. `V` is the computed value: what the cache
+ * holds under the kind's key, so a route answering with it is checked against its schema (serve.ts).
  */
-export interface AggregateKind<R = any, H = unknown> {
+export interface AggregateKind<R = any, H = unknown, V = unknown> {
   /** Unique and namespaced (`tracking.metrics`): part of cache keys and of queued jobs. */
   name: string;
-  compute(services: AggregateServices, request: R, hint?: H): Promise<unknown>;
+  compute(services: AggregateServices, request: R, hint?: H): Promise<V>;
   /** What makes two requests the same question; default the whole request. Never include the key itself. */
   identity?(request: R): unknown;
   /** Cache lifetime; default AGGREGATE_TTL_SECONDS. */
@@ -42,7 +43,7 @@ export interface AggregateKind<R = any, H = unknown> {
   /** Re-queue recently asked aggregates from the cron before they expire; default true. */
   warm?: boolean;
   /** The response a computed value makes; default the value itself as the JSON body, no headers. */
-  respond?(value: unknown): { body: unknown; headers?: Record<string, string> };
+  respond?(value: V): { body: unknown; headers?: Record<string, string> };
 }
 
 export interface AggregateJob {

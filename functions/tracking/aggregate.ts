@@ -2,7 +2,7 @@
 // cheap ones are computed inline once per identical miss, expensive ones are queued (503
 // `computing` + Retry-After) and computed by the jobs consumer, which dispatches on the kind name.
 import type { Context } from 'hono';
-import { overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
+import { inlineCost, overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
 import { serveAggregateResponse } from '../../shared/aggregates/serve';
 import type { AuthContext } from '../../shared/auth/types';
 import type { JsonAnswer } from '../../shared/cache/response';
@@ -12,7 +12,7 @@ import { computeMetrics } from './metrics-compute';
 import { listNotFound } from './project';
 import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
-import { HOUR_MS, WINDOW_HOURS, type WindowName } from '../../shared/windows';
+import { windowHours } from '../../shared/windows';
 
 /** A metrics page or roll-up of one list, as its route validated it (plain JSON: queued jobs carry it). */
 export interface AggregateRequest<Q extends WindowParams = WindowParams> {
@@ -57,11 +57,6 @@ async function computeListRollup({ db, config, now }: AggregateServices, request
 export const metricsAggregate = { name: 'tracking.metrics', compute: computeMetricsPage, identity } satisfies AggregateKind<AggregateRequest<MetricsParams>, ListRow>;
 export const rollupAggregate = { name: 'tracking.rollup', compute: computeListRollup, identity } satisfies AggregateKind<AggregateRequest, ListRow>;
 
-function estimatedCost(items: number, markets: number, period: string, from?: string, to?: string): number {
-  const hours = period === 'custom' && from && to ? (Date.parse(to) - Date.parse(from)) / HOUR_MS : WINDOW_HOURS[period as WindowName] ?? WINDOW_HOURS['30d'];
-  return Math.max(1, items) * Math.max(1, markets) * Math.max(1, hours);
-}
-
 export interface Admitted {
   list: ListRow;
   /** Items the request measures and markets it resolved to: its cost estimate. */
@@ -79,7 +74,7 @@ export async function serveTrackingAggregate<Q extends WindowParams, V>(
 ): Promise<JsonAnswer<V>> {
   const q = request.query;
   const options = admission.then((admitted) => {
-    const cost = estimatedCost(admitted.items, admitted.markets, q.period, q.date_from, q.date_to);
+    const cost = inlineCost(admitted.items, admitted.markets, windowHours(q.period, q.date_from, q.date_to));
     return { hint: admitted.list, background: overBudget(c.var.config, cost) };
   });
   return serveAggregateResponse(c, kind, request, options);

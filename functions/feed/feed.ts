@@ -5,7 +5,7 @@ import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { feedAnswer } from './cache';
 import { feedNow, feedPage, nextLink } from './page';
-import { applyPeriod, baseFilter, historyClamped, resolveSort } from './params';
+import { applyPeriod, baseFilter, historyClamped, parsePeriod, parseSelection, resolveSort } from './params';
 import { FeedPageSchema, FeedQuery } from './schemas';
 
 const route = exportable(createRoute({
@@ -35,9 +35,10 @@ export function register(app: App) {
     const q = c.req.valid('query');
     const sort = resolveSort(q.sort_by, q.period);
     const minute = feedNow(clock.now());
-    // Validates categories, markets and dates (403/422) before any cache or data is read.
-    const filterAt = (now: Date) => applyPeriod(baseFilter(auth, q, now), q, now);
-    filterAt(minute);
+    // Categories, markets and dates are checked (403/422) before any cache or data is read; the page applies them at its "now".
+    const selection = parseSelection(auth, q);
+    const period = parsePeriod(q);
+    const filterAt = (now: Date) => applyPeriod(baseFilter(auth, selection, now), period, now);
     const binding = {
       route: 'feed', country: q.country.toUpperCase(), lang: q.lang.toLowerCase(), category: q.category ?? null, entity: q.entity ?? null,
       match: q.match, period: q.period ?? null, date_from: q.date_from ?? null, date_to: q.date_to ?? null, sort, order: q.sort_order,

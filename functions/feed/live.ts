@@ -6,7 +6,7 @@ import { iso } from '../../shared/format';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { feedAnswer } from './cache';
 import { feedNow, feedPage, nextLink } from './page';
-import { baseFilter } from './params';
+import { baseFilter, parseSelection } from './params';
 import { LivePageSchema, LiveQuery } from './schemas';
 
 const route = exportable(createRoute({
@@ -33,10 +33,11 @@ export function register(app: App) {
     const q = c.req.valid('query');
     const minute = feedNow(clock.now());
     const since = (now: Date) => new Date(now.getTime() - q.since_minutes * 60_000);
+    // Categories and markets are checked (403/422) before any cache or data is read; the page applies them at its "now".
+    const selection = parseSelection(auth, q);
     // first_seen >= since implies last_seen > since, which lies inside any plan's history (>= 30 days), so
     // the history floor is dropped: the count is then an index-only range of the first_seen index.
-    const filterAt = (now: Date) => ({ ...baseFilter(auth, q, now), seenAfter: null, firstSeenFrom: since(now) });
-    filterAt(minute);
+    const filterAt = (now: Date) => ({ ...baseFilter(auth, selection, now), seenAfter: null, firstSeenFrom: since(now) });
     const binding = {
       route: 'live', country: q.country.toUpperCase(), lang: q.lang.toLowerCase(), category: q.category ?? null, entity: q.entity ?? null,
       match: q.match, since_minutes: q.since_minutes,

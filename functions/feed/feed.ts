@@ -1,5 +1,5 @@
 // GET /v2/feed: the filtered, region-scoped feed of full URL profiles, by offset or cursor.
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
@@ -51,7 +51,7 @@ export function register(app: App) {
       const body = {
         items: page.items, total: page.total, limit: page.limit, offset: page.offset,
         history_clamped: historyClamped(auth, q, page.now), next_cursor: page.next_cursor,
-      };
+      } satisfies z.output<typeof FeedPageSchema>;
       return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
     }));
   });

@@ -1,5 +1,5 @@
 // GET /v2/live: profiles first seen in the last `since_minutes`, newest first.
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { exportable } from '../../shared/exports';
 import { iso } from '../../shared/format';
@@ -47,7 +47,9 @@ export function register(app: App) {
       const page = await feedPage(c, {
         binding, sort: 'first_seen', order: 'desc', limit: q.limit, offset: q.offset, cursor: q.cursor, markdown: q.include_markdown, filter: filterAt,
       });
-      const body = { since: iso(since(page.now)), items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor };
+      const body = {
+        since: iso(since(page.now)), items: page.items, total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.next_cursor,
+      } satisfies z.output<typeof LivePageSchema>;
       return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
     }));
   });

@@ -38,7 +38,7 @@ export interface WindowScope {
   clamped: boolean;
 }
 
-interface WindowParams {
+export interface WindowParams {
   country: string;
   lang: string;
   period: 'custom' | (typeof PERIODS)[number];

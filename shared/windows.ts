@@ -11,6 +11,14 @@ export type WindowName = keyof typeof WINDOW_HOURS;
 /** The length of a named window. */
 export const windowMs = (name: WindowName) => WINDOW_HOURS[name] * HOUR_MS;
 
+/** The hours of a requested window: `custom` from its dates, a named period as named; anything else (no dates) as 30 days. */
+export function windowHours(period: string, from?: string, to?: string): number {
+  if (period === 'custom' && from && to) return (Date.parse(to) - Date.parse(from)) / HOUR_MS;
+  return isWindowName(period) ? WINDOW_HOURS[period] : WINDOW_HOURS['30d'];
+}
+
+const isWindowName = (name: string): name is WindowName => Object.hasOwn(WINDOW_HOURS, name);
+
 export interface Window {
   from: Date;
   to: Date;

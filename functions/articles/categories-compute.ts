@@ -2,7 +2,7 @@
 // seriesByKey (dim_days/dim_hours), exact distinct counts from distinctByKey (activity hulls or url_spans).
 import type { Db } from '../../shared/db/client';
 import { round } from '../../shared/format';
-import { ALL_MARKETS } from '../../shared/rollups/activity';
+import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { buckets } from '../../shared/rollups/buckets';
 import { distinctByKey, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
 import type { WindowScope } from '../../shared/window-scope';

@@ -34,10 +34,10 @@ export type CachedTrendingRequest = Omit<TrendingRequest, 'from' | 'to'> & { fro
  * window's hours are part of the request, so the answer moves on with the clock; ingest within the
  * minute shows after it.
  */
-export const trendingAggregate: AggregateKind<CachedTrendingRequest> = {
+export const trendingAggregate = {
   name: 'entities.trending',
   ttlSeconds: 60,
   warm: false,
   compute: ({ db }, { planCategories, ...r }) => trendingEntities(db, { ...r, from: new Date(r.from), to: new Date(r.to) }, planCategories),
-};
+} satisfies AggregateKind<CachedTrendingRequest>;
 

@@ -11,7 +11,7 @@ import { assertCountryAllowed } from '../../shared/scope';
 import { windowEndingAt } from '../../shared/windows';
 import { TrendingListSchema, TrendingQuery } from './schemas';
 import { inPlanRowsEstimate } from './trending-queries';
-import { trendingAggregate, type CachedTrendingRequest, type trendingEntities } from './trending-aggregate';
+import { trendingAggregate, type CachedTrendingRequest } from './trending-aggregate';
 
 const route = exportable(createRoute({
   method: 'get',
@@ -56,7 +56,7 @@ export function register(app: App) {
     const options = auth.categories
       ? inPlanRowsEstimate(c.var.db, { ...request, from: new Date(request.from), to: new Date(request.to) }).then((rows) => ({ background: overBudget(config, rows) }))
       : {};
-    const cached = (await serveAggregate(c, trendingAggregate, request, options)) as Awaited<ReturnType<typeof trendingEntities>>;
+    const cached = await serveAggregate(c, trendingAggregate, request, options);
     // The link is added after the cache: the cached ranking does not depend on the deployment's app URL.
     const trending = cached.map((e) => ({ ...e, top_article: { ...e.top_article, cabinet_url: cabinetUrl(config.APP_URL, 'article', e.top_article.url_id) } }));
     return c.json({ region, period: q.period, trending_entities: trending }, 200);

@@ -9,7 +9,7 @@ import type { Env } from '../../shared/env';
 export const FEED_CACHE_SECONDS = 30;
 
 export interface CachedAnswer {
-  body: unknown;
+  body: object;
   link: string | null;
 }
 
@@ -20,13 +20,10 @@ interface FeedCacheRequest {
   minute: string;
 }
 
-const FEED_ANSWER: BuiltKind<FeedCacheRequest> = {
+const FEED_ANSWER: BuiltKind<FeedCacheRequest, CachedAnswer> = {
   name: 'feed.answer',
   ttlSeconds: FEED_CACHE_SECONDS,
-  respond: (value) => {
-    const { body, link } = value as CachedAnswer;
-    return { body, headers: link ? { Link: link } : undefined };
-  },
+  respond: ({ body, link }) => ({ body, headers: link ? { Link: link } : undefined }),
 };
 
 /** The 200 answer from the cache, or built once by `build` for every concurrent identical request. */

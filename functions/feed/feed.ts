@@ -1,11 +1,11 @@
 // GET /v2/feed: the filtered, region-scoped feed of full URL profiles, by offset or cursor.
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { feedAnswer } from './cache';
 import { feedNow, feedPage, nextLink } from './page';
-import { applyPeriod, baseFilter, historyClamped, resolveSort } from './params';
+import { applyPeriod, baseFilter, historyClamped, parsePeriod, parseSelection, resolveSort } from './params';
 import { FeedPageSchema, FeedQuery } from './schemas';
 
 const route = exportable(createRoute({
@@ -35,9 +35,10 @@ export function register(app: App) {
     const q = c.req.valid('query');
     const sort = resolveSort(q.sort_by, q.period);
     const minute = feedNow(clock.now());
-    // Validates categories, markets and dates (403/422) before any cache or data is read.
-    const filterAt = (now: Date) => applyPeriod(baseFilter(auth, q, now), q, now);
-    filterAt(minute);
+    // Categories, markets and dates are checked (403/422) before any cache or data is read; the page applies them at its "now".
+    const selection = parseSelection(auth, q);
+    const period = parsePeriod(q);
+    const filterAt = (now: Date) => applyPeriod(baseFilter(auth, selection, now), period, now);
     const binding = {
       route: 'feed', country: q.country.toUpperCase(), lang: q.lang.toLowerCase(), category: q.category ?? null, entity: q.entity ?? null,
       match: q.match, period: q.period ?? null, date_from: q.date_from ?? null, date_to: q.date_to ?? null, sort, order: q.sort_order,
@@ -50,7 +51,7 @@ export function register(app: App) {
       const body = {
         items: page.items, total: page.total, limit: page.limit, offset: page.offset,
         history_clamped: historyClamped(auth, q, page.now), next_cursor: page.next_cursor,
-      };
+      } satisfies z.output<typeof FeedPageSchema>;
       return { body, link: page.next_cursor ? nextLink(c.req.url, page.next_cursor) : null };
     }));
   });

@@ -38,8 +38,11 @@ export interface CommonQuery {
   match: 'any' | 'all';
 }
 
-/** The filter every feed read shares; `seenAfter` starts at the plan's history. */
-export function baseFilter(auth: AuthContext, q: CommonQuery, now: Date): FeedFilter {
+/** What a feed read selects, whatever its "now": markets, language, categories and entities, checked. */
+export type FeedSelection = Omit<FeedFilter, 'seenAfter' | 'seenBefore' | 'firstSeenFrom'>;
+
+/** Checks the common query (422 malformed, 403 outside the key's markets or the plan) before any cache or data is read. */
+export function parseSelection(auth: AuthContext, q: CommonQuery): FeedSelection {
   const categories = splitList(q.category, 'category');
   const bad = categories?.find((p) => !CATEGORY_PATH.test(p));
   if (bad !== undefined) throw invalid(['query', 'category'], `Expected taxonomy paths like /Sports/Soccer separated by ';', got '${bad}'`, 'string_pattern_mismatch');
@@ -52,10 +55,12 @@ export function baseFilter(auth: AuthContext, q: CommonQuery, now: Date): FeedFi
     entities: splitList(q.entity, 'entity'),
     matchAll: q.match === 'all',
     planCategories: auth.categories,
-    seenAfter: new Date(now.getTime() - auth.historyDays * DAY_MS),
-    seenBefore: null,
-    firstSeenFrom: null,
   };
+}
+
+/** The filter every feed read shares at `now`; `seenAfter` starts at the plan's history. */
+export function baseFilter(auth: AuthContext, selection: FeedSelection, now: Date): FeedFilter {
+  return { ...selection, seenAfter: new Date(now.getTime() - auth.historyDays * DAY_MS), seenBefore: null, firstSeenFrom: null };
 }
 
 export interface PeriodQuery {
@@ -72,17 +77,26 @@ const requestedStart = (q: PeriodQuery, now: Date): Date | null =>
 export const historyClamped = (auth: AuthContext, q: PeriodQuery, now: Date): boolean =>
   (requestedStart(q, now)?.getTime() ?? Infinity) < now.getTime() - auth.historyDays * DAY_MS;
 
-/** Applies period/date_from/date_to: a non-custom period ignores date_to; the history start is a floor. */
-export function applyPeriod(filter: FeedFilter, q: PeriodQuery, now: Date): FeedFilter {
-  const from = requestedStart(q, now);
-  let to: Date | null = q.date_to ? new Date(q.date_to) : null;
+/** The window asked for: a named period (ending at "now", date_to ignored), or date_from/date_to. */
+export type RequestedPeriod = { window: FeedWindow; from: null; to: null } | { window: null; from: Date | null; to: Date | null };
+
+/** Checks period/date_from/date_to (422: `custom` without both dates, date_to not after date_from). */
+export function parsePeriod(q: PeriodQuery): RequestedPeriod {
+  if (q.period && q.period !== 'custom') return { window: q.period, from: null, to: null };
+  const from = q.date_from ? new Date(q.date_from) : null;
+  const to = q.date_to ? new Date(q.date_to) : null;
   if (q.period === 'custom' && (!from || !to)) {
     throw invalid(['query', from ? 'date_to' : 'date_from'], 'period=custom needs both date_from and date_to', 'missing');
   }
-  if (q.period && q.period !== 'custom') to = null;
   if (from && to && to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
+  return { window: null, from, to };
+}
+
+/** Applies the checked period at `now`; the history start is a floor. */
+export function applyPeriod(filter: FeedFilter, period: RequestedPeriod, now: Date): FeedFilter {
+  const from = period.window ? new Date(now.getTime() - windowMs(period.window)) : period.from;
   const floor = filter.seenAfter!;
-  return { ...filter, seenAfter: from && from > floor ? from : floor, seenBefore: to };
+  return { ...filter, seenAfter: from && from > floor ? from : floor, seenBefore: period.to };
 }
 
 /** sort_by: unknown values are 400 (the spec's example of a present but unusable parameter). */

@@ -33,6 +33,6 @@ export function register(app: App, version: string) {
       const rows = await listLanguages(c.var.db, withCounts);
       const languages = rows.map(({ article_count, ...row }) => (withCounts ? { ...row, article_count: article_count ?? 0 } : row));
       return { languages };
-    }) as never;
+    });
   });
 }

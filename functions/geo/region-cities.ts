@@ -40,6 +40,6 @@ export function register(app: App, version: string) {
     return referenceRead(c, 'geo.cities', null, { code, activeOnly }, async () => {
       if (!(await getRegion(db, code))) throw notFound(`Region '${code}' not found`);
       return { region: code, cities: await listCities(db, code, activeOnly) };
-    }) as never;
+    });
   });
 }

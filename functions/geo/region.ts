@@ -55,6 +55,6 @@ export function register(app: App, version: string) {
         articles_last_24h: totals.articles_last_24h,
         first_data_at: iso(totals.first_data_at),
       };
-    }) as never;
+    });
   });
 }

@@ -70,6 +70,6 @@ export function register(app: App, version: string) {
         }))
         .filter((r) => !(query.entity && query.entity_only) || r.has_entity_activity);
       return { regions, total: regions.length };
-    }) as never;
+    });
   });
 }

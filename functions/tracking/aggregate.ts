@@ -2,24 +2,29 @@
 // cheap ones are computed inline once per identical miss, expensive ones are queued (503
 // `computing` + Retry-After) and computed by the jobs consumer, which dispatches on the kind name.
 import type { Context } from 'hono';
-import { overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
+import { inlineCost, overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
 import { serveAggregateResponse } from '../../shared/aggregates/serve';
 import type { AuthContext } from '../../shared/auth/types';
+import type { JsonAnswer } from '../../shared/cache/response';
 import type { Env } from '../../shared/env';
-import { resolveWindow } from '../../shared/window-scope';
+import { resolveWindow, type WindowParams } from '../../shared/window-scope';
 import { computeMetrics } from './metrics-compute';
 import { listNotFound } from './project';
 import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
-import { HOUR_MS, WINDOW_HOURS, type WindowName } from '../../shared/windows';
+import { windowHours } from '../../shared/windows';
 
-export interface AggregateRequest {
+/** A metrics page or roll-up of one list, as its route validated it (plain JSON: queued jobs carry it). */
+export interface AggregateRequest<Q extends WindowParams = WindowParams> {
   route: 'metrics' | 'rollup';
   projectId: string;
   listId: string;
-  query: Record<string, string | number | undefined>;
+  query: Q;
   auth: AuthContext;
 }
+
+/** The metrics page's parameters besides the window. */
+export type MetricsParams = WindowParams & { grain: 'hour' | 'day'; limit: number; offset: number };
 
 /** Same question from the same scope = same key (the key itself is not part of it). */
 function identity(request: AggregateRequest) {
@@ -27,27 +32,30 @@ function identity(request: AggregateRequest) {
   return [rest, auth.allowedCountries, auth.historyDays];
 }
 
-/** Resolves the window with `now` and computes the body; `known` is the list the request path loaded. */
-async function compute({ db, config, now }: AggregateServices, request: AggregateRequest, known?: ListRow) {
+/** The list the request path loaded (`known`), or the list as it is now (the consumer runs later). */
+async function listOf(db: AggregateServices['db'], request: AggregateRequest, now: Date, known?: ListRow): Promise<ListRow> {
   const list = known ?? (await getList(db, request.projectId, request.listId, now));
   if (!list) throw listNotFound();
-  const q = request.query as { country: string; lang: string; period: '24h' | '7d' | '30d' | 'custom'; date_from?: string; date_to?: string };
-  if (request.route === 'rollup') {
-    const scope = await resolveWindow(db, request.auth, now, q, 'day');
-    return computeRollup(db, { list, scope, appUrl: config.APP_URL });
-  }
-  const grain = request.query.grain as 'hour' | 'day';
-  const scope = await resolveWindow(db, request.auth, now, q, grain);
-  return computeMetrics(db, { list, scope, grain, limit: Number(request.query.limit), offset: Number(request.query.offset), appUrl: config.APP_URL, now });
+  return list;
 }
 
-export const metricsAggregate: AggregateKind<AggregateRequest, ListRow> = { name: 'tracking.metrics', compute, identity };
-export const rollupAggregate: AggregateKind<AggregateRequest, ListRow> = { name: 'tracking.rollup', compute, identity };
-
-function estimatedCost(items: number, markets: number, period: string, from?: string, to?: string): number {
-  const hours = period === 'custom' && from && to ? (Date.parse(to) - Date.parse(from)) / HOUR_MS : WINDOW_HOURS[period as WindowName] ?? WINDOW_HOURS['30d'];
-  return Math.max(1, items) * Math.max(1, markets) * Math.max(1, hours);
+/** Resolves the window with `now` and computes the metrics page. */
+async function computeMetricsPage({ db, config, now }: AggregateServices, request: AggregateRequest<MetricsParams>, known?: ListRow) {
+  const list = await listOf(db, request, now, known);
+  const { grain, limit, offset } = request.query;
+  const scope = await resolveWindow(db, request.auth, now, request.query, grain);
+  return computeMetrics(db, { list, scope, grain, limit: Number(limit), offset: Number(offset), appUrl: config.APP_URL, now });
 }
+
+/** Resolves the window (day grain) with `now` and computes the roll-up. */
+async function computeListRollup({ db, config, now }: AggregateServices, request: AggregateRequest, known?: ListRow) {
+  const list = await listOf(db, request, now, known);
+  const scope = await resolveWindow(db, request.auth, now, request.query, 'day');
+  return computeRollup(db, { list, scope, appUrl: config.APP_URL });
+}
+
+export const metricsAggregate = { name: 'tracking.metrics', compute: computeMetricsPage, identity } satisfies AggregateKind<AggregateRequest<MetricsParams>, ListRow>;
+export const rollupAggregate = { name: 'tracking.rollup', compute: computeListRollup, identity } satisfies AggregateKind<AggregateRequest, ListRow>;
 
 export interface Admitted {
   list: ListRow;
@@ -61,11 +69,12 @@ export interface Admitted {
  * admission (the list's existence and the plan's gates: one SQL round trip) runs beside the cache
  * lookup, and its errors win over a hit.
  */
-export async function serveTrackingAggregate(c: Context<Env>, request: AggregateRequest, admission: Promise<Admitted>): Promise<Response> {
-  const kind = request.route === 'rollup' ? rollupAggregate : metricsAggregate;
+export async function serveTrackingAggregate<Q extends WindowParams, V>(
+  c: Context<Env>, kind: AggregateKind<AggregateRequest<Q>, ListRow, V>, request: AggregateRequest<Q>, admission: Promise<Admitted>,
+): Promise<JsonAnswer<V>> {
   const q = request.query;
   const options = admission.then((admitted) => {
-    const cost = estimatedCost(admitted.items, admitted.markets, String(q.period), q.date_from as string, q.date_to as string);
+    const cost = inlineCost(admitted.items, admitted.markets, windowHours(q.period, q.date_from, q.date_to));
     return { hint: admitted.list, background: overBudget(c.var.config, cost) };
   });
   return serveAggregateResponse(c, kind, request, options);

@@ -1,7 +1,7 @@
 // GET /v1/tracking/lists: every list the key's project owns, newest-updated first.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
-import { LIST_KINDS } from '../../shared/db/values';
+import type { ListKind } from '../../shared/db/values';
 import { LIST_CAPS } from '../../shared/plans';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { trackingProject } from './project';
@@ -36,7 +36,9 @@ export function register(app: App) {
       usedPerKind(db, projectId),
     ]);
     const caps = plan ? LIST_CAPS[plan] : null;
-    const usage = Object.fromEntries(LIST_KINDS.map((k) => [k, { used: used.get(k) ?? 0, limit: caps ? caps[k] : null }]));
-    return c.json({ lists: rows.map(toListRow), usage, total, limit, offset } as never, 200);
+    const usageOf = (k: ListKind) => ({ used: used.get(k) ?? 0, limit: caps ? caps[k] : null });
+    // Every kind by name (in LIST_KINDS order): the compiler checks the object against the schema's keys.
+    const usage = { entity: usageOf('entity'), category: usageOf('category'), publisher: usageOf('publisher'), trend: usageOf('trend'), mention: usageOf('mention') };
+    return c.json({ lists: rows.map(toListRow), usage, total, limit, offset }, 200);
   });
 }

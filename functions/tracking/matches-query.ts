@@ -2,6 +2,7 @@
 import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
+import type { MatchField, MatchType } from '../../shared/db/values';
 
 export interface MatchFilter {
   listId: string;
@@ -34,8 +35,8 @@ export interface HitRow {
   url_id: string;
   term_id: string;
   raw_text: string;
-  match_type: string;
-  field: string;
+  match_type: MatchType;
+  field: MatchField;
   matched_text: string;
   snippet: string;
 }

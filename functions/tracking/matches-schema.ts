@@ -1,16 +1,20 @@
 // Response schema of /matches: a mention list's matched publications (docs/TRACKING.md "Matching (mention lists)").
 import { z } from '@hono/zod-openapi';
+import { MATCH_FIELDS, MATCH_TYPES } from '../../shared/db/values';
 
 const ts = z.string().openapi({ example: '2026-11-20T08:00:00+00:00' });
 
-const Mention = z.object({
+const MentionSchema = z.object({
   term_id: z.string().uuid(),
   raw_text: z.string().openapi({ example: 'heat pump' }),
-  match_type: z.enum(['broad', 'phrase', 'exact']),
-  field: z.enum(['title', 'body']),
+  match_type: z.enum(MATCH_TYPES),
+  field: z.enum(MATCH_FIELDS),
   matched_text: z.string().openapi({ description: 'The text as it stands in the article.', example: 'Heat-Pump' }),
   snippet: z.string().openapi({ example: '…Wärmepumpe: Heat-Pump prices fall…' }),
 });
+
+/** One hit of a keyword in a publication, as `hits[<id>].mentions[]` lists it. */
+export type Mention = z.infer<typeof MentionSchema>;
 
 export const MatchesSchema = z
   .object({
@@ -30,7 +34,7 @@ export const MatchesSchema = z
       article_first_seen_at: ts.openapi({ description: 'First seen in any market.' }),
       snippet: z.string(),
     })),
-    hits: z.record(z.string(), z.object({ count: z.number().int(), mentions: z.array(Mention) })).openapi({ description: 'Keyed by publication id.' }),
+    hits: z.record(z.string(), z.object({ count: z.number().int(), mentions: z.array(MentionSchema) })).openapi({ description: 'Keyed by publication id.' }),
     summary: z.object({
       matches: z.number().int().openapi({ description: 'Hits.' }),
       publications: z.number().int(),

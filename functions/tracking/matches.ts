@@ -10,7 +10,7 @@ import { errorResponses, keyed } from '../../shared/schemas/common';
 import { resolveMarkets } from '../../shared/scope';
 import { MATCH_TYPES } from '../../shared/db/values';
 import { readMatches } from './matches-query';
-import { MatchesSchema } from './matches-schema';
+import { MatchesSchema, type Mention } from './matches-schema';
 import { listNotFound, trackingProject } from './project';
 import { getList } from './queries';
 import { listIdParam } from './schemas';
@@ -83,7 +83,7 @@ export function register(app: App) {
       ? await readMatches(db, { listId: list.id, markets, language: lang === 'all' ? null : lang, from: clamp.from, to, keywords, matchTypes: types, scope: query.scope, q: query.q ?? null, planCategories: auth.categories, limit: query.limit })
       : { publications: [], hits: [] };
 
-    const byUrl: Record<string, { count: number; mentions: unknown[] }> = {};
+    const byUrl: Record<string, { count: number; mentions: Mention[] }> = {};
     const perKeyword: Record<string, number> = {};
     for (const h of hits) {
       const entry = (byUrl[h.url_id] ??= { count: 0, mentions: [] });
@@ -102,10 +102,10 @@ export function register(app: App) {
       publications: publications.map((p) => ({
         id: p.id, url: p.url, cabinet_url: cabinetUrl(config.APP_URL, 'article', p.id), title: p.title, publisher: p.publisher, domain: p.domain,
         country: p.country.toUpperCase(), lang: p.language.toUpperCase(), first_seen_at: iso(p.first_seen),
-        article_first_seen_at: iso(p.article_first_seen_at), snippet: (byUrl[p.id]?.mentions[0] as { snippet: string } | undefined)?.snippet ?? '',
+        article_first_seen_at: iso(p.article_first_seen_at), snippet: byUrl[p.id]?.mentions[0]?.snippet ?? '',
       })),
       hits: byUrl,
       summary: { matches: hits.length, publications: publications.length, mentions: perKeyword },
-    } as never, 200);
+    }, 200);
   });
 }

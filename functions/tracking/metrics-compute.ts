@@ -74,7 +74,9 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
       last_seen: iso(d.lastSeen && d.lastSeen > scope.to ? scope.to : d.lastSeen),
     };
     if (list.kind === 'mention') {
-      return { ...common, key: `${it.item.raw_text}|${it.item.match_type}`, term_id: it.item.id, match_type: it.item.match_type };
+      // A term ingested without a match type (shared/ingest/records-tenants.ts) has none to report: the field is
+      // left out, as the schema's optional `match_type` allows, instead of a null it does not.
+      return { ...common, key: `${it.item.raw_text}|${it.item.match_type}`, term_id: it.item.id, match_type: it.item.match_type ?? undefined };
     }
     const rankDelta = active && it.dimKey && rankBefore.has(it.dimKey) ? rankBefore.get(it.dimKey)! - rankNow.get(it.dimKey)! : null;
     const base = {
@@ -121,7 +123,7 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
   const summary =
     list.kind === 'mention'
       ? {
-          scope: 'page',
+          scope: 'page' as const,
           publications_count: page.publications,
           impressions: pageImpressions,
           timeseries: buckets(scope.from, scope.to, grain).map((b, i) => ({
@@ -131,7 +133,7 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
           })),
         }
       : {
-          scope: 'page',
+          scope: 'page' as const,
           impressions: pageImpressions,
           publications_count: page.publications,
           publishers_count: page.publishers,

@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { exportable } from '../../shared/exports';
 import { errorResponses, keyed, limitParam, offsetParam } from '../../shared/schemas/common';
-import { serveTrackingAggregate } from './aggregate';
+import { metricsAggregate, serveTrackingAggregate } from './aggregate';
 import { MetricsSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
 import { trackingProject } from './project';
@@ -49,6 +49,6 @@ export function register(app: App) {
     }));
     // The list id as PostgreSQL spells it (lower case): the cache key of the identical question.
     const request = { route: 'metrics' as const, projectId, listId: list_id.toLowerCase(), query, auth };
-    return (await serveTrackingAggregate(c, request, admission)) as never;
+    return serveTrackingAggregate(c, metricsAggregate, request, admission);
   });
 }

@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { coded } from '../../shared/errors';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { serveTrackingAggregate } from './aggregate';
+import { rollupAggregate, serveTrackingAggregate } from './aggregate';
 import { RollupSchema } from './aggregate-schemas';
 import { admitAggregate } from './gates';
 import { ROLLUP_MAX_ITEMS } from './rollup-compute';
@@ -43,6 +43,6 @@ export function register(app: App) {
       return { list, markets, items: list.item_count };
     });
     const request = { route: 'rollup' as const, projectId, listId: list_id.toLowerCase(), query, auth };
-    return (await serveTrackingAggregate(c, request, admission)) as never;
+    return serveTrackingAggregate(c, rollupAggregate, request, admission);
   });
 }

@@ -1,7 +1,7 @@
 // The trend roll-up as a shared single-flight aggregate (shared/aggregates/): cached, computed
 // once per identical miss, and queued (503 `computing` + Retry-After) when the trend is big.
 import type { Context } from 'hono';
-import { overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
+import { inlineCost, overBudget, type AggregateKind, type AggregateServices } from '../../shared/aggregates/kind';
 import { serveAggregate } from '../../shared/aggregates/serve';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Env } from '../../shared/env';
@@ -10,7 +10,7 @@ import { trendNotFound } from './not-found';
 import { isTrendVisible } from './queries';
 import { computeTrendRollup } from './rollup-compute';
 import { scopeOf } from './visibility';
-import { DAY_MS, WINDOW_HOURS } from '../../shared/windows';
+import { windowHours } from '../../shared/windows';
 
 export interface TrendRollupRequest {
   trendId: string;
@@ -26,19 +26,27 @@ async function compute({ db, config, now }: AggregateServices, request: TrendRol
   return computeTrendRollup(db, { trendId: request.trendId, scope, planCategories: request.auth.categories, appUrl: config.APP_URL });
 }
 
-export const trendRollupAggregate: AggregateKind<TrendRollupRequest, true> = {
+export const trendRollupAggregate = {
   name: 'trends.rollup',
   compute,
   // Everything that scopes the answer: the question, the project (two projects of the same scope never
   // share an entry: docs/SECURITY.md "Tenants"), the markets, the history and the plan's categories.
-  identity: ({ auth, ...rest }) => [rest, auth.projectId, auth.allowedCountries, auth.historyDays, auth.categories],
-};
+  identity: ({ auth, ...rest }: TrendRollupRequest) => [rest, auth.projectId, auth.allowedCountries, auth.historyDays, auth.categories],
+} satisfies AggregateKind<TrendRollupRequest, true>;
+
+/**
+ * What one article-market-hour of a trend roll-up is worth in the budget's unit (shared/aggregates/kind.ts
+ * `inlineCost`): a 24th of a list item's. The roll-up reads each article's own observations by index range
+ * (rollup-compute.ts), where a list item (an entity, a category, a publisher) stands for every article
+ * under it. With it, and windows under a day counted as a day, the budget decides as it did when trend
+ * roll-ups were counted in article-market-days (docs/TRENDS.md).
+ */
+export const TREND_ARTICLE_WEIGHT = 1 / 24;
+const DAY_HOURS = 24;
 
 export function estimatedCost(articles: number, markets: number, query: TrendRollupRequest['query']): number {
-  const days = query.period === 'custom' && query.date_from && query.date_to
-    ? (Date.parse(query.date_to) - Date.parse(query.date_from)) / DAY_MS
-    : (query.period === 'custom' ? WINDOW_HOURS['30d'] : WINDOW_HOURS[query.period]) / 24;
-  return Math.max(1, articles) * Math.max(1, markets) * Math.max(1, days);
+  const hours = Math.max(DAY_HOURS, windowHours(query.period, query.date_from, query.date_to));
+  return inlineCost(articles, markets, hours, TREND_ARTICLE_WEIGHT);
 }
 
 /** What the request path admitted: the trend's size and the markets of the window. */

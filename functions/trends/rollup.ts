@@ -61,6 +61,6 @@ export function register(app: App) {
       return { articles, markets: scope.markets.length };
     });
     const body = await serveTrendRollup(c, { trendId: trend_id, query, auth }, admission);
-    return c.json(body as never, 200);
+    return c.json(body, 200);
   });
 }

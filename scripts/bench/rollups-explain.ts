@@ -3,7 +3,7 @@
 // reference) sends for one case of the rollups benchmark: for investigating a slow case.
 import type { Db } from '../../shared/db/client';
 import type { DimensionKind } from '../../shared/db/schema';
-import { distinctFromActivity } from '../../shared/rollups/activity';
+import { distinctFromActivity } from '../../shared/rollups/activity-counts';
 import { distinctFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
 import { connectTo } from './db';
 import { BENCH_NOW } from './generate';

@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { ingest, type IngestProgress } from '../../shared/ingest';
 import { rebuildRollups, TOTAL_DAYS, TOTAL_HOURS } from '../../shared/ingest/rebuild';
-import { ALL_MARKETS } from '../../shared/rollups/activity';
+import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { migrate } from '../lib/migrations';
 import { connectTo, databaseExists, freshDatabase } from './db';
 import { BENCH_NOW, BENCH_SEED, generatedLines } from './generate';

@@ -44,12 +44,8 @@ export interface Caller {
   later: Later;
 }
 
-export interface Served {
-  cached: CachedResponse;
-  /** The computed value, when this request computed it. */
-  value?: unknown;
-  outcome: CacheOutcome;
-}
+/** The answer: as stored (the JSON of a `V`, the kind's value), and the value itself when this request computed it. */
+export type Served<V> = { cached: CachedResponse; outcome: CacheOutcome } | { cached: CachedResponse; value: V; outcome: CacheOutcome };
 
 export async function aggregateKey(store: Store, kind: AggregateKind, request: unknown): Promise<string> {
   const identity = kind.identity ? kind.identity(request) : request;
@@ -57,13 +53,13 @@ export async function aggregateKey(store: Store, kind: AggregateKind, request: u
 }
 
 /** The answer a computed value makes, as it is stored and sent, with the watermark read beside the computation. */
-function cachedOf(kind: AggregateKind, value: unknown, asOf: string | null): Promise<CachedResponse> {
+function cachedOf<V>(kind: AggregateKind<unknown, unknown, V>, value: V, asOf: string | null): Promise<CachedResponse> {
   const made = kind.respond ? kind.respond(value) : { body: value };
   return toCached(made.body, asOf, made.headers);
 }
 
 /** Computes the value and reads the data watermark in parallel (one wave of round trips). */
-export async function computeWithAsOf<R, H>(services: AggregateServices, kind: AggregateKind<R, H>, request: R, hint?: H) {
+export async function computeWithAsOf<R, H, V>(services: AggregateServices, kind: AggregateKind<R, H, V>, request: R, hint?: H) {
   const [value, asOf] = await Promise.all([kind.compute(services, request, hint), dataAsOf(services.db, services.config)]);
   return { value, cached: await cachedOf(kind, value, asOf) };
 }
@@ -112,10 +108,10 @@ async function release(store: Store, cacheKey: string, token: string): Promise<v
  * Computes as the lock holder. Storing the answer and releasing the lock (in that order: a follower
  * that finds the lock gone finds the answer) go off the critical path; on failure the lock is released too.
  */
-async function lead<R, H>(caller: Caller, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
+async function lead<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served<V>> {
   const { services, later } = caller;
   let cached: CachedResponse;
-  let value: unknown;
+  let value: V;
   try {
     ({ value, cached } = await computeWithAsOf(services, kind, request, hint));
   } catch (err) {
@@ -137,7 +133,7 @@ async function lead<R, H>(caller: Caller, kind: AggregateKind<R, H>, request: R,
  * in time (a burst of followers on a busy machine) is just a poll without news. Gives up after
  * FOLLOWER_WAIT_MS with 503 `computing`.
  */
-async function follow<R, H>(caller: Caller, kind: AggregateKind<R, H>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served> {
+async function follow<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served<V>> {
   const redis = caller.services.store.text;
   const deadline = Date.now() + FOLLOWER_WAIT_MS;
   for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
@@ -159,7 +155,7 @@ async function follow<R, H>(caller: Caller, kind: AggregateKind<R, H>, request: 
  * cached (no coalescing: sharing one promise across requests is unsafe in a Worker isolate); an
  * expensive one cannot be handed to the consumer reliably, so it answers 503 with Retry-After.
  */
-async function degraded<R, H>(caller: Caller, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H>): Promise<Served> {
+async function degraded<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, request: R, options: ServeOptions<H>): Promise<Served<V>> {
   if (options.background && caller.queue) {
     throw coded('dependency_unavailable', 'A dependency is briefly unavailable; retry after the Retry-After header.', {}, { 'Retry-After': '5' });
   }
@@ -188,7 +184,9 @@ async function lookup(config: Config, store: Store, kind: AggregateKind, cacheKe
  * queued (503 `computing`). The cache is read while `admit` (the request's own checks, e.g. the
  * list's existence) runs; its errors win over a hit.
  */
-export async function serveCached<R, H>(caller: Caller, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>): Promise<Served> {
+export async function serveCached<R, H, V>(
+  caller: Caller, kind: AggregateKind<R, H, V>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>,
+): Promise<Served<V>> {
   const { services: { store, config }, queue, later } = caller;
   const admitted = Promise.resolve(admit);
   admitted.catch(() => undefined); // it may fail while the key is hashed: handled by Promise.all below

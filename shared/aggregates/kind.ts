@@ -8,11 +8,20 @@ import type { Store } from '../redis';
 export const AGGREGATE_TTL_SECONDS = 600;
 
 /**
- * The inline budget: an aggregate whose estimated cost (rows it reads: items x markets x window buckets,
- * per kind; docs/SECURITY.md "Cost-based queueing") is above it is queued (503 `computing`), never
- * computed inside a request. AGGREGATE_INLINE_COST overrides it.
+ * The inline budget, in the one cost unit (`inlineCost`): an aggregate estimated above it is queued
+ * (503 `computing`), never computed inside a request (docs/SECURITY.md "Cost-based queueing").
+ * AGGREGATE_INLINE_COST overrides it.
  */
 export const DEFAULT_INLINE_COST = 250_000;
+
+/**
+ * The one cost unit of every estimate and of the budget: one item (a list item, a trend article) in one
+ * market for one hour of the window. `weight` is what one such item-market-hour of a kind is worth
+ * (default 1: a tracking list item). Each factor counts at least 1.
+ */
+export function inlineCost(items: number, markets: number, hours: number, weight = 1): number {
+  return Math.max(1, items) * Math.max(1, markets) * Math.max(1, hours) * weight;
+}
 
 /** Whether an aggregate of estimated cost `cost` goes to the queue instead of being computed inline. */
 export const overBudget = (config: Config, cost: number) => cost > (config.AGGREGATE_INLINE_COST ?? DEFAULT_INLINE_COST);
@@ -29,12 +38,13 @@ export interface AggregateServices {
 /**
  * One kind of aggregate. `R` is the request: plain JSON, because queued jobs carry it through the
  * queue. `H` is an optional hint the request path already loaded (e.g. the list row); the
- * consumer has none, so `compute` must work without it.
+ * consumer has none, so `compute` must work without it. `V` is the computed value: what the cache
+ * holds under the kind's key, so a route answering with it is checked against its schema (serve.ts).
  */
-export interface AggregateKind<R = any, H = unknown> {
+export interface AggregateKind<R = any, H = unknown, V = unknown> {
   /** Unique and namespaced (`tracking.metrics`): part of cache keys and of queued jobs. */
   name: string;
-  compute(services: AggregateServices, request: R, hint?: H): Promise<unknown>;
+  compute(services: AggregateServices, request: R, hint?: H): Promise<V>;
   /** What makes two requests the same question; default the whole request. Never include the key itself. */
   identity?(request: R): unknown;
   /** Cache lifetime; default AGGREGATE_TTL_SECONDS. */
@@ -42,7 +52,7 @@ export interface AggregateKind<R = any, H = unknown> {
   /** Re-queue recently asked aggregates from the cron before they expire; default true. */
   warm?: boolean;
   /** The response a computed value makes; default the value itself as the JSON body, no headers. */
-  respond?(value: unknown): { body: unknown; headers?: Record<string, string> };
+  respond?(value: V): { body: unknown; headers?: Record<string, string> };
 }
 
 export interface AggregateJob {

@@ -2,7 +2,7 @@
 // the outcome noted for the log line, the answer sent as stored or its value handed to the route.
 import type { Context } from 'hono';
 import { afterResponse } from '../after-response';
-import { respond } from '../cache/response';
+import { respond, respondAs, type JsonAnswer } from '../cache/response';
 import type { Env } from '../env';
 import { DATA_AS_OF } from '../freshness';
 import { serveCached, type Caller, type Served } from './engine';
@@ -32,7 +32,9 @@ function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {
   if (c.get('auth')?.projectId === null || c.get('config')?.CACHE_OUTCOME_HEADER === 'all') c.header('X-Aggregate-Cache', outcome);
 }
 
-async function served<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>): Promise<Served> {
+async function served<R, H, V>(
+  c: Context<Env>, kind: AggregateKind<R, H, V>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>,
+): Promise<Served<V>> {
   const answer = await serveCached(callerOf(c), kind, request, admit);
   throwIfRefusal(answer.cached);
   noteOutcome(c, answer.outcome);
@@ -43,34 +45,39 @@ async function served<R, H>(c: Context<Env>, kind: AggregateKind<R, H>, request:
  * The aggregate's value (for routes that wrap it in a larger answer). Notes the outcome (hit, miss or
  * shared, or bypass while Redis is unreachable; `X-Aggregate-Cache` for internal keys). For kinds without `respond`.
  */
-export async function serveAggregate<R, H>(
-  c: Context<Env>, kind: AggregateKind<R, H>, request: R, options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
-): Promise<unknown> {
+export async function serveAggregate<R, H, V>(
+  c: Context<Env>, kind: AggregateKind<R, H, V>, request: R, options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+): Promise<V> {
   const answer = await served(c, kind, request, options);
   // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
   const asOf = answer.cached.headers[DATA_AS_OF];
   if (asOf) c.header(DATA_AS_OF, asOf);
-  return 'value' in answer ? answer.value : JSON.parse(answer.cached.text);
+  if ('value' in answer) return answer.value;
+  // Stored under the kind's key: the JSON of a value its `compute` returned (with `data_as_of` beside).
+  const stored: V = JSON.parse(answer.cached.text);
+  return stored;
 }
 
 /**
  * The aggregate as the whole 200 answer, sent as stored (text, ETag, headers): a hit costs no
- * parse, stringify or hash. `admit` may be a promise: the cache lookup runs beside it.
+ * parse, stringify or hash. `admit` may be a promise: the cache lookup runs beside it. For kinds
+ * without `respond`: the answer is typed by the kind's value, which the route's schema then checks.
  */
-export async function serveAggregateResponse<R, H>(
-  c: Context<Env>, kind: AggregateKind<R, H>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
-): Promise<Response> {
+export async function serveAggregateResponse<R, H, V>(
+  c: Context<Env>, kind: AggregateKind<R, H, V>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+): Promise<JsonAnswer<V>> {
   const answer = await served(c, kind, request, admit);
-  return respond(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
+  return respondAs<V>(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
 }
 
 /** A kind computed on the request path only (never queued or warmed): its computation is the request's own closure. */
-export type BuiltKind<R> = Omit<AggregateKind<R>, 'compute' | 'warm'>;
+export type BuiltKind<R, V> = Omit<AggregateKind<R, unknown, V>, 'compute' | 'warm'>;
 
 /**
  * The answer `build` makes, as the whole 200 answer, cached and computed once across callers like any
  * aggregate, but only ever computed here (no consumer could rebuild the closure).
  */
-export function serveBuiltResponse<R>(c: Context<Env>, kind: BuiltKind<R>, request: R, build: () => Promise<unknown>): Promise<Response> {
-  return serveAggregateResponse(c, { ...kind, warm: false, compute: () => build() }, request);
+export async function serveBuiltResponse<R, V>(c: Context<Env>, kind: BuiltKind<R, V>, request: R, build: () => Promise<V>): Promise<Response> {
+  const answer = await served(c, { ...kind, warm: false, compute: () => build() }, request, {});
+  return respond(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
 }

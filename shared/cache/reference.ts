@@ -10,7 +10,7 @@ import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
 import { locationCache } from './location';
 import { IsolateCache } from './memory';
 import { afterResponse } from '../after-response';
-import { respond, toCached, type CachedResponse } from './response';
+import { respondAs, toCached, type CachedResponse, type JsonAnswer } from './response';
 
 interface Entry {
   cached: CachedResponse;
@@ -35,27 +35,30 @@ async function fromShared(cache: Cache, url: string, now: number): Promise<Entry
 /**
  * The 200 answer of a reference read. `scope` is what the caller's key changes in the answer (e.g.
  * its countries); `params` the validated request. `build` runs the queries on a miss; its errors
- * (404, 503) are never cached.
+ * (404, 503) are never cached. The answer is typed by what `build` returns (entries are keyed by
+ * `route`, whose handler is the one builder), so the route's schema checks it.
  */
-export async function referenceRead(c: Context<Env>, route: string, scope: unknown, params: unknown, build: () => Promise<unknown>): Promise<Response> {
+export async function referenceRead<V>(
+  c: Context<Env>, route: string, scope: unknown, params: unknown, build: () => Promise<V>,
+): Promise<JsonAnswer<V>> {
   const { config, clock } = c.var;
   const seconds = config.REFERENCE_CACHE_SECONDS;
   const compute = async () => {
     const [body, asOf] = await Promise.all([build(), dataAsOf(c.var.db, config)]);
     return toCached(body, asOf);
   };
-  if (seconds === 0) return respond(c, await compute(), false);
+  if (seconds === 0) return respondAs<V>(c, await compute(), false);
   const minute = Math.floor(clock.now().getTime() / 60_000);
   const hash = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, route, scope, params, minute]));
   const now = Date.now();
   const held = memory.get(hash, now);
-  if (held) return respond(c, held.cached, true);
+  if (held) return respondAs<V>(c, held.cached, true);
   const url = `${ORIGIN}/${hash}`;
   const cache = locationCache();
   const shared = cache && (await fromShared(cache, url, now).catch(() => undefined));
   if (shared) {
     memory.set(hash, shared, shared.cached.text.length, shared.expires - now, now);
-    return respond(c, shared.cached, true);
+    return respondAs<V>(c, shared.cached, true);
   }
   const entry = { cached: await compute(), expires: now + seconds * 1000 };
   memory.set(hash, entry, entry.cached.text.length, seconds * 1000, now);
@@ -68,5 +71,5 @@ export async function referenceRead(c: Context<Env>, route: string, scope: unkno
     });
     await afterResponse(c, cache.put(url, stored).catch(() => undefined));
   }
-  return respond(c, entry.cached, false);
+  return respondAs<V>(c, entry.cached, false);
 }

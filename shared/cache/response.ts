@@ -1,6 +1,7 @@
 // A cached answer as its final bytes: the JSON text, its strong ETag and the headers that go with
 // it, so a hit is sent as stored (no JSON parse, no re-stringify, no re-hash of a large body).
-import type { Context } from 'hono';
+import type { Context, TypedResponse } from 'hono';
+import type { JSONParsed } from 'hono/utils/types';
 import type { Env } from '../env';
 import { strongTag } from '../etag';
 import { ageHeader, dataAsOfHeaders, withDataAsOf } from '../freshness';
@@ -52,4 +53,18 @@ export function unpack(stored: unknown): CachedResponse | undefined {
 export function respond(c: Context<Env>, cached: CachedResponse, kept: boolean): Response {
   const age = kept ? ageHeader(cached.storedAt) : {};
   return c.body(cached.text, 200, { ...cached.headers, ...age, 'Content-Type': 'application/json', ETag: cached.etag });
+}
+
+/** A route's 200 JSON answer whose body is a `V`: what `c.json(body, 200)` returns, checked against the route's schema. */
+export type JsonAnswer<V> = Response & TypedResponse<JSONParsed<V>, 200, 'json'>;
+
+/**
+ * `respond` for an answer whose text is the JSON of a `V` (toCached of a `V`). Only for caches that key
+ * their entries by what computed them (an aggregate's kind, a reference read's route and its builder),
+ * so that `V` comes from the computation and the compiler checks it against the route's schema, as
+ * it does for `c.json` (docs/CONTRACT.md). The assertion adds only the body's type to the Response.
+ */
+export function respondAs<V>(c: Context<Env>, cached: CachedResponse, kept: boolean): JsonAnswer<V> {
+  const response: Response = respond(c, cached, kept);
+  return response as JsonAnswer<V>;
 }

@@ -5,6 +5,11 @@
 export const PLANS = ['start', 'grow', 'scale', 'enterprise'] as const;
 export const LIST_KINDS = ['entity', 'category', 'publisher', 'trend', 'mention'] as const;
 export const MATCH_TYPES = ['broad', 'phrase', 'exact'] as const;
+/** Where a mention matched (mention_matches.field). */
+export const MATCH_FIELDS = ['title', 'body'] as const;
+export type ListKind = (typeof LIST_KINDS)[number];
+export type MatchType = (typeof MATCH_TYPES)[number];
+export type MatchField = (typeof MATCH_FIELDS)[number];
 
 export const TREND_STATES = ['emerging', 'hot', 'persistent', 'seasonal_dormant', 'decayed'] as const;
 export const STRUCTURAL_TYPES = ['event_driven', 'evergreen', 'cyclic', 'derivative', 'unknown'] as const;

@@ -13,7 +13,7 @@
 // correlated group columns beyond a single join: such joins are estimated at one row, and the nested
 // loops built on that estimate took 174 s for an hour of 3,661 lines.
 import type { Queryable } from '../db/queryable';
-import { gapsOf, hullsOf, marksOf, mergeRuns } from './activity';
+import { gapsOf, hullsOf, marksOf, mergeRuns } from './activity-hulls';
 import { ADDED_TABLE } from './rollups';
 
 export interface RemovedMembership {

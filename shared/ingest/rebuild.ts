@@ -1,8 +1,8 @@
 // Rebuilds every roll-up from the source tables in set-based SQL: after a bulk load that bypassed
 // ingest, or to prove the incremental path (the result must be identical).
 import type { Queryable } from '../db/queryable';
-import { ALL_MARKETS } from '../rollups/activity';
-import { REBUILD_ACTIVITY } from './activity';
+import { ALL_MARKETS } from '../rollups/activity-counts';
+import { REBUILD_ACTIVITY } from './activity-hulls';
 import { RAISE_MEMORY } from './sql';
 import { REBUILD_ENTITIES } from './entity-rollups';
 import { REBUILD_PLAN_READS } from './plan-reads';

@@ -7,7 +7,7 @@
 // All three run inside the batch's transaction, after the article links and before nothing else
 // reads them, so the roll-ups always equal a recomputation from observations.
 import type { Queryable } from '../db/queryable';
-import { ALL_MARKETS } from '../rollups/activity';
+import { ALL_MARKETS } from '../rollups/activity-counts';
 
 // Each delta also lands in the all-markets row of its key (country = language = '*', see
 // ALL_MARKETS), which windows over every market and language read instead of one row per market.

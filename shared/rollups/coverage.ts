@@ -1,5 +1,5 @@
 // Whether a scope covers every market with data: then the all-markets rows and the activity hulls
-// answer it (activity.ts). The countries with data are asked once per request, and the request
+// answer it (activity-counts.ts). The countries with data are asked once per request, and the request
 // paths start that read beside their Redis wave (`prefetchMarketsWithData`), kept in the isolate for
 // ISOLATE_CACHE_SECONDS: the reads that need it then wait for nothing.
 import type { Config } from '../env';

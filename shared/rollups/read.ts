@@ -1,9 +1,9 @@
 // Window reads over the dimension roll-ups: sums per bucket from dim_days (whole days) and dim_hours
-// (hours and partial days), distinct counts from the activity hulls (activity.ts) or url_spans.
+// (hours and partial days), distinct counts from the activity hulls (activity-counts.ts) or url_spans.
 // No raw observation is read.
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
-import { ALL_MARKETS, distinctFromActivity, publicationsFromActivity } from './activity';
+import { ALL_MARKETS, distinctFromActivity, publicationsFromActivity } from './activity-counts';
 import { coversAllMarkets, marketsWithData } from './coverage';
 import { buckets, ceilHour, type Bucket, type Grain } from './buckets';
 import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';

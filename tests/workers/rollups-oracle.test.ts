@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import type { Grain } from '../../shared/rollups/buckets';
-import { distinctFromActivity, publicationsFromActivity } from '../../shared/rollups/activity';
+import { distinctFromActivity, publicationsFromActivity } from '../../shared/rollups/activity-counts';
 import { distinctFromSpans, publicationsFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
 import { BASE, CATEGORIES, dataset, DOMAINS, expectRollupReads, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';

@@ -2,13 +2,12 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { projects } from './accounts';
-import { LIST_KINDS, MATCH_TYPES } from '../values';
+import { LIST_KINDS, MATCH_TYPES, type ListKind, type MatchField, type MatchType } from '../values';
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export { LIST_KINDS, MATCH_TYPES };
-export type ListKind = (typeof LIST_KINDS)[number];
-export type MatchType = (typeof MATCH_TYPES)[number];
+export type { ListKind, MatchField, MatchType };
 
 export const trackingLists = pgTable(
   'tracking_lists',
@@ -60,8 +59,7 @@ export const mentionMatches = pgTable(
     listId: uuid('list_id').notNull().references(() => trackingLists.id, { onDelete: 'cascade' }),
     termId: uuid('term_id').notNull().references(() => trackingListItems.id, { onDelete: 'cascade' }),
     urlId: uuid('url_id').notNull(),
-    /** `title` or `body`. */
-    field: text('field').notNull(),
+    field: text('field').$type<MatchField>().notNull(),
     matchedText: text('matched_text').notNull(),
     snippet: text('snippet').notNull(),
     matchedAt: tstz('matched_at').notNull(),

@@ -8,7 +8,7 @@ import { invalid } from './errors';
 import { iso } from './format';
 import { clampToHistory } from './limits/gates';
 import { ceilHour, type Grain } from './rollups/buckets';
-import { resolveMarkets } from './scope';
+import { resolveMarkets, scopeOf } from './scope';
 import { DAY_MS as DAY, WINDOW_HOURS, type WindowName } from './windows';
 
 /** The periods of the windowed reads (tracking metrics and roll-ups, category analytics). */
@@ -80,7 +80,7 @@ export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params
   }
   const clamp = historyWindow(auth, from, to, now);
   const length = clamp.to.getTime() - clamp.from.getTime();
-  const markets = await resolveMarkets(db, auth, params.country);
+  const markets = await resolveMarkets(db, scopeOf(auth), params.country);
   return {
     country: markets.country,
     markets: markets.markets,

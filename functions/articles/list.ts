@@ -5,7 +5,7 @@ import { invalid } from '../../shared/errors';
 import { exportable } from '../../shared/exports';
 import { assertEndpointScopable, clampToHistory } from '../../shared/limits/gates';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { resolveMarkets } from '../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { categoryPaths, splitList } from './params';
 import { listArticles } from './queries';
 import { ArticleListSchema, ArticlesQuery } from './schemas';
@@ -46,7 +46,7 @@ export function register(app: App) {
     if (query.date_from && to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
     // A window that ends before the plan's history is not refused: it is clamped, and empty.
     const clamp = clampToHistory(auth, from, now);
-    const { markets } = await resolveMarkets(db, auth, query.country);
+    const { markets } = await resolveMarkets(db, scopeOf(auth), query.country);
     const lang = query.lang.toLowerCase();
     const { total, rows } = await listArticles(db, {
       markets,

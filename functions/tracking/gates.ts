@@ -35,7 +35,7 @@ export async function admitAggregate(config: Config, db: Db, auth: AuthContext, 
   if (!list) throw listNotFound();
   const { markets } = await resolveWindow(db, auth, now, query, grain);
   if (list.kind === 'category' && auth.categories !== null) {
-    assertCategoriesInPlan(auth, (await listItems(db, list.id)).map((i) => i.key));
+    assertCategoriesInPlan(auth, (await listItems(db, projectId, list.id)).map((i) => i.key));
   }
   if (list.kind === 'publisher' && auth.plan && !PLAN_RULES[auth.plan].video) {
     const [video] = await queryRows<{ name: string }>(db,

@@ -7,7 +7,7 @@ import { exportable } from '../../shared/exports';
 import { cabinetUrl, iso } from '../../shared/format';
 import { historyWindow } from '../../shared/window-scope';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { resolveMarkets } from '../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { MATCH_TYPES } from '../../shared/db/values';
 import { readMatches } from './matches-query';
 import { MatchesSchema } from './matches-schema';
@@ -73,7 +73,7 @@ export function register(app: App) {
     if (query.date_from && requestedTo <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
     const clamp = historyWindow(auth, from, requestedTo, now);
     const to = clamp.to;
-    const keyScope = await resolveMarkets(db, auth, query.country);
+    const keyScope = await resolveMarkets(db, scopeOf(auth), query.country);
     const watched = list.countries.map((c) => c.toUpperCase());
     const markets = watched.length ? keyScope.markets.filter((m) => watched.includes(m)) : keyScope.markets;
     const lang = query.lang.toLowerCase();

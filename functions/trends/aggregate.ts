@@ -9,7 +9,7 @@ import { resolveWindow } from '../../shared/window-scope';
 import { trendNotFound } from './not-found';
 import { isTrendVisible } from './queries';
 import { computeTrendRollup } from './rollup-compute';
-import { scopeOf } from './visibility';
+import { scopeOf } from '../../shared/scope';
 import { DAY_MS, WINDOW_HOURS } from '../../shared/windows';
 
 export interface TrendRollupRequest {

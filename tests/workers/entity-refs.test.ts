@@ -5,6 +5,7 @@ import type { Db } from '../../shared/db/client';
 import { countProfiles, readPage, type FeedFilter, type PageRequest } from '../../functions/feed/queries';
 import { listArticles } from '../../functions/articles/queries';
 import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
+import { scopeOf } from '../../shared/scope';
 import { articleRecords, ELECTION, MESSI, NOW, SOCCER, STARTUP, TENNIS } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
 import { createWorld, type World } from '../helpers/world';
@@ -68,7 +69,7 @@ const pageKeys = (db: Db, f: FeedFilter, page: PageRequest) =>
   readPage(db, f, page, { end: windowEnd(new Date(NOW)), dayStart: new Date(Math.floor(Date.parse(NOW) / 86_400_000) * 86_400_000 - 29 * 86_400_000), markdown: false });
 
 const filter = (entities: string[], matchAll: boolean): FeedFilter => ({
-  markets: null, language: null, categories: null, entities, matchAll, planCategories: null,
+  scope: scopeOf({ projectId: null, allowedCountries: null, categories: null }), language: null, categories: null, entities, matchAll,
   seenAfter: null, seenBefore: null, firstSeenFrom: null,
 });
 

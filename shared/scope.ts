@@ -33,9 +33,12 @@ export interface Scope {
 /** What a scope is built from: the authenticated key (tests pass the same three fields). */
 export type ScopeSource = Pick<AuthContext, 'projectId' | 'allowedCountries' | 'categories'>;
 
-const make = (projectId: string | null, markets: Scope['markets'], planCategories: Scope['planCategories']): Scope =>
+function make(projectId: string | null, markets: readonly string[], planCategories: Scope['planCategories']): ListedScope;
+function make(projectId: string | null, markets: Scope['markets'], planCategories: Scope['planCategories']): Scope;
+function make(projectId: string | null, markets: Scope['markets'], planCategories: Scope['planCategories']): Scope {
   // The one place a Scope is made: the brand exists only in the type, so the value is the plain record.
-  ({ projectId, markets, planCategories }) as Scope;
+  return { projectId, markets, planCategories } as Scope;
+}
 
 /** The scope of the authenticated key: its project, its markets and its plan's categories. */
 export const scopeOf = (auth: ScopeSource): Scope =>
@@ -48,11 +51,24 @@ export const marketsParam = (scope: Scope): string[] | null => (scope.markets ==
 export const categoriesParam = (scope: Scope): string[] | null =>
   scope.planCategories === EVERY_CATEGORY ? null : [...scope.planCategories];
 
+/**
+ * A Scope whose markets are a list: `all` resolved against the reference data (resolveMarkets), for
+ * reads that measure per market and take no NULL for every market.
+ */
+export type ListedScope = Scope & { readonly markets: readonly string[] };
+
+/** The listed markets as the SQL reads them: a text[] parameter, upper-case and sorted. */
+export const marketList = (scope: ListedScope): string[] => [...scope.markets];
+
+/** The listed scope narrowed to the markets among `codes` (upper-case), in its order: never wider. */
+export const among = (scope: ListedScope, codes: readonly string[]): ListedScope =>
+  make(scope.projectId, scope.markets.filter((m) => codes.includes(m)), scope.planCategories);
+
 export interface MarketScope {
   /** As requested: `all` or an upper-case country code. */
   country: string;
-  /** Upper-case alpha-2 codes measured. */
-  markets: string[];
+  /** The key's scope with the markets measured: upper-case alpha-2 codes, sorted. */
+  scope: ListedScope;
 }
 
 export function refusedRegion(code: string, scope: Scope): ApiError {
@@ -93,7 +109,7 @@ export async function allMarkets(db: Db): Promise<string[]> {
 export async function resolveMarkets(db: Db, scope: Scope, country = 'all'): Promise<MarketScope> {
   if (country.toLowerCase() !== 'all') {
     const code = assertCountryAllowed(scope, country);
-    return { country: code, markets: [code] };
+    return { country: code, scope: make(scope.projectId, [code], scope.planCategories) };
   }
   const markets =
     scope.markets !== EVERY_MARKET
@@ -105,5 +121,5 @@ export async function resolveMarkets(db: Db, scope: Scope, country = 'all'): Pro
   if (markets.length === 0) {
     throw coded('market_not_entitled', MARKET_NOT_ENTITLED);
   }
-  return { country: 'all', markets: [...markets].sort() };
+  return { country: 'all', scope: make(scope.projectId, [...markets].sort(), scope.planCategories) };
 }

@@ -31,8 +31,8 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, config } = c.var;
     const { id } = c.req.valid('param');
-    const { markets } = await resolveMarkets(db, scopeOf(auth));
-    const row = await getArticle(db, id, markets);
+    const { scope } = await resolveMarkets(db, scopeOf(auth));
+    const row = await getArticle(db, scope, id);
     // Outside the key's markets the article does not exist for it: the same 404 as an unknown id.
     if (!row || row.profiles.length === 0) throw notFound(`Article '${id}' not found`);
     assertArticleInPlan(auth, row.categories.map((cat) => cat.name));

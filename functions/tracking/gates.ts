@@ -33,7 +33,7 @@ export async function admitAggregate(config: Config, db: Db, auth: AuthContext, 
   prefetchMarketsWithData(config, db); // beside the cache lookup: a computed answer then waits for it no more
   const list = await admittedList(config, db, projectId, listId, now);
   if (!list) throw listNotFound();
-  const { markets } = await resolveWindow(db, auth, now, query, grain);
+  const { keyScope } = await resolveWindow(db, auth, now, query, grain);
   if (list.kind === 'category' && auth.categories !== null) {
     assertCategoriesInPlan(auth, (await listItems(db, projectId, list.id)).map((i) => i.key));
   }
@@ -42,5 +42,5 @@ export async function admitAggregate(config: Config, db: Db, auth: AuthContext, 
       `SELECT p.name FROM tracking_list_items i JOIN publishers p ON p.domain = i.key WHERE i.list_id = $1 AND p.is_video LIMIT 1`, [list.id]);
     if (video) assertVideoInPlan(auth, video.name);
   }
-  return { projectId, list, markets: markets.length };
+  return { projectId, list, markets: keyScope.markets.length };
 }

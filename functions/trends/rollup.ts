@@ -58,7 +58,7 @@ export function register(app: App) {
     const admission = admittedTrendSize(c.var.config, db, auth, trend_id).then(async (articles) => {
       if (articles === undefined) throw trendNotFound(trend_id);
       const scope = await resolveWindow(db, auth, clock.now(), query, 'day');
-      return { articles, markets: scope.markets.length };
+      return { articles, markets: scope.keyScope.markets.length };
     });
     const body = await serveTrendRollup(c, { trendId: trend_id, query, auth }, admission);
     return c.json(body as never, 200);

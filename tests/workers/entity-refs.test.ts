@@ -5,7 +5,7 @@ import type { Db } from '../../shared/db/client';
 import { countProfiles, readPage, type FeedFilter, type PageRequest } from '../../functions/feed/queries';
 import { listArticles } from '../../functions/articles/queries';
 import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
-import { scopeOf } from '../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { articleRecords, ELECTION, MESSI, NOW, SOCCER, STARTUP, TENNIS } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
 import { createWorld, type World } from '../helpers/world';
@@ -117,9 +117,9 @@ describe('same results as the per-row match', () => {
       for (const list of [REFS, REFS.slice(0, 2), REFS.slice(2, 4), [REFS[3]], []]) {
         const expected = await oracle(list, all);
         const { rows } = await listArticles(world.db, {
-          markets, language: null,
+          scope: (await resolveMarkets(world.db, scopeOf({ projectId: null, allowedCountries: markets, categories: null }))).scope, language: null,
           from: new Date('2000-01-01T00:00:00Z'), to: new Date('2100-01-01T00:00:00Z'), categories: null, entities: list, matchAll: all,
-          q: null, planCategories: null, sortBy: 'first_seen', sortOrder: 'desc', limit: 200, offset: 0,
+          q: null, sortBy: 'first_seen', sortOrder: 'desc', limit: 200, offset: 0,
         });
         const inWindow = (await world.db.$client.query(`SELECT DISTINCT url_id::text AS id FROM url_profiles WHERE url_id = ANY($1::uuid[])`, [[...expected]])) as { id: string }[];
         expect(new Set(rows.map((r) => r.id)), JSON.stringify([list, all])).toEqual(new Set(inWindow.map((r) => r.id)));

@@ -5,7 +5,6 @@ import { round } from '../../shared/format';
 import { ALL_MARKETS } from '../../shared/rollups/activity';
 import { buckets } from '../../shared/rollups/buckets';
 import { distinctByKey, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
-import { marketList } from '../../shared/scope';
 import type { AggregateWindow } from '../../shared/window-scope';
 
 export interface PathFilter {
@@ -79,7 +78,7 @@ const total = (values: number[] | undefined) => (values ?? []).reduce((a, b) => 
  * slice (a round trip costs less).
  */
 export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: PathFilter, limit: number, offset: number) {
-  const dim = await withCoverage(db, { kind: 'category', keys: categoryPaths(filter), markets: marketList(scope.keyScope), language: scope.language });
+  const dim = await withCoverage(db, { kind: 'category', keys: categoryPaths(filter), keyScope: scope.keyScope, language: scope.language });
   const [cur, prev, hulls] = await Promise.all([
     seriesByKey(db, dim, scope.from, scope.to, 'day'),
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),

@@ -81,11 +81,11 @@ interface Query {
 
 export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput) {
   // Every item's key as it resolves (entities by id or name), found by each statement itself: one wave.
-  const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys: pageKeys(list), markets: marketList(scope.keyScope), language: scope.language };
+  const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys: pageKeys(list), keyScope: scope.keyScope, language: scope.language };
   const q: Query = {
     dim,
     params: [
-      dim.kind, keysParam(dim), dim.markets, scope.language,
+      dim.kind, keysParam(dim), marketList(dim.keyScope), scope.language,
       ceilHour(scope.from).toISOString(), ceilHour(scope.to).toISOString(), ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
     ],
   };

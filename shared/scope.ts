@@ -1,5 +1,5 @@
 // The tenant of a request (spec "Authentication" 5; STYLE.md "The tenant in the type"): one branded
-// `Scope` built only from the authenticated key, which every query takes (docs/ARCHITECTURE.md "Scope").
+// `Scope` built only from the authenticated key, which every query takes (docs/SECURITY.md "The tenant in the type").
 import type { AuthContext } from './auth/types';
 import type { Db } from './db/client';
 import { queryRows } from './db/raw';

@@ -1,5 +1,6 @@
 // Geo read paths. The region reads take the key's Scope (shared/scope.ts), so neither can list or
-// describe a region outside its markets.
+// describe a region outside its markets; the figures of regions are read for codes those reads (or
+// the handler's check against the same Scope) returned.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { marketsParam, type Scope } from '../../shared/scope';

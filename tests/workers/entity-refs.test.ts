@@ -5,9 +5,10 @@ import type { Db } from '../../shared/db/client';
 import { countProfiles, readPage, type FeedFilter, type PageRequest } from '../../functions/feed/queries';
 import { listArticles } from '../../functions/articles/queries';
 import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
-import { resolveMarkets, scopeOf } from '../../shared/scope';
+import { scopeOf } from '../../shared/scope';
 import { articleRecords, ELECTION, MESSI, NOW, SOCCER, STARTUP, TENNIS } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
+import { listedScope } from '../helpers/scope';
 import { createWorld, type World } from '../helpers/world';
 
 let world: World;
@@ -117,7 +118,7 @@ describe('same results as the per-row match', () => {
       for (const list of [REFS, REFS.slice(0, 2), REFS.slice(2, 4), [REFS[3]], []]) {
         const expected = await oracle(list, all);
         const { rows } = await listArticles(world.db, {
-          scope: (await resolveMarkets(world.db, scopeOf({ projectId: null, allowedCountries: markets, categories: null }))).scope, language: null,
+          scope: await listedScope(world.db, markets), language: null,
           from: new Date('2000-01-01T00:00:00Z'), to: new Date('2100-01-01T00:00:00Z'), categories: null, entities: list, matchAll: all,
           q: null, sortBy: 'first_seen', sortOrder: 'desc', limit: 200, offset: 0,
         });

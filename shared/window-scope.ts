@@ -8,7 +8,7 @@ import { invalid } from './errors';
 import { iso } from './format';
 import { clampToHistory } from './limits/gates';
 import { ceilHour, type Grain } from './rollups/buckets';
-import { resolveMarkets } from './scope';
+import { marketList, resolveMarkets, scopeOf, type ListedScope } from './scope';
 import { DAY_MS as DAY, WINDOW_HOURS, type WindowName } from './windows';
 
 /** The periods of the windowed reads (tracking metrics and roll-ups, category analytics). */
@@ -25,9 +25,12 @@ export const WindowQuery = {
   date_to: isoQueryParam('End (UTC, exclusive), required with `period=custom`.', '2026-11-08T00:00:00Z'),
 };
 
-export interface WindowScope {
+/** A windowed read's parameters: the key's scope resolved to `country`, the language and both windows. */
+export interface AggregateWindow {
+  /** As requested: `all` or an upper-case country code. */
   country: string;
-  markets: string[];
+  /** The key's scope, its markets resolved to `country` (the markets measured). */
+  keyScope: ListedScope;
   lang: string;
   language: string | null;
   from: Date;
@@ -61,7 +64,7 @@ export function historyWindow(auth: AuthContext, from: Date, to: Date, now: Date
  * Default periods end now and snap to the grain: day grain covers N UTC days (today partial), hour
  * grain N x 24 hours (the current hour partial). The previous window is the same shape, shifted back.
  */
-export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params: WindowParams, grain: Grain): Promise<WindowScope> {
+export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params: WindowParams, grain: Grain): Promise<AggregateWindow> {
   let from: Date;
   let to: Date;
   if (params.period === 'custom') {
@@ -80,10 +83,10 @@ export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params
   }
   const clamp = historyWindow(auth, from, to, now);
   const length = clamp.to.getTime() - clamp.from.getTime();
-  const markets = await resolveMarkets(db, auth, params.country);
+  const markets = await resolveMarkets(db, scopeOf(auth), params.country);
   return {
     country: markets.country,
-    markets: markets.markets,
+    keyScope: markets.scope,
     lang: params.lang.toLowerCase(),
     language: params.lang.toLowerCase() === 'all' ? null : params.lang.toLowerCase(),
     from: clamp.from,
@@ -95,10 +98,10 @@ export async function resolveWindow(db: Db, auth: AuthContext, now: Date, params
   };
 }
 
-export function scopeBody(scope: WindowScope, extra: Record<string, unknown> = {}) {
+export function scopeBody(scope: AggregateWindow, extra: Record<string, unknown> = {}) {
   return {
     country: scope.country === 'all' ? 'all' : scope.country,
-    markets: scope.markets.map((m) => m.toLowerCase()),
+    markets: marketList(scope.keyScope).map((m) => m.toLowerCase()),
     lang: scope.lang,
     from: iso(scope.from),
     to: iso(scope.to),

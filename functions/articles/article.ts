@@ -4,7 +4,7 @@ import type { App } from '../../shared/app';
 import { notFound } from '../../shared/errors';
 import { assertArticleInPlan } from '../../shared/limits/gates';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { resolveMarkets } from '../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { getArticle } from './queries';
 import { ArticleDetailSchema, articleIdParam } from './schemas';
 import { toArticleDetail } from './serialize';
@@ -31,8 +31,8 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth, config } = c.var;
     const { id } = c.req.valid('param');
-    const { markets } = await resolveMarkets(db, auth);
-    const row = await getArticle(db, id, markets);
+    const { scope } = await resolveMarkets(db, scopeOf(auth));
+    const row = await getArticle(db, scope, id);
     // Outside the key's markets the article does not exist for it: the same 404 as an unknown id.
     if (!row || row.profiles.length === 0) throw notFound(`Article '${id}' not found`);
     assertArticleInPlan(auth, row.categories.map((cat) => cat.name));

@@ -5,7 +5,7 @@ import { round } from '../../shared/format';
 import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { buckets } from '../../shared/rollups/buckets';
 import { distinctByKey, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
-import type { WindowScope } from '../../shared/window-scope';
+import type { AggregateWindow } from '../../shared/window-scope';
 
 export interface PathFilter {
   topLevel: boolean;
@@ -42,7 +42,7 @@ export function categoryPaths(filter: PathFilter): DerivedKeys {
  * impressions, descending, then path): the window's sums from the all-markets rows of dim_days (whole
  * days) and dim_hours (the head and tail hours), as seriesByKey reads them.
  */
-function pagePaths(filter: PathFilter, scope: WindowScope, limit: number, offset: number): DerivedKeys {
+function pagePaths(filter: PathFilter, scope: AggregateWindow, limit: number, offset: number): DerivedKeys {
   const { headEnd, tailStart, hourRanges } = windowRanges(buckets(scope.from, scope.to, 'day'));
   const [head, tail] = [...hourRanges, [headEnd, headEnd], [headEnd, headEnd]];
   const a = (i: number) => `($2::text[])[${i}]`;
@@ -77,8 +77,8 @@ const total = (values: number[] | undefined) => (values ?? []).reduce((a, b) => 
  * planner cannot estimate that walk, which took five times the database time on the bench set's
  * slice (a round trip costs less).
  */
-export async function categoryAnalytics(db: Db, scope: WindowScope, filter: PathFilter, limit: number, offset: number) {
-  const dim = await withCoverage(db, { kind: 'category', keys: categoryPaths(filter), markets: scope.markets, language: scope.language });
+export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: PathFilter, limit: number, offset: number) {
+  const dim = await withCoverage(db, { kind: 'category', keys: categoryPaths(filter), keyScope: scope.keyScope, language: scope.language });
   const [cur, prev, hulls] = await Promise.all([
     seriesByKey(db, dim, scope.from, scope.to, 'day'),
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),

@@ -5,7 +5,7 @@ import { invalid } from '../../shared/errors';
 import { exportable } from '../../shared/exports';
 import { assertEndpointScopable, clampToHistory } from '../../shared/limits/gates';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { resolveMarkets } from '../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { categoryPaths, splitList } from './params';
 import { listArticles } from './queries';
 import { ArticleListSchema, ArticlesQuery } from './schemas';
@@ -46,10 +46,10 @@ export function register(app: App) {
     if (query.date_from && to <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
     // A window that ends before the plan's history is not refused: it is clamped, and empty.
     const clamp = clampToHistory(auth, from, now);
-    const { markets } = await resolveMarkets(db, auth, query.country);
+    const { scope } = await resolveMarkets(db, scopeOf(auth), query.country);
     const lang = query.lang.toLowerCase();
     const { total, rows } = await listArticles(db, {
-      markets,
+      scope,
       language: lang === 'all' ? null : lang,
       from: clamp.from,
       to,
@@ -57,7 +57,6 @@ export function register(app: App) {
       entities,
       matchAll: query.match === 'all',
       q: query.q ?? null,
-      planCategories: auth.categories,
       wholeHistory: clamp.from.getTime() <= now.getTime() - auth.historyDays * 86_400_000 && to >= now,
       sortBy: query.sort_by,
       sortOrder: query.sort_order,

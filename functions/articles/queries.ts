@@ -1,14 +1,15 @@
-// Article reads. Every query takes the markets the key may read (and the plan's top-level
-// categories, null = all), so an article is only ever described by its in-scope profiles.
+// Article reads. Every query takes the key's Scope with its markets listed (shared/scope.ts: the markets
+// it may read and the plan's top-level categories), so an article is only ever described by its in-scope profiles.
 import type { Db } from '../../shared/db/client';
 import { categoryMatchSql } from '../../shared/categories';
 import { inPlanCategories, inPlanCategoriesPerRow } from '../../shared/db/plan-scope';
 import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
+import { categoriesParam, marketList, type ListedScope } from '../../shared/scope';
 
 export interface ArticleFilter {
-  /** Upper-case markets. */
-  markets: string[];
+  /** The key's scope, its markets resolved to the request's `country`. */
+  scope: ListedScope;
   /** Lower-case feed language, or null for all. */
   language: string | null;
   /** First sighting in the markets lies in [from, to). */
@@ -18,8 +19,6 @@ export interface ArticleFilter {
   entities: string[] | null;
   matchAll: boolean;
   q: string | null;
-  /** The plan's chosen top levels; null = every category. */
-  planCategories: string[] | null;
   /** The window starts at or before the plan's history and ends at or after now (how the default listing counts). */
   wholeHistory?: boolean;
   sortBy: 'first_seen' | 'last_seen' | 'published_at' | 'impressions';
@@ -102,7 +101,7 @@ async function listMatching(db: Db, f: ArticleFilter): Promise<{ total: number; 
               CROSS JOIN LATERAL (
                 SELECT array_agg(DISTINCT q.country ORDER BY q.country) AS countries, array_agg(DISTINCT q.language ORDER BY q.language) AS languages
                 FROM url_profiles q WHERE q.url_id = p.url_id AND q.country = ANY($1::text[]) AND ($2::text IS NULL OR q.language = $2)) m) r), '[]') AS rows`,
-    [f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.categories, f.entities, f.matchAll, f.q, f.planCategories, f.limit, f.offset],
+    [marketList(f.scope), f.language, f.from.toISOString(), f.to.toISOString(), f.categories, f.entities, f.matchAll, f.q, categoriesParam(f.scope), f.limit, f.offset],
   );
   return result;
 }
@@ -161,7 +160,7 @@ async function listByFirstSighting(db: Db, f: ArticleFilter): Promise<{ total: n
                 SELECT max(q.last_seen) AS last_seen, sum(q.impressions_total)::float8 AS impressions,
                        array_agg(DISTINCT q.country ORDER BY q.country) AS countries, array_agg(DISTINCT q.language ORDER BY q.language) AS languages
                 FROM url_profiles q WHERE q.url_id = p.url_id AND ${IN_SCOPE('q')}) m) r), '[]') AS rows`,
-    [f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.planCategories, f.limit, f.offset],
+    [marketList(f.scope), f.language, f.from.toISOString(), f.to.toISOString(), categoriesParam(f.scope), f.limit, f.offset],
   );
   return result;
 }
@@ -185,7 +184,7 @@ export interface ArticleDetailRow extends Omit<ArticleRow, 'first_seen' | 'last_
 }
 
 /** One article with its in-scope profiles, categories and entities; undefined when the id is unknown. */
-export async function getArticle(db: Db, id: string, markets: string[]): Promise<ArticleDetailRow | undefined> {
+export async function getArticle(db: Db, scope: ListedScope, id: string): Promise<ArticleDetailRow | undefined> {
   const [row] = await queryRows<ArticleDetailRow>(
     db,
     `SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published, a.date_modified, a.summary, a.meta,
@@ -197,7 +196,7 @@ export async function getArticle(db: Db, id: string, markets: string[]): Promise
           'impressions', p.impressions_total, 'avg_position', p.avg_position) ORDER BY p.country, p.language), '[]')
         FROM url_profiles p WHERE p.url_id = a.id AND p.country = ANY($2::text[])) AS profiles
      FROM articles a WHERE a.id = $1`,
-    [id, markets],
+    [id, marketList(scope)],
   );
   return row;
 }

@@ -4,6 +4,7 @@ import type { App } from '../../shared/app';
 import { notFound } from '../../shared/errors';
 import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
+import { scopeOf } from '../../shared/scope';
 import { countArticles, entityArticles, getEntity } from './queries';
 import { ArticlesQuery, EntityArticlesSchema, entityNameParam } from './schemas';
 import { lookupName, toEntityArticle } from './serialize';
@@ -32,11 +33,11 @@ export function register(app: App) {
     const { db, auth, config } = c.var;
     const { limit, offset } = c.req.valid('query');
     const name = lookupName(c.req.valid('param').entity_name);
-    const entity = name ? await getEntity(db, auth.allowedCountries, auth.categories, name) : undefined;
+    const entity = name ? await getEntity(db, scopeOf(auth), name) : undefined;
     if (!entity) throw notFound(`Entity '${name}' not found`);
     const [rows, total] = await Promise.all([
-      entityArticles(db, entity.id, auth.allowedCountries, auth.categories, limit, offset),
-      countArticles(db, entity.id, auth.allowedCountries, auth.categories),
+      entityArticles(db, scopeOf(auth), entity.id, limit, offset),
+      countArticles(db, scopeOf(auth), entity.id),
     ]);
     return c.json({ entity_name: name, articles: rows.map((r) => toEntityArticle(r, config.APP_URL)), total }, 200);
   });

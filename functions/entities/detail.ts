@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { notFound } from '../../shared/errors';
 import { errorResponses, keyed } from '../../shared/schemas/common';
+import { scopeOf } from '../../shared/scope';
 import { countArticles, getEntity } from './queries';
 import { EntityDetailSchema, entityNameParam } from './schemas';
 import { lookupName, toEntityDetail } from './serialize';
@@ -31,9 +32,9 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth } = c.var;
     const name = lookupName(c.req.valid('param').entity_name);
-    const row = name ? await getEntity(db, auth.allowedCountries, auth.categories, name) : undefined;
+    const row = name ? await getEntity(db, scopeOf(auth), name) : undefined;
     if (!row) throw notFound(`Entity '${name}' not found`);
-    const count = await countArticles(db, row.id, auth.allowedCountries, auth.categories);
+    const count = await countArticles(db, scopeOf(auth), row.id);
     return c.json(toEntityDetail(row, count), 200);
   });
 }

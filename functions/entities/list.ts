@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { exportable } from '../../shared/exports';
 import { errorResponses, keyed } from '../../shared/schemas/common';
+import { scopeOf } from '../../shared/scope';
 import { listEntities } from './queries';
 import { EntityListSchema, ListQuery } from './schemas';
 import { toEntity } from './serialize';
@@ -30,7 +31,7 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { db, auth } = c.var;
     const q = c.req.valid('query');
-    const { total, rows } = await listEntities(db, auth.allowedCountries, auth.categories, {
+    const { total, rows } = await listEntities(db, scopeOf(auth), {
       search: q.search?.trim() ? q.search.trim() : null,
       entityType: q.entity_type ?? null,
       minScore: q.min_score,

@@ -1,10 +1,9 @@
-// Entity read paths. Every query takes the key's visible countries (null = every market): a
-// restricted key sees only occurrences on articles that surfaced in one of its countries.
+// Entity read paths. Every query takes the key's Scope (shared/scope.ts): a restricted key sees only
+// occurrences on articles that surfaced in one of its countries and lie in its plan's categories.
 import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
-
-export type Countries = string[] | null;
+import { categoriesParam, EVERY_MARKET_ROW, marketsParam, type Scope } from '../../shared/scope';
 
 /**
  * Each entity's best visible occurrence (entity_best, kept at ingest). Several rows: the best of
@@ -35,11 +34,11 @@ const best = (s: Source) => s.many
  * or, when they hold every market with data, the '+' rows (the best among articles seen anywhere, one
  * per entity): `seen`.
  */
-function sources(countries: Countries, planned: readonly string[] | null): { rows: Source; seen: Source | null } {
+function sources(countries: string[] | null, planned: readonly string[] | null): { rows: Source; seen: Source | null } {
   const table = planned ? 'entity_category_best' : 'entity_best';
   const category = planned === null ? '$5::text[] IS NULL' : planned.length === 1 ? 'category = ($5::text[])[1]' : 'category = ANY($5::text[])';
   const manyCategories = planned !== null && planned.length !== 1;
-  if (countries === null) return { rows: { table, country: `country = '*' AND $1::text[] IS NULL`, category, many: manyCategories }, seen: null };
+  if (countries === null) return { rows: { table, country: `country = ${EVERY_MARKET_ROW} AND $1::text[] IS NULL`, category, many: manyCategories }, seen: null };
   if (countries.length === 1) return { rows: { table, country: 'country = ($1::text[])[1]', category, many: manyCategories }, seen: null };
   return {
     rows: { table, country: 'country = ANY($1::text[])', category, many: true },
@@ -90,7 +89,9 @@ export interface ListFilter {
 /** `%`, `_` and `\` are literal in a substring search. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export async function listEntities(db: Db, countries: Countries, planCategories: string[] | null, f: ListFilter): Promise<{ total: number; rows: EntityRow[] }> {
+export async function listEntities(db: Db, scope: Scope, f: ListFilter): Promise<{ total: number; rows: EntityRow[] }> {
+  const countries = marketsParam(scope);
+  const planCategories = categoriesParam(scope);
   // search_norm folds case and accents on both sides; the trigram index on search_norm(name) serves the LIKE.
   const where = `b.unified_score >= $4::float8
     AND ($2::text IS NULL OR search_norm(e.name) LIKE '%' || search_norm($2::text) || '%')
@@ -128,16 +129,17 @@ export async function listEntities(db: Db, countries: Countries, planCategories:
  * The entity by normalized name with its best visible occurrence; undefined when the key sees none
  * (a category-limited plan: none on an article of its categories, so it answers 404 like an unknown name).
  */
-export async function getEntity(db: Db, countries: Countries, planCategories: string[] | null, normalizedName: string): Promise<EntityRow | undefined> {
+export async function getEntity(db: Db, scope: Scope, normalizedName: string): Promise<EntityRow | undefined> {
+  const planCategories = categoriesParam(scope);
   // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
   const occurrence = `SELECT x.url_id, x.unified_score, x.embedding_similarity, x.source FROM ${planCategories ? 'entity_category_best' : 'entity_best'} x
-    WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = '*' ELSE x.country = ANY($1::text[]) END
+    WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = ${EVERY_MARKET_ROW} ELSE x.country = ANY($1::text[]) END
       AND ${planCategories ? 'x.category = ANY($3::text[])' : '$3::text[] IS NULL'}
     ORDER BY x.unified_score DESC, x.embedding_similarity DESC, x.url_id LIMIT 1`;
   const [row] = await queryRows<EntityRow>(
     db,
     `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN LATERAL (${occurrence}) b ON true WHERE e.normalized_name = $2`,
-    [countries, normalizedName, planCategories],
+    [marketsParam(scope), normalizedName, planCategories],
   );
   return row;
 }
@@ -145,8 +147,8 @@ export async function getEntity(db: Db, countries: Countries, planCategories: st
 /** Articles of the entity the key may see: its countries and its plan's categories. */
 const VISIBLE_LINKS = `FROM article_entities ae WHERE ae.entity_id = $1::uuid AND ${visibleLink('$2', '$3')}`;
 
-export async function countArticles(db: Db, entityId: string, countries: Countries, planCategories: string[] | null): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n ${VISIBLE_LINKS}`, [entityId, countries, planCategories]);
+export async function countArticles(db: Db, scope: Scope, entityId: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n ${VISIBLE_LINKS}`, [entityId, marketsParam(scope), categoriesParam(scope)]);
   return row.n;
 }
 
@@ -162,7 +164,7 @@ export interface EntityArticleRow {
   summary: string;
 }
 
-export function entityArticles(db: Db, entityId: string, countries: Countries, planCategories: string[] | null, limit: number, offset: number) {
+export function entityArticles(db: Db, scope: Scope, entityId: string, limit: number, offset: number) {
   return queryRows<EntityArticleRow>(
     db,
     `SELECT a.id AS url_id, a.url, a.title, a.domain, a.date_published AS published_at, l.unified_score, l.embedding_similarity,
@@ -171,6 +173,6 @@ export function entityArticles(db: Db, entityId: string, countries: Countries, p
            ORDER BY ae.unified_score DESC, ae.embedding_similarity DESC, ae.url_id LIMIT $4 OFFSET $5) l
      JOIN articles a ON a.id = l.url_id
      ORDER BY l.unified_score DESC, l.embedding_similarity DESC, l.url_id`,
-    [entityId, countries, planCategories, limit, offset],
+    [entityId, marketsParam(scope), categoriesParam(scope), limit, offset],
   );
 }

@@ -7,7 +7,7 @@ import { exportable } from '../../shared/exports';
 import { cabinetUrl } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { assertCountryAllowed } from '../../shared/scope';
+import { assertCountryAllowed, scopeOf } from '../../shared/scope';
 import { windowEndingAt } from '../../shared/windows';
 import { TrendingListSchema, TrendingQuery } from './schemas';
 import { inPlanRowsEstimate } from './trending-queries';
@@ -40,7 +40,7 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const { auth, clock, config } = c.var;
     const q = c.req.valid('query');
-    const region = assertCountryAllowed(auth, q.region);
+    const region = assertCountryAllowed(scopeOf(auth), q.region);
     const window = windowEndingAt(clock.now(), q.period);
     const request: CachedTrendingRequest = {
       country: region,

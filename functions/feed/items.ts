@@ -6,6 +6,7 @@ import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 import type { ArticleImage, ArticleMeta, Enrichment } from '../../shared/db/schema';
+import { categoriesParam, marketsParam, type Scope } from '../../shared/scope';
 import { DAY_MS } from '../../shared/windows';
 
 export interface ItemRow {
@@ -81,8 +82,8 @@ SELECT a.id AS url_id, a.url, a.domain, coalesce(nullif(a.favicon_url, ''), pub.
 /** The parameters of `selectItems`. */
 export const bounds = (o: ItemOptions) => [o.end.toISOString(), new Date(o.end.getTime() - DAY_MS).toISOString(), o.dayStart.toISOString(), o.markdown];
 
-/** Every profile of one URL in `markets` (null = all), ordered by country and language. */
-export async function loadUrlProfiles(db: Db, urlId: string, markets: string[] | null, planCategories: string[] | null, o: ItemOptions): Promise<ItemRow[]> {
+/** Every profile of one URL in the scope (its markets, its plan's categories), ordered by country and language. */
+export async function loadUrlProfiles(db: Db, scope: Scope, urlId: string, o: ItemOptions): Promise<ItemRow[]> {
   return queryRows<ItemRow>(
     db,
     `${selectItems(4)}
@@ -91,6 +92,6 @@ export async function loadUrlProfiles(db: Db, urlId: string, markets: string[] |
      WHERE p.url_id = $1::uuid AND ($2::text[] IS NULL OR p.country = ANY($2::text[]))
        AND ${inPlanCategories('$3', 'a.id')}
      ORDER BY p.country, p.language`,
-    [urlId, markets, planCategories, ...bounds(o)],
+    [urlId, marketsParam(scope), categoriesParam(scope), ...bounds(o)],
   );
 }

@@ -2,16 +2,14 @@
 // key's), `;`-separated categories (422 malformed, 403 outside the plan) and entities, the period.
 import type { AuthContext } from '../../shared/auth/types';
 import { CATEGORY_PATH } from '../../shared/categories';
-import { badRequest, coded, invalid } from '../../shared/errors';
+import { badRequest, invalid } from '../../shared/errors';
 import { assertCategoriesInPlan } from '../../shared/limits/gates';
 import { capList } from '../../shared/list-caps';
-import { assertCountryAllowed } from '../../shared/scope';
+import { scopeOf, withCountry } from '../../shared/scope';
 import type { FeedFilter } from './queries';
 import { SORT_KEYS, type SortKey } from './schemas';
-import { MARKET_NOT_ENTITLED } from '../../shared/markets-entitled';
 import { DAY_MS, windowMs } from '../../shared/windows';
 import type { WindowName as FeedWindow } from '../../shared/feed-windows';
-
 
 /** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped); undefined stays null. */
 function splitList(raw: string | undefined, name: string): string[] | null {
@@ -19,15 +17,6 @@ function splitList(raw: string | undefined, name: string): string[] | null {
   const parts = [...new Set(raw.split(';').map((p) => p.trim()).filter(Boolean))];
   if (parts.length === 0) throw invalid(['query', name], `Expected one or more values separated by ';'`);
   return capList(parts, name);
-}
-
-/** Markets of the request: null = every market (unrestricted key and country=all). */
-export function feedMarkets(auth: AuthContext, country: string): string[] | null {
-  if (country.toLowerCase() !== 'all') return [assertCountryAllowed(auth, country)];
-  if (auth.allowedCountries !== null && auth.allowedCountries.length === 0) {
-    throw coded('market_not_entitled', MARKET_NOT_ENTITLED);
-  }
-  return auth.allowedCountries ? [...auth.allowedCountries].sort() : null;
 }
 
 export interface CommonQuery {
@@ -49,12 +38,11 @@ export function parseSelection(auth: AuthContext, q: CommonQuery): FeedSelection
   if (categories) assertCategoriesInPlan(auth, categories);
   const lang = q.lang.toLowerCase();
   return {
-    markets: feedMarkets(auth, q.country),
+    scope: withCountry(scopeOf(auth), q.country),
     language: lang === 'all' ? null : lang,
     categories,
     entities: splitList(q.entity, 'entity'),
     matchAll: q.match === 'all',
-    planCategories: auth.categories,
   };
 }
 

@@ -5,8 +5,8 @@ import { notFound } from '../../shared/errors';
 import { slideIfBehind, windowEnd } from '../../shared/feed-windows';
 import { DAY_MS as DAY } from '../../shared/windows';
 import { errorResponses, keyed, uuidParam } from '../../shared/schemas/common';
+import { scopeOf, withCountry } from '../../shared/scope';
 import { loadUrlProfiles } from './items';
-import { feedMarkets } from './params';
 import { ProfileQuery, ProfilesSchema } from './schemas';
 import { toFeedItem } from './serialize';
 import { DEMO } from '../../shared/demo-ids';
@@ -38,7 +38,7 @@ export function register(app: App) {
     const end = windowEnd(clock.now());
     await slideIfBehind(db, end);
     const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
-    const rows = await loadUrlProfiles(db, url_id, feedMarkets(auth, 'all'), auth.categories, {
+    const rows = await loadUrlProfiles(db, withCountry(scopeOf(auth), 'all'), url_id, {
       end, dayStart: new Date(today - 29 * DAY), markdown: include_markdown,
     });
     // Invisible answers exactly like unknown (docs/DECISIONS.md "Visibility is uniform").

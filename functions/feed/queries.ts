@@ -7,19 +7,18 @@ import { inPlanCategories, inPlanCategoriesPerRow } from '../../shared/db/plan-s
 import { matchesEntityRefs } from '../../shared/db/entity-refs';
 import { queryRows } from '../../shared/db/raw';
 import { categoryMatchSql } from '../../shared/categories';
+import { categoriesParam, EVERY_CATEGORY, marketsParam, type Scope } from '../../shared/scope';
 import { bounds, selectItems, type ItemOptions, type ItemRow } from './items';
 import type { SortKey } from './schemas';
 
 export interface FeedFilter {
-  /** Upper-case markets the request reads; null = every market (unrestricted key, country=all). */
-  markets: string[] | null;
+  /** The key's scope narrowed to the request's `country`: its markets and the plan's categories. */
+  scope: Scope;
   /** Lower-case feed language; null = all. */
   language: string | null;
   categories: string[] | null;
   entities: string[] | null;
   matchAll: boolean;
-  /** The plan's chosen top levels; null = every category. */
-  planCategories: string[] | null;
   /** last_seen > seenAfter (date_from, or the plan's history start). */
   seenAfter: Date | null;
   /** first_seen < seenBefore (date_to). */
@@ -59,8 +58,8 @@ const SORTS: Record<SortKey, { column: string; type: string; min: string; max: s
 };
 
 const FILTER_PARAMS = (f: FeedFilter) => [
-  f.markets, f.language, f.seenAfter?.toISOString() ?? null, f.seenBefore?.toISOString() ?? null, f.firstSeenFrom?.toISOString() ?? null,
-  f.categories, f.entities, f.matchAll, f.planCategories,
+  marketsParam(f.scope), f.language, f.seenAfter?.toISOString() ?? null, f.seenBefore?.toISOString() ?? null, f.firstSeenFrom?.toISOString() ?? null,
+  f.categories, f.entities, f.matchAll, categoriesParam(f.scope),
 ];
 
 /**
@@ -112,11 +111,11 @@ const COUNT_IN_PLAN_BY_COMPLEMENT = `SELECT (
  */
 export async function countProfiles(db: Db, f: FeedFilter, olderFloor = false): Promise<number> {
   const marketsOnly = !f.categories && !f.entities && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
-  const floor = [f.markets, f.language, f.seenAfter?.toISOString()];
+  const floor = [marketsParam(f.scope), f.language, f.seenAfter?.toISOString()];
   const [row] = olderFloor && marketsOnly
-    ? f.planCategories === null
+    ? f.scope.planCategories === EVERY_CATEGORY
       ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, floor)
-      : await queryRows<{ n: number }>(db, COUNT_IN_PLAN_BY_COMPLEMENT, [...floor, f.planCategories])
+      : await queryRows<{ n: number }>(db, COUNT_IN_PLAN_BY_COMPLEMENT, [...floor, categoriesParam(f.scope)])
     : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE(f)}`, FILTER_PARAMS(f));
   return row.n;
 }

@@ -1,6 +1,9 @@
-// Geo read paths. Every query takes the key's allowed countries (null = all markets).
+// Geo read paths. The region reads take the key's Scope (shared/scope.ts), so neither can list or
+// describe a region outside its markets; the figures of regions are read for codes those reads (or
+// the handler's check against the same Scope) returned.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
+import { marketsParam, type Scope } from '../../shared/scope';
 import type { Window } from '../../shared/windows';
 
 export interface RegionRow {
@@ -28,22 +31,23 @@ const PROFILES = `SELECT country_code, count(*) AS profiles_count, count(DISTINC
   bool_or(is_active) AS is_active FROM discover_profiles GROUP BY country_code`;
 
 /** Regions with at least one Discover profile, by name. */
-export function listRegions(db: Db, allowed: string[] | null, activeOnly: boolean) {
+export function listRegions(db: Db, scope: Scope, activeOnly: boolean) {
   return queryRows<RegionRow>(
     db,
     `SELECT ${REGION_COLUMNS} FROM countries c JOIN (${PROFILES}) p ON p.country_code = c.alpha_2
      WHERE ($1::text[] IS NULL OR c.alpha_2 = ANY($1::text[])) AND (NOT $2::boolean OR p.is_active)
      ORDER BY c.name`,
-    [allowed, activeOnly],
+    [marketsParam(scope), activeOnly],
   );
 }
 
-export async function getRegion(db: Db, alpha2: string): Promise<RegionRow | undefined> {
+/** The region, if it lies in the scope's markets (a region outside them reads as unknown). */
+export async function getRegion(db: Db, scope: Scope, alpha2: string): Promise<RegionRow | undefined> {
   const [row] = await queryRows<RegionRow>(
     db,
     `SELECT ${REGION_COLUMNS} FROM countries c LEFT JOIN (${PROFILES}) p ON p.country_code = c.alpha_2
-     WHERE c.alpha_2 = $1`,
-    [alpha2],
+     WHERE c.alpha_2 = $1 AND ($2::text[] IS NULL OR c.alpha_2 = ANY($2::text[]))`,
+    [alpha2, marketsParam(scope)],
   );
   return row;
 }

@@ -4,7 +4,7 @@ import type { App } from '../../shared/app';
 import { referenceRead } from '../../shared/cache/reference';
 import { notFound } from '../../shared/errors';
 import { errorResponses, keyed, queryBool } from '../../shared/schemas/common';
-import { assertCountryAllowed } from '../../shared/scope';
+import { assertCountryAllowed, scopeOf } from '../../shared/scope';
 import { getRegion, listCities } from './queries';
 import { alpha2Param, CitySchema } from './schemas';
 
@@ -34,11 +34,12 @@ const route = (version: string) =>
 export function register(app: App, version: string) {
   app.openapi(route(version), async (c) => {
     const { db, auth } = c.var;
-    const code = assertCountryAllowed(auth, c.req.valid('param').alpha_2);
+    const scope = scopeOf(auth);
+    const code = assertCountryAllowed(scope, c.req.valid('param').alpha_2);
     const activeOnly = c.req.valid('query').active_only;
     // The key's scope was checked above; the answer depends on the region only.
     return referenceRead(c, 'geo.cities', null, { code, activeOnly }, async () => {
-      if (!(await getRegion(db, code))) throw notFound(`Region '${code}' not found`);
+      if (!(await getRegion(db, scope, code))) throw notFound(`Region '${code}' not found`);
       return { region: code, cities: await listCities(db, code, activeOnly) };
     });
   });

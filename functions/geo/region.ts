@@ -5,7 +5,7 @@ import { referenceRead } from '../../shared/cache/reference';
 import { notFound } from '../../shared/errors';
 import { iso } from '../../shared/format';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { assertCountryAllowed } from '../../shared/scope';
+import { assertCountryAllowed, scopeOf } from '../../shared/scope';
 import { articleTotals, dailyImpressions, getRegion, listCities } from './queries';
 import { toStats } from './regions';
 import { alpha2Param, RegionDetailSchema } from './schemas';
@@ -30,10 +30,11 @@ const route = (version: string) =>
 export function register(app: App, version: string) {
   app.openapi(route(version), async (c) => {
     const { db, auth, clock } = c.var;
-    const code = assertCountryAllowed(auth, c.req.valid('param').alpha_2);
+    const scope = scopeOf(auth);
+    const code = assertCountryAllowed(scope, c.req.valid('param').alpha_2);
     // The key's scope was checked above; the answer depends on the region and the minute of now.
     return referenceRead(c, 'geo.region', null, { code }, async () => {
-      const row = await getRegion(db, code);
+      const row = await getRegion(db, scope, code);
       if (!row) throw notFound(`Region '${code}' not found`);
       const now = clock.now();
       const [cities, perDay, totals] = await Promise.all([

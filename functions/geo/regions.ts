@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { referenceRead } from '../../shared/cache/reference';
 import { errorResponses, keyed } from '../../shared/schemas/common';
+import { scopeOf } from '../../shared/scope';
 import { windowEndingAt } from '../../shared/windows';
 import { dailyImpressions, entityImpressions, listRegions, type RegionRow } from './queries';
 import { RegionSchema, RegionsQuerySchema } from './schemas';
@@ -46,7 +47,7 @@ export function register(app: App, version: string) {
     // Filtered to the key's countries: they are part of the cache key.
     return referenceRead(c, 'geo.regions', auth.allowedCountries, query, async () => {
       const now = clock.now();
-      const rows = await listRegions(db, auth.allowedCountries, query.active_only);
+      const rows = await listRegions(db, scopeOf(auth), query.active_only);
       const codes = rows.map((r) => r.alpha_2);
       const [perDay, activity] = await Promise.all([
         query.with_stats ? dailyImpressions(db, codes, now.toISOString().slice(0, 10)) : undefined,

@@ -4,6 +4,7 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { scopeSpans, spanParams, type DimScope } from '../../shared/rollups/read';
 import { entry, keysParam, keysSql, knownKeys } from '../../shared/rollups/scope';
+import { marketList } from '../../shared/scope';
 import { DAY_MS } from '../../shared/windows';
 
 const active = (scope: DimScope) => `SELECT DISTINCT d.key, s.url_id, s.country, s.language FROM ${scopeSpans(scope)}`;
@@ -65,7 +66,7 @@ export async function trendDailyHistory(db: Db, scope: DimScope, today: Date, da
      WHERE kind = 'trend' AND key = ANY(${keysSql(scope)}) AND country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)
        AND day >= $5::date AND day < $1::date
      GROUP BY key, day`,
-    [today.toISOString().slice(0, 10), keysParam(scope), scope.markets, scope.language, first],
+    [today.toISOString().slice(0, 10), keysParam(scope), marketList(scope.keyScope), scope.language, first],
   );
   const empty = () => Array.from({ length: days }, () => 0);
   const out = new Map(knownKeys(scope).map((k) => [k, empty()]));

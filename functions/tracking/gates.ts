@@ -33,14 +33,14 @@ export async function admitAggregate(config: Config, db: Db, auth: AuthContext, 
   prefetchMarketsWithData(config, db); // beside the cache lookup: a computed answer then waits for it no more
   const list = await admittedList(config, db, projectId, listId, now);
   if (!list) throw listNotFound();
-  const { markets } = await resolveWindow(db, auth, now, query, grain);
+  const { keyScope } = await resolveWindow(db, auth, now, query, grain);
   if (list.kind === 'category' && auth.categories !== null) {
-    assertCategoriesInPlan(auth, (await listItems(db, list.id)).map((i) => i.key));
+    assertCategoriesInPlan(auth, (await listItems(db, projectId, list.id)).map((i) => i.key));
   }
   if (list.kind === 'publisher' && auth.plan && !PLAN_RULES[auth.plan].video) {
     const [video] = await queryRows<{ name: string }>(db,
       `SELECT p.name FROM tracking_list_items i JOIN publishers p ON p.domain = i.key WHERE i.list_id = $1 AND p.is_video LIMIT 1`, [list.id]);
     if (video) assertVideoInPlan(auth, video.name);
   }
-  return { projectId, list, markets: markets.length };
+  return { projectId, list, markets: keyScope.markets.length };
 }

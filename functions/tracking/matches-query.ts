@@ -3,10 +3,12 @@ import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 import type { MatchField, MatchType } from '../../shared/db/values';
+import { categoriesParam, marketList, type ListedScope } from '../../shared/scope';
 
 export interface MatchFilter {
   listId: string;
-  markets: string[];
+  /** The key's scope, its markets resolved and narrowed to those the list watches. */
+  keyScope: ListedScope;
   language: string | null;
   from: Date;
   to: Date;
@@ -14,8 +16,6 @@ export interface MatchFilter {
   matchTypes: string[];
   scope: 'all' | 'title' | 'body' | 'both';
   q: string | null;
-  /** The plan's chosen top-level categories (null = all): publications outside them are left out. */
-  planCategories: string[] | null;
   limit: number;
 }
 
@@ -64,7 +64,7 @@ export async function readMatches(db: Db, f: MatchFilter) {
          AND ${inPlanCategories('$11', 'a.id')})
      SELECT id, url, title, publisher, domain, country, language, first_seen, article_first_seen_at FROM profiles WHERE r = 1
      ORDER BY article_first_seen_at DESC, id LIMIT $10`,
-    [...base, f.markets, f.language, f.from.toISOString(), f.to.toISOString(), f.q, f.limit, f.planCategories],
+    [...base, marketList(f.keyScope), f.language, f.from.toISOString(), f.to.toISOString(), f.q, f.limit, categoriesParam(f.keyScope)],
   );
   const hits = publications.length
     ? await queryRows<HitRow>(db, `SELECT * FROM (${HITS}) h WHERE url_id = ANY($5::uuid[]) ORDER BY url_id, field DESC, raw_text, match_type`,

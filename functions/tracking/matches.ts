@@ -7,7 +7,7 @@ import { exportable } from '../../shared/exports';
 import { cabinetUrl, iso } from '../../shared/format';
 import { historyWindow } from '../../shared/window-scope';
 import { errorResponses, keyed } from '../../shared/schemas/common';
-import { resolveMarkets } from '../../shared/scope';
+import { among, marketList, resolveMarkets, scopeOf } from '../../shared/scope';
 import { MATCH_TYPES } from '../../shared/db/values';
 import { readMatches } from './matches-query';
 import { MatchesSchema, type Mention } from './matches-schema';
@@ -73,14 +73,15 @@ export function register(app: App) {
     if (query.date_from && requestedTo <= from) throw invalid(['query', 'date_to'], 'date_to must be after date_from');
     const clamp = historyWindow(auth, from, requestedTo, now);
     const to = clamp.to;
-    const keyScope = await resolveMarkets(db, auth, query.country);
+    const keyScope = await resolveMarkets(db, scopeOf(auth), query.country);
     const watched = list.countries.map((c) => c.toUpperCase());
-    const markets = watched.length ? keyScope.markets.filter((m) => watched.includes(m)) : keyScope.markets;
+    const scope = watched.length ? among(keyScope.scope, watched) : keyScope.scope;
+    const markets = marketList(scope);
     const lang = query.lang.toLowerCase();
     const langOk = lang === 'all' || list.langs.length === 0 || list.langs.map((l) => l.toLowerCase()).includes(lang);
     const keywords = query.mention === undefined ? null : capList([query.mention].flat(), 'mention', MAX_LIST_ITEMS, 'repeated');
     const { publications, hits } = markets.length && langOk
-      ? await readMatches(db, { listId: list.id, markets, language: lang === 'all' ? null : lang, from: clamp.from, to, keywords, matchTypes: types, scope: query.scope, q: query.q ?? null, planCategories: auth.categories, limit: query.limit })
+      ? await readMatches(db, { listId: list.id, keyScope: scope, language: lang === 'all' ? null : lang, from: clamp.from, to, keywords, matchTypes: types, scope: query.scope, q: query.q ?? null, limit: query.limit })
       : { publications: [], hits: [] };
 
     const byUrl: Record<string, { count: number; mentions: Mention[] }> = {};

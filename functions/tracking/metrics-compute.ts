@@ -8,12 +8,12 @@ import { lifespans, relatedEntities, siblingCategories, trendDailyHistory } from
 import { forecastTrend } from './forecast';
 import { DIMENSION_OF, pageKeys, resolvedItems } from './items';
 import type { ListRow } from './queries';
-import { scopeBody, type WindowScope } from '../../shared/window-scope';
+import { scopeBody, type AggregateWindow } from '../../shared/window-scope';
 import { DAY_MS } from '../../shared/windows';
 
 export interface MetricsInput {
   list: ListRow;
-  scope: WindowScope;
+  scope: AggregateWindow;
   grain: Grain;
   limit: number;
   offset: number;
@@ -30,7 +30,7 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
   // Coverage (known by now on the request path: coverage.ts) chooses the path of five reads below.
   // They name the page's keys in SQL, so they run beside the statement that resolves the page.
   const dim = await withCoverage(db, {
-    kind: DIMENSION_OF[list.kind], keys: pageKeys(list, input.limit, input.offset), markets: scope.markets, language: scope.language,
+    kind: DIMENSION_OF[list.kind], keys: pageKeys(list, input.limit, input.offset), keyScope: scope.keyScope, language: scope.language,
   });
   const width = buckets(scope.from, scope.to, grain).length;
   const zeros = () => Array.from({ length: width }, () => 0);

@@ -89,14 +89,15 @@ export interface ItemRow {
   matches_count: number;
 }
 
-/** Items newest added first (ties: list position, then key). */
-export function listItems(db: Db, listId: string, limit: number | null = null, offset = 0) {
+/** Items newest added first (ties: list position, then key); none for another project's list. */
+export function listItems(db: Db, projectId: string, listId: string, limit: number | null = null, offset = 0) {
   return queryRows<ItemRow>(
     db,
     `SELECT i.id, i.key, i.name, i.type, i.added_at, i.raw_text, i.match_type, i.position,
        (SELECT count(DISTINCT m.url_id) FROM mention_matches m WHERE m.term_id = i.id)::int AS matches_count
      FROM tracking_list_items i WHERE i.list_id = $1
+       AND EXISTS (SELECT 1 FROM tracking_lists l WHERE l.id = $1 AND l.project_id = $4)
      ORDER BY i.added_at DESC, i.position NULLS LAST, i.key LIMIT $2 OFFSET $3`,
-    [listId, limit, offset],
+    [listId, limit, offset, projectId],
   );
 }

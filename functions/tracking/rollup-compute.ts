@@ -9,14 +9,15 @@ import { scopeSpans } from '../../shared/rollups/read';
 import { keysParam, keysSql, type DimScope } from '../../shared/rollups/scope';
 import { DIMENSION_OF, pageKeys } from './items';
 import type { ListRow } from './queries';
-import { scopeBody, type WindowScope } from '../../shared/window-scope';
+import { marketList } from '../../shared/scope';
+import { scopeBody, type AggregateWindow } from '../../shared/window-scope';
 
 export const ROLLUP_MAX_ITEMS = 500;
 const TOP = 10;
 
 export interface RollupInput {
   list: ListRow;
-  scope: WindowScope;
+  scope: AggregateWindow;
   appUrl: string;
 }
 
@@ -80,11 +81,11 @@ interface Query {
 
 export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput) {
   // Every item's key as it resolves (entities by id or name), found by each statement itself: one wave.
-  const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys: pageKeys(list), markets: scope.markets, language: scope.language };
+  const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys: pageKeys(list), keyScope: scope.keyScope, language: scope.language };
   const q: Query = {
     dim,
     params: [
-      dim.kind, keysParam(dim), scope.markets, scope.language,
+      dim.kind, keysParam(dim), marketList(dim.keyScope), scope.language,
       ceilHour(scope.from).toISOString(), ceilHour(scope.to).toISOString(), ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
     ],
   };

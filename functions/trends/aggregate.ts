@@ -9,7 +9,7 @@ import { resolveWindow } from '../../shared/window-scope';
 import { trendNotFound } from './not-found';
 import { isTrendVisible } from './queries';
 import { computeTrendRollup } from './rollup-compute';
-import { scopeOf } from './visibility';
+import { scopeOf } from '../../shared/scope';
 import { windowHours } from '../../shared/windows';
 
 export interface TrendRollupRequest {
@@ -23,7 +23,7 @@ async function compute({ db, config, now }: AggregateServices, request: TrendRol
   // The consumer runs later: the trend may have left the key's scope or been deleted since.
   if (!admitted && !(await isTrendVisible(db, scopeOf(request.auth), request.trendId))) throw trendNotFound(request.trendId);
   const scope = await resolveWindow(db, request.auth, now, request.query, 'day');
-  return computeTrendRollup(db, { trendId: request.trendId, scope, planCategories: request.auth.categories, appUrl: config.APP_URL });
+  return computeTrendRollup(db, { trendId: request.trendId, scope, appUrl: config.APP_URL });
 }
 
 export const trendRollupAggregate = {

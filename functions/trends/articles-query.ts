@@ -3,7 +3,8 @@
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { TrendRole } from '../../shared/db/values';
-import { articleVisible, trendVisible, type TrendScope } from './visibility';
+import { categoriesParam, marketsParam, type Scope } from '../../shared/scope';
+import { articleVisible, trendVisible } from './visibility';
 
 export interface TrendArticleFilter {
   role?: string;
@@ -35,7 +36,7 @@ const SORT = { first_seen_at: 'first_seen_at', published_at: 'date_published', a
 
 /** Undefined when the trend is unknown or not visible to the key. */
 export async function listTrendArticles(
-  db: Db, scope: TrendScope, trendId: string, f: TrendArticleFilter,
+  db: Db, scope: Scope, trendId: string, f: TrendArticleFilter,
 ): Promise<{ total: number; rows: TrendArticleRow[] } | undefined> {
   const order = `m.${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, m.url_id`;
   const [result] = await queryRows<{ visible: boolean; total: number; rows: TrendArticleRow[] }>(
@@ -54,7 +55,7 @@ export async function listTrendArticles(
                       ORDER BY q.first_seen, q.country LIMIT 1) AS country_code
               FROM (SELECT m.*, row_number() OVER (ORDER BY ${order}) AS ord FROM matched m ORDER BY ${order} LIMIT $5 OFFSET $6) p
               JOIN articles a ON a.id = p.url_id) r), '[]') AS rows`,
-    [trendId, scope.markets, f.role ?? null, scope.planCategories, f.limit, f.offset],
+    [trendId, marketsParam(scope), f.role ?? null, categoriesParam(scope), f.limit, f.offset],
   );
   return result?.visible ? { total: result.total, rows: result.rows } : undefined;
 }

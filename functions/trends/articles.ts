@@ -6,7 +6,7 @@ import { listTrendArticles } from './articles-query';
 import { trendNotFound } from './not-found';
 import { REGION_GATE, TrendArticlesQuery, TrendArticlesSchema, trendIdParam } from './schemas';
 import { toTrendArticle } from './serialize';
-import { scopeOf } from './visibility';
+import { scopeOf } from '../../shared/scope';
 
 const route = createRoute({
   method: 'get',

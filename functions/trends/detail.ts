@@ -7,7 +7,7 @@ import { getTrend } from './queries';
 import { REGION_GATE, TrendDetailSchema, trendIdParam } from './schemas';
 import { toTrendDetail } from './serialize';
 import { trendNotFound } from './not-found';
-import { scopeOf } from './visibility';
+import { scopeOf } from '../../shared/scope';
 
 const route = createRoute({
   method: 'get',

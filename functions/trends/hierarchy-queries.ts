@@ -3,7 +3,8 @@
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { Labels } from './labels';
-import { trendVisible, type TrendScope } from './visibility';
+import { categoriesParam, EVERY_CATEGORY, EVERY_MARKET, EVERY_MARKET_ROW, marketsParam, type Scope } from '../../shared/scope';
+import { trendVisible } from './visibility';
 
 export interface NodeRow extends Labels {
   id: string;
@@ -25,18 +26,18 @@ const ASKED = `($3::uuid IS NULL OR c.node_id IN (SELECT id FROM hierarchy_nodes
  * hold `/` paths). Otherwise the hierarchy_signatures rows the scope sees: their trends' markets and
  * their own meet the key's ($1), their categories the plan's ($2), each tested once per set.
  */
-function articleCounts(scope: TrendScope, level: 1 | 2): string {
+function articleCounts(scope: Scope, level: 1 | 2): string {
   const kept = (market: string) =>
     `SELECT c.node_id AS node, c.n_articles AS n FROM hierarchy_counts c
      WHERE c.level = ${level} AND c.market = ${market} AND ${ASKED} AND $2::text[] IS NULL`;
   const signatures = (only = 'true') =>
     `SELECT c.node_id AS node, sum(c.n_articles)::int AS n FROM hierarchy_signatures c
-     ${scope.markets ? `JOIN hierarchy_sets t ON t.id = c.trend_set AND t.items && $1::text[]
+     ${scope.markets !== EVERY_MARKET ? `JOIN hierarchy_sets t ON t.id = c.trend_set AND t.items && $1::text[]
        JOIN hierarchy_sets a ON a.id = c.article_set AND a.items && $1::text[]` : ''}
-     ${scope.planCategories ? 'JOIN hierarchy_sets p ON p.id = c.category_set AND p.items && $2::text[]' : ''}
+     ${scope.planCategories !== EVERY_CATEGORY ? 'JOIN hierarchy_sets p ON p.id = c.category_set AND p.items && $2::text[]' : ''}
      WHERE c.level = ${level} AND ${ASKED} AND ${only} GROUP BY 1`;
-  if (scope.planCategories) return signatures();
-  if (scope.markets === null) return kept(`'*'`);
+  if (scope.planCategories !== EVERY_CATEGORY) return signatures();
+  if (scope.markets === EVERY_MARKET) return kept(EVERY_MARKET_ROW);
   if (scope.markets.length === 1) return kept('($1::text[])[1]');
   const every = `(SELECT NOT EXISTS (SELECT 1 FROM hierarchy_sets s CROSS JOIN LATERAL unnest(s.items) x
      WHERE left(x, 1) <> '/' AND x <> ALL($1::text[])))`;
@@ -48,7 +49,7 @@ function articleCounts(scope: TrendScope, level: 1 | 2): string {
  * descending. n_trends counts the ~thousands of trends live; n_articles reads the counts kept at
  * ingest (shared/ingest/hierarchy.ts). One statement.
  */
-async function nodes(db: Db, scope: TrendScope, level: 1 | 2, themeId: string | null): Promise<NodeRow[]> {
+async function nodes(db: Db, scope: Scope, level: 1 | 2, themeId: string | null): Promise<NodeRow[]> {
   const node = level === 2 ? 'tp.parent_id' : 'tp.id';
   return queryRows<NodeRow>(
     db,
@@ -61,11 +62,11 @@ async function nodes(db: Db, scope: TrendScope, level: 1 | 2, themeId: string | 
      FROM hierarchy_nodes n LEFT JOIN tc ON tc.node = n.id LEFT JOIN ac ON ac.node = n.id
      WHERE n.level = ${level} AND ($3::uuid IS NULL OR (n.parent_id = $3 AND EXISTS (SELECT 1 FROM hierarchy_nodes th WHERE th.id = $3 AND th.level = 2)))
      ORDER BY n_articles DESC, n.label, n.id`,
-    [scope.markets, scope.planCategories, themeId],
+    [marketsParam(scope), categoriesParam(scope), themeId],
   );
 }
 
-export const listThemes = (db: Db, scope: TrendScope) => nodes(db, scope, 2, null);
+export const listThemes = (db: Db, scope: Scope) => nodes(db, scope, 2, null);
 
 /** The topics of a theme; empty for an unknown theme (or a topic id). */
-export const listTopics = (db: Db, scope: TrendScope, themeId: string) => nodes(db, scope, 1, themeId);
+export const listTopics = (db: Db, scope: Scope, themeId: string) => nodes(db, scope, 1, themeId);

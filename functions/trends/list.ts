@@ -6,7 +6,7 @@ import { errorResponses, keyed } from '../../shared/schemas/common';
 import { listTrends } from './queries';
 import { REGION_GATE, TrendListSchema, TrendsQuery } from './schemas';
 import { toTrend } from './serialize';
-import { scopeOf } from './visibility';
+import { scopeOf } from '../../shared/scope';
 
 const route = exportable(createRoute({
   method: 'get',

@@ -7,7 +7,7 @@ import { trendNotFound } from './not-found';
 import { listEdges } from './queries';
 import { ParentsSchema, REGION_GATE, trendIdParam } from './schemas';
 import { toEdge } from './serialize';
-import { scopeOf } from './visibility';
+import { scopeOf } from '../../shared/scope';
 
 const route = createRoute({
   method: 'get',

@@ -1,11 +1,12 @@
 // Trend reads: lists (filters, sorts, exact totals), one trend with its daily series, and the
-// genealogy edges. Every query takes the caller's TrendScope, so none can forget the region gate.
+// genealogy edges. Every query takes the caller's Scope, so none can forget the region gate.
 import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { SemanticType, StructuralType, TrendState } from '../../shared/db/values';
 import type { Labels } from './labels';
 import type { DayCount } from '../../shared/trends/features';
-import { trendVisible, type TrendScope } from './visibility';
+import { marketsParam, type Scope } from '../../shared/scope';
+import { trendVisible } from './visibility';
 
 export interface TrendRow extends Labels {
   id: string;
@@ -48,7 +49,7 @@ export interface TrendFilter {
 }
 
 /** One page of visible trends and the exact number that match, in one round trip. */
-export async function listTrends(db: Db, scope: TrendScope, f: TrendFilter): Promise<{ total: number; rows: TrendRow[] }> {
+export async function listTrends(db: Db, scope: Scope, f: TrendFilter): Promise<{ total: number; rows: TrendRow[] }> {
   const dir = f.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const order = `t.${f.sortBy} ${dir} NULLS LAST, t.id`;
   const [result] = await queryRows<{ total: number; rows: TrendRow[] }>(
@@ -65,7 +66,7 @@ export async function listTrends(db: Db, scope: TrendScope, f: TrendFilter): Pro
      SELECT (SELECT count(*) FROM matched)::int AS total,
             coalesce((SELECT json_agg(${TREND_JSON} ORDER BY ${order}) FROM (
               SELECT * FROM matched t ORDER BY ${order} LIMIT $8 OFFSET $9) t), '[]') AS rows`,
-    [scope.markets, f.state ?? null, f.structuralType ?? null, f.semanticType ?? null, f.topicId ?? null, f.themeId ?? null,
+    [marketsParam(scope), f.state ?? null, f.structuralType ?? null, f.semanticType ?? null, f.topicId ?? null, f.themeId ?? null,
       f.minArticles, f.limit, f.offset],
   );
   return result!;
@@ -79,7 +80,7 @@ export interface TrendDetailRow extends TrendRow {
 }
 
 /** One visible trend with its daily series (and the first-48-hours count ingest keeps); undefined when not visible. */
-export async function getTrend(db: Db, scope: TrendScope, id: string): Promise<TrendDetailRow | undefined> {
+export async function getTrend(db: Db, scope: Scope, id: string): Promise<TrendDetailRow | undefined> {
   const [row] = await queryRows<{ trend: TrendDetailRow }>(
     db,
     `SELECT ${TREND_JSON}::jsonb || jsonb_build_object('created_at', t.created_at, 'updated_at', t.updated_at,
@@ -87,20 +88,20 @@ export async function getTrend(db: Db, scope: TrendScope, id: string): Promise<T
                 FROM trend_days d WHERE d.trend_id = t.id),
        'first48h', t.first_48h_articles) AS trend
      FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`,
-    [id, scope.markets],
+    [id, marketsParam(scope)],
   );
   return row?.trend;
 }
 
 /** Whether the trend exists and the key may see it (routes that read something else of it). */
-export async function isTrendVisible(db: Db, scope: TrendScope, id: string): Promise<boolean> {
-  const rows = await queryRows<{ ok: number }>(db, `SELECT 1 AS ok FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [id, scope.markets]);
+export async function isTrendVisible(db: Db, scope: Scope, id: string): Promise<boolean> {
+  const rows = await queryRows<{ ok: number }>(db, `SELECT 1 AS ok FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [id, marketsParam(scope)]);
   return rows.length > 0;
 }
 
 /** The article_count of a visible trend; undefined when not visible (the roll-up's cost estimate). */
-export async function getTrendSize(db: Db, scope: TrendScope, id: string): Promise<number | undefined> {
-  const [row] = await queryRows<{ n: number }>(db, `SELECT t.article_count AS n FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [id, scope.markets]);
+export async function getTrendSize(db: Db, scope: Scope, id: string): Promise<number | undefined> {
+  const [row] = await queryRows<{ n: number }>(db, `SELECT t.article_count AS n FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [id, marketsParam(scope)]);
   return row?.n;
 }
 
@@ -118,7 +119,7 @@ export interface EdgeRow {
  * The direct parents (`side` = parent) or children of a visible trend, strongest first; edges to
  * trends the key may not see are left out. Undefined when the trend itself is not visible.
  */
-export async function listEdges(db: Db, scope: TrendScope, id: string, side: 'parent' | 'child'): Promise<EdgeRow[] | undefined> {
+export async function listEdges(db: Db, scope: Scope, id: string, side: 'parent' | 'child'): Promise<EdgeRow[] | undefined> {
   const [self, other] = side === 'parent' ? ['child_id', 'parent_id'] : ['parent_id', 'child_id'];
   const [row] = await queryRows<{ edges: EdgeRow[] }>(
     db,
@@ -128,7 +129,7 @@ export async function listEdges(db: Db, scope: TrendScope, id: string, side: 'pa
             FROM trend_edges e JOIN trends o ON o.id = e.${other}
             WHERE e.${self} = t.id AND ${trendVisible('$2', 'o')}), '[]') AS edges
      FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`,
-    [id, scope.markets],
+    [id, marketsParam(scope)],
   );
   return row?.edges;
 }

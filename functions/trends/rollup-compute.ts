@@ -6,15 +6,15 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { cabinetUrl, iso, round } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
-import { scopeBody, type WindowScope } from '../../shared/window-scope';
+import { categoriesParam, marketList } from '../../shared/scope';
+import { scopeBody, type AggregateWindow } from '../../shared/window-scope';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 
 export const TOP = 10;
 
 export interface RollupInput {
   trendId: string;
-  scope: WindowScope;
-  planCategories: string[] | null;
+  scope: AggregateWindow;
   appUrl: string;
 }
 
@@ -35,7 +35,7 @@ interface RollupRow {
   entities: { entity_id: string; name: string; pubs: number; imps: number }[];
 }
 
-export async function computeTrendRollup(db: Db, { trendId, scope, planCategories, appUrl }: RollupInput) {
+export async function computeTrendRollup(db: Db, { trendId, scope, appUrl }: RollupInput) {
   const from = ceilHour(scope.from).toISOString();
   const to = ceilHour(scope.to).toISOString();
   const [row] = await queryRows<RollupRow>(
@@ -65,7 +65,7 @@ export async function computeTrendRollup(db: Db, { trendId, scope, planCategorie
          SELECT e.id::text AS entity_id, e.name, count(*)::int AS pubs, sum(p.imps)::float8 AS imps
          FROM per_url p JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities e ON e.id = ae.entity_id
          GROUP BY e.id, e.name ORDER BY imps DESC, e.name, e.id LIMIT ${TOP}) x), '[]') AS entities`,
-    [trendId, scope.markets, scope.language, from, to, planCategories, ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
+    [trendId, marketList(scope.keyScope), scope.language, from, to, categoriesParam(scope.keyScope), ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
       scope.from.toISOString(), scope.to.toISOString()],
   );
   const t = row!.totals;

@@ -13,7 +13,7 @@ import { trendNotFound } from './not-found';
 import { getTrendSize } from './queries';
 import { TrendRollupSchema } from './rollup-schemas';
 import { REGION_GATE, trendIdParam } from './schemas';
-import { scopeOf } from './visibility';
+import { marketsParam, scopeOf } from '../../shared/scope';
 
 const route = createRoute({
   method: 'get',
@@ -44,7 +44,7 @@ const admitted = new IsolateCache<number>({ entries: 5_000, bytes: 1024 * 1024 }
 
 function admittedTrendSize(config: Config, db: Db, auth: AuthContext, trendId: string): Promise<number | undefined> {
   const scope = scopeOf(auth);
-  const key = JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, scope.markets, trendId.toLowerCase()]);
+  const key = JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, marketsParam(scope), trendId.toLowerCase()]);
   return heldOrLoaded(admitted, key, config.ISOLATE_CACHE_SECONDS, 64, () => getTrendSize(db, scope, trendId));
 }
 
@@ -58,7 +58,7 @@ export function register(app: App) {
     const admission = admittedTrendSize(c.var.config, db, auth, trend_id).then(async (articles) => {
       if (articles === undefined) throw trendNotFound(trend_id);
       const scope = await resolveWindow(db, auth, clock.now(), query, 'day');
-      return { articles, markets: scope.markets.length };
+      return { articles, markets: scope.keyScope.markets.length };
     });
     const body = await serveTrendRollup(c, { trendId: trend_id, query, auth }, admission);
     return c.json(body, 200);

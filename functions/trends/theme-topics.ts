@@ -5,7 +5,7 @@ import { errorResponses, keyed } from '../../shared/schemas/common';
 import { listTopics } from './hierarchy-queries';
 import { REGION_GATE, themeIdParam, ThemeTopicsSchema } from './schemas';
 import { toNode } from './serialize-node';
-import { scopeOf } from './visibility';
+import { scopeOf } from '../../shared/scope';
 
 const route = createRoute({
   method: 'get',

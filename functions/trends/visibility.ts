@@ -1,17 +1,8 @@
-// What a key may see of the trends area, as SQL conditions every query takes, so what it may not see
-// answers like an unknown id and counts nowhere (docs/DECISIONS.md "Visibility is uniform"): trends by
-// region, articles by market and by the plan's categories (docs/TRENDS.md "Region gate and what a key sees").
-import type { AuthContext } from '../../shared/auth/types';
+// What a key may see of the trends area, as SQL conditions over the parameters of its Scope
+// (shared/scope.ts), so what it may not see answers like an unknown id and counts nowhere
+// (docs/DECISIONS.md "Visibility is uniform"): trends by region, articles by market and by the plan's
+// categories (docs/TRENDS.md "Region gate and what a key sees").
 import { inPlanCategories } from '../../shared/db/plan-scope';
-
-export interface TrendScope {
-  /** Upper-case markets the key may read; null = every market (internal keys). */
-  markets: string[] | null;
-  /** The plan's chosen top-level categories; null = every category. */
-  planCategories: string[] | null;
-}
-
-export const scopeOf = (auth: AuthContext): TrendScope => ({ markets: auth.allowedCountries, planCategories: auth.categories });
 
 /**
  * Trend `t` is visible: its primary country or a code of its country_scope is one of the markets in

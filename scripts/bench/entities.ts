@@ -8,11 +8,17 @@
 // `search` >= 10x an ILIKE scan.
 import type pg from 'pg';
 import type { Db } from '../../shared/db/client';
-import { countArticles, entityArticles, getEntity, listEntities, type Countries, type ListFilter } from '../../functions/entities/queries';
+import { countArticles, entityArticles, getEntity, listEntities, type ListFilter } from '../../functions/entities/queries';
+import { scopeOf } from '../../shared/scope';
 import { rankTrending, type TrendingRequest } from '../../functions/entities/trending-queries';
 import { BENCH_NOW } from './generate';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
+
+/** The key's countries (null: every market), as the raw baselines take them. */
+type Countries = string[] | null;
+/** The Scope the routes build for an unrestricted-plan key with these countries. */
+const keyScope = (countries: Countries) => scopeOf({ projectId: null, allowedCountries: countries, categories: null });
 
 const arg = (argv: string[], name: string, fallback: string) => {
   const i = argv.indexOf(name);
@@ -99,7 +105,7 @@ const rawArticles = async (c: pg.Client, countries: Countries, name: string) => 
 // ---- the route paths ----
 
 const apiList = async (db: Db, countries: Countries, f: ListFilter) => {
-  const { total, rows } = await listEntities(db, countries, null, f);
+  const { total, rows } = await listEntities(db, keyScope(countries), f);
   return { total, rows: rows.map((r) => [r.normalized_name, r.unified_score, r.url_id]) };
 };
 
@@ -109,14 +115,14 @@ const apiTrending = async (db: Db, r: TrendingRequest) => {
 };
 
 const apiDetail = async (db: Db, countries: Countries, name: string) => {
-  const row = await getEntity(db, countries, null, name);
-  return row ? [row.url_id, await countArticles(db, row.id, countries, null)] : [null, 0];
+  const row = await getEntity(db, keyScope(countries), name);
+  return row ? [row.url_id, await countArticles(db, keyScope(countries), row.id)] : [null, 0];
 };
 
 const apiArticles = async (db: Db, countries: Countries, name: string) => {
-  const row = await getEntity(db, countries, null, name);
+  const row = await getEntity(db, keyScope(countries), name);
   if (!row) return [0, []];
-  const [rows, total] = await Promise.all([entityArticles(db, row.id, countries, null, 50, 0), countArticles(db, row.id, countries, null)]);
+  const [rows, total] = await Promise.all([entityArticles(db, keyScope(countries), row.id, 50, 0), countArticles(db, keyScope(countries), row.id)]);
   return [total, rows.map((r) => r.url_id)];
 };
 

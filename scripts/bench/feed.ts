@@ -18,6 +18,7 @@ import { migrate } from '../lib/migrations';
 import { startWorker, type RunningWorker } from '../lib/worker';
 import { connectTo, dbUrl, PG_BASE } from './db';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
+import { scopeOf, withCountry } from '../../shared/scope';
 
 const arg = (argv: string[], name: string, fallback: string) => {
   const i = argv.indexOf(name);
@@ -61,7 +62,8 @@ export async function run(argv: string[]): Promise<void> {
 
   // (1) Database time of a first page, per sort: its one statement (keys and items) and the count beside it.
   const filter: FeedFilter = {
-    markets: [...data.markets].sort(), language: null, categories: null, entities: null, matchAll: false, planCategories: null,
+    scope: withCountry(scopeOf({ projectId: project.id, allowedCountries: data.markets, categories: null }), 'all'),
+    language: null, categories: null, entities: null, matchAll: false,
     seenAfter: new Date(now.getTime() - 730 * DAY), seenBefore: null, firstSeenFrom: null,
   };
   const today = Math.floor((end.getTime() - 1) / DAY) * DAY;

@@ -5,6 +5,7 @@ import type { Db } from '../../shared/db/client';
 import type { DimensionKind } from '../../shared/db/schema';
 import { distinctFromActivity } from '../../shared/rollups/activity-counts';
 import { distinctFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
+import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { connectTo } from './db';
 import { BENCH_NOW } from './generate';
 import { rawDistinct, rawSeries } from './rollups-raw';
@@ -21,7 +22,6 @@ export async function run(argv: string[]): Promise<void> {
   const { rows } = await client.query<{ key: string }>(
     `SELECT key FROM url_dimensions WHERE kind = $1 GROUP BY key ORDER BY count(*) DESC, key LIMIT $2`, [kind, n]);
   const { rows: markets } = await client.query<{ country: string }>('SELECT DISTINCT country FROM market_days ORDER BY 1');
-  const scope: KeyedScope = { kind, keys: rows.map((r) => r.key), markets: markets.map((m) => m.country), language: null };
   const to = new Date(BENCH_NOW);
   const from = new Date(to.getTime() - HOURS[get('--window', '30d')] * 3_600_000);
   // A Db whose raw queries are explained instead of run (the read functions tolerate no rows).
@@ -34,6 +34,9 @@ export async function run(argv: string[]): Promise<void> {
       },
     },
   } as unknown as Db;
+  // A listed key scope (resolveMarkets reads nothing for a key with markets).
+  const keyScope = (await resolveMarkets(explaining, scopeOf({ projectId: null, allowedCountries: markets.map((m) => m.country), categories: null }))).scope;
+  const scope: KeyedScope = { kind, keys: rows.map((r) => r.key), keyScope, language: null };
   if (!argv.includes('--jit')) await client.query('SET jit = off');
   if (argv.includes('--raw')) {
     await rawSeries(explaining, scope, from, to);

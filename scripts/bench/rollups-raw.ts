@@ -6,6 +6,7 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { buckets, ceilHour } from '../../shared/rollups/buckets';
 import type { KeyedScope, KeyDistinct, KeySeries } from '../../shared/rollups/read';
+import { marketList } from '../../shared/scope';
 
 /** Memberships of one kind, read from the tables ingest writes (never from url_dimensions). */
 const MEMBERS: Record<string, string> = {
@@ -33,7 +34,7 @@ export async function rawSeries(db: Db, scope: KeyedScope, from: Date, to: Date)
      FROM (${members(scope.kind)}) m JOIN observations o ON o.url_id = m.url_id
      WHERE o.country = ANY($2::text[]) AND ($3::text IS NULL OR o.language = $3) AND o.hour >= $4 AND o.hour < $5
      GROUP BY 1, 2`,
-    [scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
+    [scope.keys, marketList(scope.keyScope), scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
   );
   const index = new Map(list.map((b, i) => [b.ts.toISOString().slice(0, 10), i]));
   const out = new Map<string, KeySeries>();
@@ -61,7 +62,7 @@ export async function rawDistinct(db: Db, scope: KeyedScope, from: Date, to: Dat
             count(DISTINCT ta.trend_id)::int AS trends, max(a.last_seen) AS last_seen
      FROM active a JOIN articles ar ON ar.id = a.url_id LEFT JOIN trend_articles ta ON ta.url_id = a.url_id
      GROUP BY a.key`,
-    [scope.keys, scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
+    [scope.keys, marketList(scope.keyScope), scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
   );
   return new Map(rows.map((r) => [r.key, {
     publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null,

@@ -8,6 +8,7 @@ import { createDb, type Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import { distinctByKey, distinctFromSpans, seriesByKey, type KeyedScope, type KeyDistinct, type KeySeries } from '../../shared/rollups/read';
+import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { startGateway } from '../gateway/index';
 import { dbUrl, PG_BASE } from './db';
 import { BENCH_NOW } from './generate';
@@ -108,6 +109,7 @@ export async function run(argv: string[]): Promise<void> {
   const db = createDb({ DATABASE_URL: dbUrl(ROLLUPS_DB), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl }, 0);
   const to = new Date(BENCH_NOW);
   const countries = markets.map((m) => m.country);
+  const keyScope = (await resolveMarkets(db, scopeOf({ projectId: null, allowedCountries: countries, categories: null }))).scope;
 
   const results: (string | number)[][] = [];
   let mismatches = 0;
@@ -115,7 +117,7 @@ export async function run(argv: string[]): Promise<void> {
     for (const kind of kinds) {
       const all = await topKeys(db, kind, Math.max(...keyCounts));
       for (const n of keyCounts) {
-        const scope: KeyedScope = { kind, keys: all.slice(0, n), markets: countries, language: null };
+        const scope: KeyedScope = { kind, keys: all.slice(0, n), keyScope, language: null };
         for (const w of windows) {
           const from = new Date(to.getTime() - WINDOWS[w] * 3_600_000);
           const label = `${kind} x${n}, ${w}`;

@@ -15,7 +15,7 @@ import { createStore } from '../../shared/redis';
 import { listTrendArticles } from '../../functions/trends/articles-query';
 import { listThemes, listTopics } from '../../functions/trends/hierarchy-queries';
 import { getTrend, listEdges, listTrends, type TrendFilter } from '../../functions/trends/queries';
-import type { TrendScope } from '../../functions/trends/visibility';
+import { scopeOf, type Scope } from '../../shared/scope';
 import { startGateway } from '../gateway/index';
 import { startWorker, type RunningWorker } from '../lib/worker';
 import { dbUrl, PG_BASE } from './db';
@@ -59,7 +59,10 @@ async function databaseTimes(client: pg.Client, runs: number, s: { big: Sample; 
   const base = median(await timeIt(runs, () => client.query('SELECT 1')));
   const rows: string[][] = [];
   const add = (name: string, t: number[]) => rows.push([name, fmt(median(t), 2), fmt(p95(t), 2), fmtRatio(ratio(median(t), base))]);
-  const scopes: [string, TrendScope][] = [['all markets', { markets: null, planCategories: null }], ['US key', { markets: ['US'], planCategories: null }]];
+  const scopes: [string, Scope][] = [
+    ['all markets', scopeOf({ projectId: null, allowedCountries: null, categories: null })],
+    ['US key', scopeOf({ projectId: null, allowedCountries: ['US'], categories: null })],
+  ];
   const filters: [string, Partial<TrendFilter>][] = [
     ['no filter', {}], ['min_articles=0', { minArticles: 0 }], ['min_articles=100', { minArticles: 100 }], ['state=hot', { state: 'hot' }],
     ['structural_type=cyclic', { structuralType: 'cyclic' }], ['semantic_type=news', { semanticType: 'news' }],

@@ -6,12 +6,13 @@ import { queryRows } from '../db/raw';
 import { ALL_MARKETS, distinctFromActivity, publicationsFromActivity } from './activity-counts';
 import { coversAllMarkets, marketsWithData } from './coverage';
 import { buckets, ceilHour, type Bucket, type Grain } from './buckets';
+import { marketList } from '../scope';
 import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 
 export type { DerivedKeys, DimScope, KeyDistinct, KeyedScope } from './scope';
 
 async function coversEveryMarket(db: Db, scope: DimScope): Promise<boolean> {
-  return scope.everyMarket ?? (scope.language === null && coversAllMarkets(await marketsWithData(db), scope.markets));
+  return scope.everyMarket ?? (scope.language === null && coversAllMarkets(await marketsWithData(db), marketList(scope.keyScope)));
 }
 
 /** The scope with `everyMarket` resolved: one query, however many reads follow. */
@@ -30,7 +31,7 @@ export const scopeSpans = (scope: DimScope, from = '$5', to = '$6') => `url_dime
 
 /** Parameters of `scopeSpans()`: the scope, and the window rounded up to whole hours. */
 export const spanParams = (scope: DimScope, from: Date, to: Date): unknown[] => [
-  scope.kind, keysParam(scope), scope.markets, scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
+  scope.kind, keysParam(scope), marketList(scope.keyScope), scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
 ];
 
 /**
@@ -85,7 +86,7 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
        OFFSET 0) h
      GROUP BY s.key, 2`,
     [
-      scope.kind, keysParam(scope), scope.markets, scope.language,
+      scope.kind, keysParam(scope), marketList(scope.keyScope), scope.language,
       headEnd.toISOString().slice(0, 10), tailStart.toISOString().slice(0, 10),
       grain === 'hour' ? 'YYYY-MM-DD"T"HH24' : 'YYYY-MM-DD',
       hourRanges.map(([f]) => f.toISOString()), hourRanges.map(([, t]) => t.toISOString()),

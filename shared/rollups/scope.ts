@@ -1,5 +1,7 @@
-// The scope of a roll-up read: a dimension's keys (given, or found by the database), markets and language.
+// The scope of a roll-up read: a dimension's keys (given, or found by the database), the key's Scope
+// (its markets listed) and the language.
 import type { DimensionKind } from '../db/schema';
+import type { ListedScope } from '../scope';
 
 export interface DimScope {
   kind: DimensionKind;
@@ -9,8 +11,8 @@ export interface DimScope {
    * so every read of an answer runs in one wave.
    */
   keys: string[] | DerivedKeys;
-  /** Upper-case markets. */
-  markets: string[];
+  /** The key's scope with the markets measured listed (shared/scope.ts `resolveMarkets`). */
+  keyScope: ListedScope;
   /** Lower-case language, or null for all. */
   language: string | null;
   /**

@@ -6,8 +6,10 @@ import type { Db } from '../../shared/db/client';
 import { countProfiles, readPage, type FeedFilter, type PageRequest } from '../../functions/feed/queries';
 import { listArticles } from '../../functions/articles/queries';
 import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
+import { scopeOf } from '../../shared/scope';
 import { articleRecords, ELECTION, MESSI, NOW, SOCCER, STARTUP, TENNIS } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
+import { listedScope } from '../helpers/scope';
 import { createWorld, type World } from '../helpers/world';
 
 let world: World;
@@ -69,7 +71,7 @@ const pageKeys = (db: Db, f: FeedFilter, page: PageRequest) =>
   readPage(db, f, page, { end: windowEnd(new Date(NOW)), dayStart: new Date(Math.floor(Date.parse(NOW) / 86_400_000) * 86_400_000 - 29 * 86_400_000), markdown: false });
 
 const filter = (entities: string[], matchAll: boolean): FeedFilter => ({
-  markets: null, language: null, categories: null, entities, matchAll, planCategories: null,
+  scope: scopeOf({ projectId: null, allowedCountries: null, categories: null }), language: null, categories: null, entities, matchAll,
   seenAfter: null, seenBefore: null, firstSeenFrom: null,
 });
 
@@ -117,9 +119,9 @@ describe('same results as the per-row match', () => {
       for (const list of [REFS, REFS.slice(0, 2), REFS.slice(2, 4), [REFS[3]], []]) {
         const expected = await oracle(list, all);
         const { rows } = await listArticles(world.db, {
-          markets, language: null,
+          scope: await listedScope(world.db, markets), language: null,
           from: new Date('2000-01-01T00:00:00Z'), to: new Date('2100-01-01T00:00:00Z'), categories: null, entities: list, matchAll: all,
-          q: null, planCategories: null, sortBy: 'first_seen', sortOrder: 'desc', limit: 200, offset: 0,
+          q: null, sortBy: 'first_seen', sortOrder: 'desc', limit: 200, offset: 0,
         });
         const inWindow = (await world.db.$client.query(`SELECT DISTINCT url_id::text AS id FROM url_profiles WHERE url_id = ANY($1::uuid[])`, [[...expected]])) as { id: string }[];
         expect(new Set(rows.map((r) => r.id)), JSON.stringify([list, all])).toEqual(new Set(inWindow.map((r) => r.id)));

@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listThemes, listTopics, type NodeRow } from '../../functions/trends/hierarchy-queries';
 import { queryRows } from '../../shared/db/raw';
+import { scopeOf, type Scope } from '../../shared/scope';
 import { ingest, type IngestSummary } from '../../shared/ingest/index';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { hourlyBatches, MARKETS, naiveNodes, THEMES, TOPICS, world as worldLines, type NaiveNode } from '../fixtures/hierarchy-oracle';
@@ -42,6 +43,10 @@ const counts = (rows: (NodeRow | NaiveNode)[]) => rows.map((r) => [r.id, Number(
 /** The ids whose topics are asked: every theme, a topic (empty) and an unknown id (empty). */
 const THEME_IDS = [...THEMES, TOPICS[2], '4e3e0000-0000-4000-8000-00000000ffff'];
 
+/** The Scope of a key with these markets and plan categories (null: every), as the auth layer builds it. */
+const keyScope = (s: { markets: string[] | null; planCategories: string[] | null }): Scope =>
+  scopeOf({ projectId: null, allowedCountries: s.markets, categories: s.planCategories });
+
 async function check(name: string, summary: IngestSummary): Promise<void> {
   const client = await world.pool().connect();
   let differ: string[];
@@ -53,11 +58,11 @@ async function check(name: string, summary: IngestSummary): Promise<void> {
   const wrong: string[] = [];
   for (const scope of SCOPES) {
     const label = JSON.stringify(scope);
-    const themes = await listThemes(world.db, scope);
+    const themes = await listThemes(world.db, keyScope(scope));
     const want = await naiveNodes(world.db, scope.markets, scope.planCategories, 2, null);
     if (JSON.stringify(counts(themes)) !== JSON.stringify(counts(want))) wrong.push(`${label} themes`);
     for (const theme of THEMES) {
-      const topics = await listTopics(world.db, scope, theme);
+      const topics = await listTopics(world.db, keyScope(scope), theme);
       const wantTopics = await naiveNodes(world.db, scope.markets, scope.planCategories, 1, theme);
       if (JSON.stringify(counts(topics)) !== JSON.stringify(counts(wantTopics))) wrong.push(`${label} topics of ${theme}`);
     }
@@ -123,9 +128,9 @@ describe('hierarchy counts kept at ingest', () => {
     const nonZero = await queryRows<{ n: number }>(world.db, `SELECT count(DISTINCT node_id)::int AS n FROM hierarchy_counts WHERE level = 2`);
     expect(nonZero[0].n).toBeGreaterThanOrEqual(2);
     // Scopes see different counts: the checks compare more than zeros.
-    const all = counts(await listThemes(world.db, { markets: null, planCategories: null }));
-    const us = counts(await listThemes(world.db, { markets: ['US'], planCategories: null }));
-    const sports = counts(await listThemes(world.db, { markets: null, planCategories: ['/Sports'] }));
+    const all = counts(await listThemes(world.db, keyScope({ markets: null, planCategories: null })));
+    const us = counts(await listThemes(world.db, keyScope({ markets: ['US'], planCategories: null })));
+    const sports = counts(await listThemes(world.db, keyScope({ markets: null, planCategories: ['/Sports'] })));
     expect(all).not.toEqual(us);
     expect(all).not.toEqual(sports);
     expect(all.some(([, , n]) => Number(n) > 5)).toBe(true);

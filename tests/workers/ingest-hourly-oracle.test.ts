@@ -13,6 +13,7 @@ import type { KeyedScope } from '../../shared/rollups/read';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { BASE, CATEGORIES, dataset, DOMAINS, expectRollupReads, HOURS, TRENDS } from '../fixtures/oracle';
 import { createWorld, type World } from '../helpers/world';
+import { listedScope } from '../helpers/scope';
 
 const HOUR_MS = 3_600_000;
 const BATCHES = 4;
@@ -102,7 +103,7 @@ describe('bulk load, then hourly batches with late, repeated and corrected lines
       fc.asyncProperty(arbitrary, async (q) => {
         const all = keys[q.kind];
         const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: q.markets, language: null };
+        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, keyScope: await listedScope(world.db, q.markets), language: null };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         await expectRollupReads(world.db, scope, from, to, q.grain);

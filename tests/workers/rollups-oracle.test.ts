@@ -11,6 +11,7 @@ import { distinctFromSpans, publicationsFromSpans, seriesByKey, type KeyedScope 
 import { BASE, CATEGORIES, dataset, DOMAINS, expectRollupReads, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, rebuildWorld, type World } from '../helpers/world';
+import { listedScope } from '../helpers/scope';
 
 let world: World;
 let keys: Record<DimensionKind, string[]>;
@@ -39,7 +40,7 @@ describe('roll-ups equal the raw-observation reference', () => {
       fc.asyncProperty(arbitraryQuery, async (q) => {
         const all = keys[q.kind];
         const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: q.markets, language: q.language };
+        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, keyScope: await listedScope(world.db, q.markets), language: q.language };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         await expectRollupReads(world.db, scope, from, to, q.grain);
@@ -60,7 +61,7 @@ describe('roll-ups equal the raw-observation reference', () => {
       fc.asyncProperty(arbitraryWindow, async (q) => {
         const all = keys[q.kind];
         const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, markets: ['US', 'GB', 'DE'], language: null };
+        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, keyScope: await listedScope(world.db, ['US', 'GB', 'DE']), language: null };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         const [hulls, spans, reference, perBucket, perBucketSpans, series, totals] = await Promise.all([

@@ -13,6 +13,7 @@ import { readConfig } from '../../shared/env';
 import { CATEGORIES, dataset, DOMAINS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
+import { listedScope } from '../helpers/scope';
 
 const NOW = '2026-11-10T10:30:00.000Z';
 let world: World;
@@ -56,7 +57,7 @@ describe('metrics (happy)', () => {
     });
     expect(reply.body).toMatchObject({ list_id: lists.entity, kind: 'entity', total: 5, limit: 50, offset: 0 });
     expect(items.map((r: any) => r.key)).toEqual([...entityIds.slice(0, 3), 'Grace Hopper', 'Nobody Known']);
-    const dim = { kind: 'entity' as const, keys: entityIds, markets: ['DE', 'GB', 'US'], language: null };
+    const dim = { kind: 'entity' as const, keys: entityIds, keyScope: await listedScope(world.db, ['DE', 'GB', 'US']), language: null };
     const [series, prev, distinct] = await Promise.all([
       naiveSeries(world.db, dim, new Date(scope.from), new Date(scope.to), 'day'),
       naiveSeries(world.db, dim, new Date(scope.prev_from), new Date(scope.prev_to), 'day'),
@@ -94,7 +95,7 @@ describe('metrics (happy)', () => {
     const { scope, items } = reply.body;
     expect(scope).toMatchObject({ country: 'US', markets: ['us'], lang: 'en' });
     const keys = items.map((r: any) => r.key);
-    const series = await naiveSeries(world.db, { kind: kind as any, keys, markets: ['US'], language: 'en' }, new Date(scope.from), new Date(scope.to), 'day');
+    const series = await naiveSeries(world.db, { kind: kind as any, keys, keyScope: await listedScope(world.db, ['US']), language: 'en' }, new Date(scope.from), new Date(scope.to), 'day');
     for (const row of items) expect(row.impressions_spark, `${kind} ${row.key}`).toEqual(series.get(row.key)!.imp);
     if (kind === 'trend') {
       expect(items[0]).toMatchObject({ state: 'hot', cabinet_url: `https://app.example.com/trend/${TRENDS[0]}` });

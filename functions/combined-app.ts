@@ -33,7 +33,9 @@ export const ROUTE_TABLES: readonly RouteTable[] = [
  * registered in table order.
  */
 export async function apiApp() {
-  const areas = await Promise.all(ROUTE_TABLES.map(async (table) => ({ table, options: await optionsOf(table), modules: await loadModules(table) })));
+  const areas = await Promise.all(ROUTE_TABLES.map(async (table) => ({
+    table, options: await optionsOf(table), modules: await loadModules(table),
+  })));
   const app = createApp();
   // Paths outside every area (404s, /openapi.json, /docs) get their request id and log line too.
   app.use('*', observe());

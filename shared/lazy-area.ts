@@ -11,7 +11,7 @@
 import type { ExecutionContext } from 'hono';
 import { Hono } from 'hono/tiny';
 import { presentedKey } from './auth/presented';
-import { loadersOf, optionsOf, routesOf, type RouteTable } from './route-table';
+import { optionsOf, routesOf, type Loader, type RouteTable } from './route-table';
 
 /** What a loaded part answers with: an area app holding some of the area's routes. */
 export interface Fetcher {
@@ -52,12 +52,19 @@ function unreachable(): never {
 export function areaWorker(table: RouteTable, whole?: () => Promise<Fetcher>): Hono {
   const router = new Hono();
   const routes = routesOf(table);
-  const build = (load?: RouteTable['routes'][number][2]) => async (): Promise<Fetcher> => {
-    const [{ areaApp }, options, modules] = await Promise.all([import('./area-app'), optionsOf(table), load ? load().then((m) => [m]) : []]);
+  const build = (load?: Loader) => async (): Promise<Fetcher> => {
+    const [{ areaApp }, options, modules] =
+      await Promise.all([import('./area-app'), optionsOf(table), load ? load().then((m) => [m]) : []]);
     return areaApp(table, options, modules);
   };
   const all = whole && once(whole);
-  const apps = new Map(loadersOf(table).map((load) => [load, all ?? once(build(load))]));
+  // One app per loader: lines whose routes one module registers share it.
+  const apps = new Map<Loader, () => Promise<Fetcher>>();
+  const appOf = (load: Loader) => {
+    const app = apps.get(load) ?? all ?? once(build(load));
+    apps.set(load, app);
+    return app;
+  };
   // Only a keyed area's options are given as they are (a loader holds the keyless public area's).
   const chain = typeof table.options === 'function' ? undefined : table.options;
   const keyless = chain?.auth
@@ -68,7 +75,7 @@ export function areaWorker(table: RouteTable, whole?: () => Promise<Fetcher>): H
     })
     : undefined;
   for (const [method, path, load] of routes) {
-    const app = apps.get(load)!;
+    const app = appOf(load);
     router.on(method, path, async (c) => {
       const target = keyless && !presentedKey(c.req) ? keyless : app;
       return (await target()).fetch(c.req.raw, c.env, c.executionCtx);

@@ -14,7 +14,10 @@ export type Method = 'GET' | 'POST' | 'DELETE';
  * (its contract's `{alpha_2}`). Lines whose route one module registers together share one loader
  * (public's widget.js and widget-demo): the module is loaded and registered once.
  */
-export type RouteLine = readonly [method: Method, path: string, load: () => Promise<RouteModule>];
+export type RouteLine = readonly [method: Method, path: string, load: Loader];
+
+/** Loads a route module: `() => import('./region')`. */
+export type Loader = () => Promise<RouteModule>;
 
 export interface RouteTable {
   /**
@@ -45,9 +48,9 @@ export interface RouteModule {
 }
 
 /** The table's routes as registered, mirror expanded, in the area app's registration order. */
-export function routesOf(table: RouteTable): [method: Method, path: string, load: RouteLine[2]][] {
+export function routesOf(table: RouteTable): [method: Method, path: string, load: Loader][] {
   const prefixes = table.mirror?.map((version) => `/${version}`) ?? [''];
-  return prefixes.flatMap((prefix) => table.routes.map(([method, path, load]): [Method, string, RouteLine[2]] => [method, prefix + path, load]));
+  return prefixes.flatMap((prefix) => table.routes.map(([method, path, load]): [Method, string, Loader] => [method, prefix + path, load]));
 }
 
 /** The table's chain options, loaded if need be. */
@@ -56,7 +59,7 @@ export function optionsOf(table: RouteTable): Promise<AreaOptions> {
 }
 
 /** Each of the table's loaders once, in order of first use. */
-export function loadersOf(table: RouteTable): RouteLine[2][] {
+export function loadersOf(table: RouteTable): Loader[] {
   return [...new Set(table.routes.map(([, , load]) => load))];
 }
 

@@ -23,13 +23,14 @@ import { trackingRoutes } from '../../functions/tracking/routes';
 import trends from '../../functions/trends/index';
 import { trendsRoutes } from '../../functions/trends/routes';
 import { areaApp } from '../../shared/area-app';
-import { loadersOf, optionsOf, routesOf, type RouteTable } from '../../shared/route-table';
+import { loadersOf, optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/route-table';
 import { geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, type CallOptions, type Reply, type World } from '../helpers/world';
 
 const AREAS: [name: string, table: RouteTable, worker: typeof geo][] = [
-  ['tracking', trackingRoutes, tracking], ['feed', feedRoutes, feed], ['public', publicRoutes, publicWorker], ['geo', geoRoutes, geo],
+  ['tracking', trackingRoutes, tracking], ['feed', feedRoutes, feed], ['public', publicRoutes, publicWorker],
+  ['geo', geoRoutes, geo],
   ['trends', trendsRoutes, trends], ['entities', entitiesRoutes, entities], ['articles', articlesRoutes, articles],
 ];
 
@@ -44,7 +45,7 @@ const fill = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => enco
 /** Every route an app registers (middleware aside), as `METHOD path`, in registration order. */
 const registered = (app: { routes: { method: string; path: string }[] }) => [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`))];
 /** The table's routes as `METHOD path`, mirror expanded, in the area app's order. */
-const lines = (table: RouteTable, load?: RouteTable['routes'][number][2]) =>
+const lines = (table: RouteTable, load?: Loader) =>
   routesOf(table).filter(([, , l]) => !load || l === load).map(([method, path]) => `${method} ${path}`);
 
 const HEADERS = ['content-type', 'etag', 'cache-control', 'link', 'retry-after', 'access-control-allow-origin'];

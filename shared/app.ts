@@ -18,11 +18,6 @@ import { validationHook } from './validation';
 
 export type App = OpenAPIHono<Env>;
 
-/** A route module: registers its route(s) on an area app. */
-export interface RouteModule {
-  register(app: App): void;
-}
-
 export function createApp(): App {
   const app = new OpenAPIHono<Env>({ defaultHook: validationHook });
   app.use('*', securityHeaders());
@@ -61,14 +56,4 @@ export function createArea(options: AreaOptions): App {
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;
-}
-
-/**
- * An area app with the given route modules registered in order: all of them in the all-in-one app
- * (functions/<area>/app.ts), one in a deployed Worker's lazily built route app (shared/lazy-area.ts).
- */
-export function areaWith(options: AreaOptions, modules: RouteModule[]): App {
-  const area = createArea(options);
-  for (const module of modules) module.register(area);
-  return area;
 }

@@ -1,10 +1,5 @@
-// The articles Worker: only this area's routes, each loaded on its first request (shared/lazy-area.ts).
-// In the articles app's registration order (app.ts); tests/workers/lazy-areas.test.ts checks they agree.
-import { lazyArea } from '../../shared/lazy-area';
-import { ARTICLES_AREA } from './options';
+// The articles Worker: its route table, each route loaded on its first request (shared/lazy-area.ts).
+import { areaWorker } from '../../shared/lazy-area';
+import { articlesRoutes } from './routes';
 
-export default lazyArea(async (modules) => (await import('./area')).buildArticles(modules), {
-  'GET /v1/articles': () => import('./list'),
-  'GET /v1/articles/:id': () => import('./article'),
-  'GET /v1/analytics/categories': () => import('./categories'),
-}, { keyless: ARTICLES_AREA });
+export default areaWorker(articlesRoutes);

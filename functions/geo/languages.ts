@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/languages: every language, by code; not region-filtered.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import type { Mount } from '../../shared/route-table';
 import { referenceRead } from '../../shared/cache/reference';
 import { errorResponses, keyed, queryBool } from '../../shared/schemas/common';
 import { listLanguages } from './queries';
@@ -9,7 +10,7 @@ import { LanguageSchema } from './schemas';
 const route = (version: string) =>
   createRoute({
     method: 'get',
-    path: '/languages',
+    path: '/geo/languages',
     operationId: `${version}GeoListLanguages`,
     tags: ['Geo'],
     summary: 'List languages',
@@ -25,7 +26,7 @@ const route = (version: string) =>
     },
   });
 
-export function register(app: App, version: string) {
+export function register(app: App, { version }: Mount) {
   app.openapi(route(version), async (c) => {
     const withCounts = c.req.valid('query').with_article_counts;
     // Not region-filtered: the same answer for every key.

@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/regions/{alpha_2}/cities: cities hosting Discover profiles.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import type { Mount } from '../../shared/route-table';
 import { referenceRead } from '../../shared/cache/reference';
 import { notFound } from '../../shared/errors';
 import { errorResponses, keyed, queryBool } from '../../shared/schemas/common';
@@ -11,7 +12,7 @@ import { alpha2Param, CitySchema } from './schemas';
 const route = (version: string) =>
   createRoute({
     method: 'get',
-    path: '/regions/{alpha_2}/cities',
+    path: '/geo/regions/{alpha_2}/cities',
     operationId: `${version}GeoListCities`,
     tags: ['Geo'],
     summary: 'Cities of a region',
@@ -31,7 +32,7 @@ const route = (version: string) =>
     },
   });
 
-export function register(app: App, version: string) {
+export function register(app: App, { version }: Mount) {
   app.openapi(route(version), async (c) => {
     const { db, auth } = c.var;
     const scope = scopeOf(auth);

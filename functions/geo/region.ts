@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/regions/{alpha_2}: one region with cities, population and article totals.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import type { Mount } from '../../shared/route-table';
 import { referenceRead } from '../../shared/cache/reference';
 import { notFound } from '../../shared/errors';
 import { iso } from '../../shared/format';
@@ -14,7 +15,7 @@ import { DAY_MS } from '../../shared/windows';
 const route = (version: string) =>
   createRoute({
     method: 'get',
-    path: '/regions/{alpha_2}',
+    path: '/geo/regions/{alpha_2}',
     operationId: `${version}GeoGetRegion`,
     tags: ['Geo'],
     summary: 'Region detail',
@@ -27,7 +28,7 @@ const route = (version: string) =>
     },
   });
 
-export function register(app: App, version: string) {
+export function register(app: App, { version }: Mount) {
   app.openapi(route(version), async (c) => {
     const { db, auth, clock } = c.var;
     const scope = scopeOf(auth);

@@ -1,6 +1,7 @@
 // GET /v{1,2}/geo/regions: regions with Discover profiles, filtered to the key's countries.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import type { Mount } from '../../shared/route-table';
 import { referenceRead } from '../../shared/cache/reference';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { scopeOf } from '../../shared/scope';
@@ -11,7 +12,7 @@ import { RegionSchema, RegionsQuerySchema } from './schemas';
 const route = (version: string) =>
   createRoute({
     method: 'get',
-    path: '/regions',
+    path: '/geo/regions',
     operationId: `${version}GeoListRegions`,
     tags: ['Geo'],
     summary: 'List regions',
@@ -40,7 +41,7 @@ export function toStats(row: RegionRow, perDay: number | undefined) {
   };
 }
 
-export function register(app: App, version: string) {
+export function register(app: App, { version }: Mount) {
   app.openapi(route(version), async (c) => {
     const query = c.req.valid('query');
     const { db, auth, clock } = c.var;

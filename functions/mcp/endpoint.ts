@@ -3,6 +3,8 @@
 // POST spends no quota itself, each tools/call spends one through the REST route it runs.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
+import type { Mount } from '../../shared/route-table';
+import { OPENAPI_INFO } from '../api-info';
 import { ApiError, invalid } from '../../shared/errors';
 import { McpPost, mcpEnv } from '../../shared/limits/channel';
 import { MCP_BODY_MAX_BYTES } from './options';
@@ -10,11 +12,6 @@ import { errorResponses, keyed, tooLargeResponse } from '../../shared/schemas/co
 import { credentialsOf, runTool } from './dispatch';
 import { serveMcp } from './server';
 import { toolsOf } from './tools';
-
-export interface McpInfo {
-  title: string;
-  version: string;
-}
 
 /**
  * Most messages in one JSON-RPC batch. Its tool calls share the POST's per-minute hit, so without a cap
@@ -83,8 +80,8 @@ const route = createRoute({
   },
 });
 
-/** `app`: the combined app whose REST routes the tools run. */
-export function register(area: App, app: App, info: McpInfo) {
+/** `api`: the app the area is mounted in (functions/combined-app.ts), whose REST routes the tools run. */
+export function register(area: App, { api: app }: Mount) {
   area.openapi(route, async (c) => {
     const size = await batchSize(c.req.raw);
     if (size > MCP_MAX_BATCH) throw invalid(['body'], `At most ${MCP_MAX_BATCH} messages in one JSON-RPC batch (got ${size})`, 'too_long');
@@ -99,7 +96,7 @@ export function register(area: App, app: App, info: McpInfo) {
       credentials: credentialsOf(c.req.raw.headers, c.var.requestId),
     };
     const response = await serveMcp(c.req.raw, {
-      info: { name: 'discovery-analytics-api', ...info },
+      info: { name: 'discovery-analytics-api', title: OPENAPI_INFO.title, version: OPENAPI_INFO.version },
       tools: () => toolsOf(app),
       call: (tool, args) => runTool(target, tool, args),
     });

@@ -1,11 +1,10 @@
-// The MCP Worker: POST /mcp. Its tools run every area's REST routes in-process, so the bundle holds
-// them all (scripts/build.ts knows); /mcp, /openapi.json and /docs are routed to it (wrangler.toml),
-// so the document describes exactly the routes this bundle holds. The app loads on the
-// isolate's first request, not at startup (shared/lazy-area.ts).
-// A POST /mcp without a key is answered by the MCP area's chain alone (401), without the app.
-import { lazyApp, lazyArea } from '../../shared/lazy-area';
-import { MCP_AREA } from './options';
+// The MCP Worker: POST /mcp. Its tools run every area's REST routes in-process, so every keyed
+// request runs in the all-in-one app and the bundle holds every route (scripts/build.ts knows);
+// /mcp, /openapi.json and /docs are routed to it (wrangler.toml), so the document describes exactly
+// the routes this bundle holds. The app loads on the isolate's first keyed request, not at startup;
+// a request to /mcp without a key is answered by the MCP area's chain alone (401), without the app
+// (shared/lazy-area.ts).
+import { areaWorker } from '../../shared/lazy-area';
+import { mcpRoutes } from './routes';
 
-const app = lazyApp(async () => (await import('../app')).combinedApp());
-
-export default lazyArea(async () => app, { 'POST /mcp': async () => app }, { keyless: MCP_AREA });
+export default areaWorker(mcpRoutes, async () => (await import('../combined-app')).combinedApp());

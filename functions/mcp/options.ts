@@ -1,5 +1,5 @@
-// The MCP area's chain options: its app (app.ts) and its Worker's app for requests without a key
-// (index.ts, shared/keyless-area.ts) share them. No runtime imports: the Worker's router holds them.
+// The MCP area's chain options: its route table's (routes.ts), which its area apps and its Worker's app
+// for requests without a key (shared/keyless-area.ts) share. No runtime imports: the Worker's router holds them.
 import type { AreaOptions } from '../../shared/area-chain';
 
 /** A batch of tool calls fits easily; anything larger is refused before it is read (shared/body-limits.ts). 256 KiB. */

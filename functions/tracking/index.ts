@@ -1,13 +1,5 @@
-// The tracking Worker: only this area's routes, each loaded on its first request (shared/lazy-area.ts).
-// In the tracking app's registration order (app.ts); tests/workers/lazy-areas.test.ts checks they agree.
-import { lazyArea } from '../../shared/lazy-area';
-import { TRACKING_AREA } from './options';
+// The tracking Worker: its route table, each route loaded on its first request (shared/lazy-area.ts).
+import { areaWorker } from '../../shared/lazy-area';
+import { trackingRoutes } from './routes';
 
-export default lazyArea(async (modules) => (await import('./area')).buildTracking(modules), {
-  'GET /v1/tracking/lists': () => import('./lists'),
-  'GET /v1/tracking/lists/:list_id': () => import('./list'),
-  'GET /v1/tracking/lists/:list_id/metrics': () => import('./metrics'),
-  'GET /v1/tracking/lists/:list_id/rollup': () => import('./rollup'),
-  'GET /v1/tracking/lists/:list_id/matches': () => import('./matches'),
-  'GET /v1/usage': () => import('./usage'),
-}, { keyless: TRACKING_AREA });
+export default areaWorker(trackingRoutes);

@@ -39,7 +39,7 @@ export const KEYED_PING = '/bench/chain/ping';
 const WORKER = (root: string) => `
 import { createApp, createArea, services } from '${root}/shared/app.ts';
 import { serveAggregateResponse } from '${root}/shared/aggregates/serve.ts';
-import { geoArea } from '${root}/functions/geo/app.ts';
+import geo from '${root}/functions/geo/index.ts';
 
 const app = createArea({ basePaths: ['/bench/chain'], auth: true });
 app.get('${KEYED_PING}', (c) => c.json({ ok: true }));
@@ -55,7 +55,8 @@ const page = (n) => ({
 const rows = { name: 'bench.rows', warm: false, compute: async (_services, r) => page(r.items) };
 const texts = new Map();
 app.get('/bench/chain/aggregate', (c) => serveAggregateResponse(c, rows, { items: Number(c.req.query('items') ?? 200) }));
-app.route('/', geoArea());
+// The geo Worker as deployed (its routes load on first use: the warmup loads them), behind its own chain.
+for (const prefix of ['/v1/geo/*', '/v2/geo/*']) app.all(prefix, (c) => geo.fetch(c.req.raw, c.env, c.executionCtx));
 
 const svc = createApp();
 svc.use('/bench/services/*', services());

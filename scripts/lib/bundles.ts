@@ -31,7 +31,7 @@ const MARKERS: Record<WorkerName, string[]> = {
   tracking: ["'/v1/tracking"],
   feed: ["'/v2/feed", "'/v2/live"],
   public: ["'/public"],
-  geo: ["'/regions/{alpha_2}/cities'"],
+  geo: ["'/geo/regions/{alpha_2}/cities'"],
   trends: ["'/v1/trends", "'/v1/themes", "'/v1/topics"],
   entities: ["'/v1/entities"],
   articles: ["'/v1/articles", "'/v1/analytics"],

@@ -1,32 +1,37 @@
-// The deployed area Workers (functions/<area>/index.ts) load each route on first use
-// (shared/lazy-area.ts). Their manifests must name every route of the area in the area app's
-// order, and each must answer exactly as the all-in-one Worker does: same status, body and headers
-// for every route, without a key, for unknown paths and methods.
+// One route table per area (functions/<area>/routes.ts) builds its deployed Worker, whose routes
+// load on first use (shared/lazy-area.ts), and its part of the all-in-one app (functions/combined-app.ts).
+// Checked here: each table line's module registers exactly the route(s) its line names, the tables
+// together are every route of the all-in-one app in its order, and each area's Worker answers
+// exactly as the all-in-one Worker does: same status, body and headers for every route, without a
+// key, for unknown paths and methods.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { articlesArea } from '../../functions/articles/app';
+import { combinedApp, ROUTE_TABLES } from '../../functions/combined-app';
 import articles from '../../functions/articles/index';
-import { entitiesArea } from '../../functions/entities/app';
+import { articlesRoutes } from '../../functions/articles/routes';
 import entities from '../../functions/entities/index';
-import { feedArea } from '../../functions/feed/app';
+import { entitiesRoutes } from '../../functions/entities/routes';
 import feed from '../../functions/feed/index';
-import { geoArea } from '../../functions/geo/app';
+import { feedRoutes } from '../../functions/feed/routes';
 import geo from '../../functions/geo/index';
+import { geoRoutes } from '../../functions/geo/routes';
 import mcp from '../../functions/mcp/index';
-import { publicArea } from '../../functions/public/app';
+import { mcpRoutes } from '../../functions/mcp/routes';
 import publicWorker from '../../functions/public/index';
-import { trackingArea } from '../../functions/tracking/app';
+import { publicRoutes } from '../../functions/public/routes';
 import tracking from '../../functions/tracking/index';
-import { trendsArea } from '../../functions/trends/app';
+import { trackingRoutes } from '../../functions/tracking/routes';
 import trends from '../../functions/trends/index';
-import type { App } from '../../shared/app';
-import { registeredPaths } from '../../shared/lazy-area';
+import { trendsRoutes } from '../../functions/trends/routes';
+import { areaApp } from '../../shared/area-app';
+import { loadersOf, optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/route-table';
 import { geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, type CallOptions, type Reply, type World } from '../helpers/world';
 
-const AREAS: [name: string, eager: () => App, lazy: typeof geo][] = [
-  ['tracking', trackingArea, tracking], ['feed', feedArea, feed], ['public', publicArea, publicWorker], ['geo', geoArea, geo],
-  ['trends', trendsArea, trends], ['entities', entitiesArea, entities], ['articles', articlesArea, articles],
+const AREAS: [name: string, table: RouteTable, worker: typeof geo][] = [
+  ['tracking', trackingRoutes, tracking], ['feed', feedRoutes, feed], ['public', publicRoutes, publicWorker],
+  ['geo', geoRoutes, geo],
+  ['trends', trendsRoutes, trends], ['entities', entitiesRoutes, entities], ['articles', articlesRoutes, articles],
 ];
 
 /** Sample values for path parameters: real ids where the fixture has them, else well-formed unknowns. */
@@ -37,9 +42,11 @@ const PARAMS: Record<string, string> = {
 };
 const fill = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(PARAMS[name] ?? 'x'));
 
-/** Every route the area app registers (middleware aside), in registration order. */
-const routesOf = (app: App) =>
-  [...new Map(app.routes.filter((r) => r.method !== 'ALL').map((r) => [`${r.method} ${r.path}`, r])).values()];
+/** Every route an app registers (middleware aside), as `METHOD path`, in registration order. */
+const registered = (app: { routes: { method: string; path: string }[] }) => [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`))];
+/** The table's routes as `METHOD path`, mirror expanded, in the area app's order. */
+const lines = (table: RouteTable, load?: Loader) =>
+  routesOf(table).filter(([, , l]) => !load || l === load).map(([method, path]) => `${method} ${path}`);
 
 const HEADERS = ['content-type', 'etag', 'cache-control', 'link', 'retry-after', 'access-control-allow-origin'];
 /** /v1/usage counts the request itself: its counters (and so its ETag) move between the two calls. */
@@ -70,21 +77,28 @@ async function both(worker: typeof geo, path: string, options: CallOptions = {})
   return { whole: comparable(whole, path), area: comparable(area, path) };
 }
 
-describe.each(AREAS)('the %s Worker', (_name, eager, lazy) => {
-  const routes = routesOf(eager());
-
-  it('lists each route of the area once, in the area app\'s order', () => {
-    // Geo's entries serve /v1/geo and /v2/geo alike (`:version{v[12]}`); parameter names aside.
-    const normalize = (r: { method: string; path: string }) =>
-      `${r.method} ${r.path.replace(':version{v[12]}', 'v1').replace(/:\w+/g, ':param')}`;
-    const manifest = lazy.routes.filter((r) => r.method !== 'ALL').map(normalize);
-    expect(manifest).toEqual([...new Set(routes.map(normalize))].filter((e) => !e.includes('/v2/geo/')));
-    // Exactly the area's paths, parameter names included: a keyless request is served by stand-ins
-    // registered at these paths, whose pattern its log line names (shared/lazy-area.ts).
-    const registered = lazy.routes.filter((r) => r.method !== 'ALL').flatMap((r) => registeredPaths(r.path).map((p) => `${r.method} ${p}`));
-    expect(registered.sort()).toEqual([...new Set(routes.map((r) => `${r.method} ${r.path}`))].sort());
+describe('the route tables', () => {
+  it('are together every route of the all-in-one app, in its order', async () => {
+    const app = await combinedApp();
+    const own = ['GET /openapi.json', 'GET /docs', 'GET /'];
+    expect(registered(app).filter((r) => !own.includes(r))).toEqual(ROUTE_TABLES.flatMap((table) => lines(table)));
   });
 
+  it.each([...AREAS.map(([name, table]) => [name, table] as const), ['mcp', mcpRoutes] as const])(
+    'name, in %s, exactly the route(s) each line\'s module registers',
+    async (_name, table) => {
+      const options = await optionsOf(table);
+      for (const load of loadersOf(table)) expect(registered(areaApp(table, options, [await load()]))).toEqual(lines(table, load));
+    },
+  );
+});
+
+describe.each(AREAS)('the %s Worker', (_name, table, lazy) => {
+  const routes = routesOf(table).map(([method, path]) => ({ method, path }));
+
+  it('routes the table\'s lines, in its order', () => {
+    expect(registered(lazy)).toEqual(lines(table));
+  });
   it('answers every route as the all-in-one Worker does, with a key and without', async () => {
     for (const route of routes) {
       const path = fill(route.path);
@@ -115,10 +129,16 @@ describe('the MCP Worker', () => {
   it('answers POST /mcp as the all-in-one Worker does', async () => {
     const body = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const headers = { Accept: 'application/json, text/event-stream' };
-    const keyed = await both(mcp as unknown as typeof geo, '/mcp', { key, method: 'POST', body, headers });
+    const keyed = await both(mcp, '/mcp', { key, method: 'POST', body, headers });
     expect(keyed.whole.status).toBe(200);
     expect(keyed.area).toEqual(keyed.whole);
-    const anonymous = await both(mcp as unknown as typeof geo, '/mcp', { method: 'POST', body, headers });
+    const anonymous = await both(mcp, '/mcp', { method: 'POST', body, headers });
     expect(anonymous.area).toEqual(anonymous.whole);
+    for (const method of ['GET', 'DELETE']) {
+      for (const options of [{ key, method }, { method }]) {
+        const other = await both(mcp, '/mcp', options);
+        expect(other.area, `${method} /mcp${options.key ? '' : ' without a key'}`).toEqual(other.whole);
+      }
+    }
   });
 });

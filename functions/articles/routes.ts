@@ -1,0 +1,14 @@
+// The articles area's route table: /v1/articles (list, detail) and /v1/analytics/* (category analytics).
+// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// all-in-one app and the OpenAPI document are built from it.
+import type { RouteTable } from '../../shared/route-table';
+import { ARTICLES_AREA } from './options';
+
+export const articlesRoutes: RouteTable = {
+  options: ARTICLES_AREA,
+  routes: [
+    ['GET', '/v1/articles', () => import('./list')],
+    ['GET', '/v1/articles/:id', () => import('./article')],
+    ['GET', '/v1/analytics/categories', () => import('./categories')],
+  ],
+};

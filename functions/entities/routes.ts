@@ -1,0 +1,16 @@
+// The entities area's route table: /v1/entities*. `trending` comes before `:entity_name`, so that
+// it is not taken for an entity called "trending".
+// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// all-in-one app and the OpenAPI document are built from it.
+import type { RouteTable } from '../../shared/route-table';
+import { ENTITIES_AREA } from './options';
+
+export const entitiesRoutes: RouteTable = {
+  options: ENTITIES_AREA,
+  routes: [
+    ['GET', '/v1/entities', () => import('./list')],
+    ['GET', '/v1/entities/trending', () => import('./trending')],
+    ['GET', '/v1/entities/:entity_name', () => import('./detail')],
+    ['GET', '/v1/entities/:entity_name/articles', () => import('./articles')],
+  ],
+};

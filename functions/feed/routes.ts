@@ -1,0 +1,14 @@
+// The feed area's route table: /v2/feed, /v2/feed/{url_id}, /v2/live.
+// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// all-in-one app and the OpenAPI document are built from it.
+import type { RouteTable } from '../../shared/route-table';
+import { FEED_AREA } from './options';
+
+export const feedRoutes: RouteTable = {
+  options: FEED_AREA,
+  routes: [
+    ['GET', '/v2/feed', () => import('./feed')],
+    ['GET', '/v2/feed/:url_id', () => import('./profile')],
+    ['GET', '/v2/live', () => import('./live')],
+  ],
+};

@@ -1,0 +1,17 @@
+// The geo area's route table: served identically under /v1 and /v2 (`mirror`).
+// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// all-in-one app and the OpenAPI document are built from it.
+import type { RouteTable } from '../../shared/route-table';
+import { GEO_AREA } from './options';
+
+export const geoRoutes: RouteTable = {
+  options: GEO_AREA,
+  // Each module registers its route once per version, under /v1 then /v2; its operationId names the version.
+  mirror: ['v1', 'v2'],
+  routes: [
+    ['GET', '/geo/regions', () => import('./regions')],
+    ['GET', '/geo/regions/:alpha_2', () => import('./region')],
+    ['GET', '/geo/regions/:alpha_2/cities', () => import('./region-cities')],
+    ['GET', '/geo/languages', () => import('./languages')],
+  ],
+};

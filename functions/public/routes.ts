@@ -1,0 +1,18 @@
+// The public area's route table: /public/* needs no key (its chain: options.ts).
+// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// all-in-one app and the OpenAPI document are built from it.
+import type { RouteTable } from '../../shared/route-table';
+
+/** widget.ts registers the script and its demo page: one module, loaded once for both lines. */
+const widget = () => import('./widget');
+
+export const publicRoutes: RouteTable = {
+  options: () => import('./options').then((m) => m.publicArea()),
+  routes: [
+    ['GET', '/public/platform-profile', () => import('./check')],
+    ['POST', '/public/platform-profile/bulk', () => import('./bulk')],
+    ['GET', '/public/platform-profile/query', () => import('./query')],
+    ['GET', '/public/widget.js', widget],
+    ['GET', '/public/widget-demo', widget],
+  ],
+};

@@ -1,0 +1,20 @@
+// The trends area's route table: /v1/trends*, /v1/themes*, /v1/topics*.
+// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// all-in-one app and the OpenAPI document are built from it.
+import type { RouteTable } from '../../shared/route-table';
+import { TRENDS_AREA } from './options';
+
+export const trendsRoutes: RouteTable = {
+  options: TRENDS_AREA,
+  routes: [
+    ['GET', '/v1/trends', () => import('./list')],
+    ['GET', '/v1/trends/:trend_id', () => import('./detail')],
+    ['GET', '/v1/trends/:trend_id/articles', () => import('./articles')],
+    ['GET', '/v1/trends/:trend_id/parents', () => import('./parents')],
+    ['GET', '/v1/trends/:trend_id/children', () => import('./children')],
+    ['GET', '/v1/themes', () => import('./themes')],
+    ['GET', '/v1/themes/:theme_id/topics', () => import('./theme-topics')],
+    ['GET', '/v1/topics/:topic_id/trends', () => import('./topic-trends')],
+    ['GET', '/v1/trends/:trend_id/rollup', () => import('./rollup')],
+  ],
+};

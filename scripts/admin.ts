@@ -124,9 +124,9 @@ async function main() {
 
 function format(result: unknown): string {
   if (Array.isArray(result)) return result.length ? result.map((r) => format(r)).join('\n') : '(none)';
-  return Object.entries(result as Record<string, unknown>)
+  return `${Object.entries(result as Record<string, unknown>)
     .map(([k, v]) => `${k.padEnd(20)} ${v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(',') : JSON.stringify(v)}`)
-    .join('\n') + '\n';
+    .join('\n')}\n`;
 }
 
 main().catch((err: unknown) => {

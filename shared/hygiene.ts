@@ -16,6 +16,7 @@ export const MAX_PARAMS = 64;
 
 // C0 controls and DEL, except tab, line feed and carriage return (harmless in free text).
 // eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 function decode(raw: string): string | undefined {

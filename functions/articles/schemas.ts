@@ -83,7 +83,7 @@ export const ArticlesQuery = z.object({
       'Closed to category-limited plans (403 `endpoint_not_in_plan_scope`).' + LIST_CAP_NOTE,
     example: '/Sports;/News/Politics',
   }),
-  entity: z.string().min(1).optional().openapi({ description: 'Knowledge-graph ids (`/m/...`) or entity names, separated by `;`.' + LIST_CAP_NOTE, example: '/m/0k2x9a' }),
+  entity: z.string().min(1).optional().openapi({ description: `Knowledge-graph ids (\`/m/...\`) or entity names, separated by \`;\`.${LIST_CAP_NOTE}`, example: '/m/0k2x9a' }),
   match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` (default) or `all`.', example: 'any' }),
   q: z.string().min(2).max(200).optional().openapi({ description: 'Title search: every word of `q` begins a word of the title, ignoring case and accents (`elect` finds "Election night"). Served by the title\'s full-text index.', example: 'parliament' }),
   date_from: isoQuery('Earliest first sighting (in the requested markets); moved forward to the plan\'s history when earlier (`history_clamped`). Default: the plan\'s history.', '2026-11-01T00:00:00Z'),

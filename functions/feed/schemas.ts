@@ -23,7 +23,7 @@ export const FilterQuery = {
     example: '/Sports;/News/Politics',
   }),
   entity: z.string().max(2000).optional().openapi({
-    description: 'Knowledge-graph ids (`/m/...`) or entity names (matched trimmed and case-insensitively), separated by `;`.' + LIST_CAP_NOTE,
+    description: `Knowledge-graph ids (\`/m/...\`) or entity names (matched trimmed and case-insensitively), separated by \`;\`.${LIST_CAP_NOTE}`,
     example: '/m/06qjgc;Lionel Messi',
   }),
   match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` or `all`.' }),

@@ -28,7 +28,7 @@ const pct = (next: number, last: number) => (last > 0 ? round(((next - last) / l
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /** Log-linear least squares: rate (per day), the fitted log level at the last day, residual RMS. */
-function fit(daily: number[]) {
+function fitGrowth(daily: number[]) {
   const n = daily.length;
   const y = daily.map((v) => Math.log1p(v));
   const meanX = (n - 1) / 2;
@@ -49,7 +49,7 @@ function fit(daily: number[]) {
 export function forecastTrend(daily: number[], reachSoFar: number, today: Date): Forecast {
   const n = daily.length;
   const peak = Math.max(0, ...daily);
-  const { rate: fitted, lastLog, rms } = fit(daily);
+  const { rate: fitted, lastLog, rms } = fitGrowth(daily);
   const rate = Math.max(-MAX_RATE, Math.min(MAX_RATE, fitted));
   // Start from the fitted level of the last day, never above the observed peak.
   const level = Math.min(Math.expm1(lastLog), peak);

@@ -26,8 +26,8 @@ const Query = z.object({
   date_from: isoQueryParam('On when the article was first seen; clamped to plan history (`scope.clamped`). `date_to` not after `date_from` is 422. A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).', '2026-11-01T00:00:00Z'),
   date_to: isoQueryParam('Defaults to now.', '2026-11-08T00:00:00Z'),
   mention: z.union([z.string(), z.array(z.string()).openapi({ maxItems: MAX_LIST_ITEMS })]).optional()
-    .openapi({ description: 'Repeatable: only these keywords.' + LIST_CAP_NOTE, example: 'heat pump' }),
-  match_types: z.string().max(64).optional().openapi({ description: 'Comma-separated subset of `broad`, `phrase`, `exact`.' + capNote(MATCH_TYPES.length), example: 'broad,exact' }),
+    .openapi({ description: `Repeatable: only these keywords.${LIST_CAP_NOTE}`, example: 'heat pump' }),
+  match_types: z.string().max(64).optional().openapi({ description: `Comma-separated subset of \`broad\`, \`phrase\`, \`exact\`.${capNote(MATCH_TYPES.length)}`, example: 'broad,exact' }),
   scope: z.enum(['all', 'title', 'body', 'both']).default('all').openapi({ description: 'Where the hit occurred; `both` = in title and body.' }),
   q: z.string().min(1).optional().openapi({ description: 'Free text over matched publications\' title and domain.', example: 'news' }),
   limit: z.coerce.number().int().min(1).max(1000).default(200).openapi({ description: 'Publications (not hits), 1-1000.', type: 'integer', example: 200 }),

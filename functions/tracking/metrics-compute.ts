@@ -103,7 +103,8 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
         };
       case 'publisher':
         return { ...base, trends_count: d.trends, rank_delta: rankDelta, related: active ? names : [] };
-      case 'trend': {
+      default: {
+        // The trend kind, the last one left.
         const daily = (it.dimKey && history?.get(it.dimKey)) || Array.from({ length: 14 }, () => 0);
         return {
           ...base,

@@ -138,11 +138,11 @@ export async function run(argv: string[]): Promise<void> {
       ...['(default)', ...SORTS].map((s) => row(`/v2/feed first page, sort ${s}`, times[s])),
       row('/v2/live?since_minutes=1440', times.live),
     ]));
-    console.log('\n' + table(['page 50 (sort_by=derived)', 'runs', 'p50', 'p95', 'vs first page'], [
+    console.log(`\n${table(['page 50 (sort_by=derived)', 'runs', 'p50', 'p95', 'vs first page'], [
       row('first page', times.derived, first),
       row('offset=2450', times.offset50, first),
       row('cursor (page 50)', times.cursor50, first),
-    ]));
+    ])}`);
   } finally {
     await worker?.dispose();
     await gateway.close();

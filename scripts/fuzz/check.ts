@@ -36,7 +36,7 @@ export function propertyProblems(body: unknown, now: number): string[] {
       if (!Number.isFinite(node)) problems.push(`${path || '/'} = ${node} is not finite`);
       else if (Number.isInteger(node) && !Number.isSafeInteger(node)) problems.push(`${path || '/'} = ${node} is not a safe integer`);
     } else if (Array.isArray(node)) {
-      node.forEach((v, i) => stack.push([v, `${path}/${i}`]));
+      for (const [i, v] of node.entries()) stack.push([v, `${path}/${i}`]);
     } else if (node !== null && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
         if (OBSERVATION_TIMES.has(k) && typeof v === 'string' && Date.parse(v) > now) problems.push(`${path}/${k} = ${v} is after now`);

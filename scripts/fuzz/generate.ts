@@ -61,8 +61,14 @@ export type Pools = Map<string, string[]>;
 
 export function harvest(pools: Pools, body: unknown, limit = 50): void {
   const walk = (node: unknown, key?: string) => {
-    if (Array.isArray(node)) return node.slice(0, limit).forEach((n) => walk(n, key));
-    if (node && typeof node === 'object') return Object.entries(node).forEach(([k, v]) => walk(v, k));
+    if (Array.isArray(node)) {
+      for (const n of node.slice(0, limit)) walk(n, key);
+      return;
+    }
+    if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) walk(v, k);
+      return;
+    }
     if (key && (typeof node === 'string' || typeof node === 'number') && String(node).length <= 200) {
       const pool = pools.get(key) ?? [];
       if (pool.length < limit && !pool.includes(String(node))) pool.push(String(node));

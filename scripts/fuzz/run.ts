@@ -77,7 +77,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const worker = async () => {
     while (next < requests.length) {
       const req = requests[next++];
-      let res;
+      let res: Awaited<ReturnType<typeof send>>;
       try {
         res = await send(options.base, req.method, req.url, req.headers, req.body);
       } catch (err) {

@@ -1,6 +1,6 @@
 // Hash, set and sorted-set commands of the in-process Redis engine.
 import type { CommandSpec } from './memory-commands';
-import { SYNTAX, Store, parseFloatArg, parseInteger } from './memory-store';
+import { SYNTAX, type Store, parseFloatArg, parseInteger } from './memory-store';
 import { ReplyError, Status, formatG, wrongArgs, type Reply } from './redis-types';
 
 const score = (n: number) => formatG(n, 17); // Redis 7.0 replies scores with "%.17g"
@@ -101,7 +101,10 @@ const zset = (s: Store, k: string) => s.getTyped(k, 'zset')?.value;
 
 export const collectionCommands: Record<string, CommandSpec> = {
   HSET: { arity: -4, fn: hset },
-  HMSET: { arity: -4, fn: (s, a) => (hset(s, a), new Status('OK')) },
+  HMSET: { arity: -4, fn: (s, a) => {
+    hset(s, a);
+    return new Status('OK');
+  } },
   HGET: { arity: 3, fn: (s, a) => hash(s, a[0])?.get(a[1]) ?? null },
   HMGET: { arity: -3, fn: (s, a) => a.slice(1).map((f) => hash(s, a[0])?.get(f) ?? null) },
   HGETALL: { arity: 2, fn: (s, a) => [...(hash(s, a[0]) ?? new Map<string, string>())].flat() },

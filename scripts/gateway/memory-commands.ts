@@ -1,6 +1,6 @@
 // String, key and server commands of the in-process Redis engine, with Redis' replies and
 // error texts. Arity follows Redis: positive = exact count, negative = minimum (name included).
-import { NOT_INT, SYNTAX, Store, parseFloatArg, parseInteger } from './memory-store';
+import { NOT_INT, SYNTAX, type Store, parseFloatArg, parseInteger } from './memory-store';
 import { ReplyError, Status, type Reply } from './redis-types';
 
 export type Handler = (s: Store, a: string[]) => Reply;
@@ -170,8 +170,14 @@ export const stringCommands: Record<string, CommandSpec> = {
     },
   },
   DBSIZE: { arity: 1, fn: (s) => s.size() },
-  FLUSHDB: { arity: -1, fn: (s) => (s.flush(), OK) },
-  FLUSHALL: { arity: -1, fn: (s) => (s.flush(), OK) },
+  FLUSHDB: { arity: -1, fn: (s) => {
+    s.flush();
+    return OK;
+  } },
+  FLUSHALL: { arity: -1, fn: (s) => {
+    s.flush();
+    return OK;
+  } },
   TIME: {
     arity: 1,
     fn: (s) => {

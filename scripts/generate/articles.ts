@@ -1,7 +1,7 @@
 // One URL at a time: the article line, then its hourly observations in every market it reached,
 // then its trend assignment. Streaming-friendly: nothing per URL outlives the call.
 import type { Entity } from './entities';
-import { Rng, WeightedPicker } from './prng';
+import { type Rng, WeightedPicker } from './prng';
 import { COUNTRIES, dailyCycle, type Market } from './reference';
 import { sentencePair, titles, type Slots } from './templates';
 import { sampleHour, trendRole, type TrendDef } from './trends';
@@ -93,8 +93,8 @@ export class ArticleFactory {
       const start = hour + (primary ? 0 : rng.int(1, 10));
       const life = Math.ceil(lifespan * (primary ? 1 : rng.uniform(0.4, 0.9)));
       const tau = Math.max(1, life / 2.5);
-      const weight = Math.pow(m.weight / this.maxWeight, 0.7) * (m.language === lang ? 1 : 0.3);
-      let position = 1 + 12 * Math.pow(rng.next(), 1.8) * (1.2 - popularity);
+      const weight = (m.weight / this.maxWeight) ** 0.7 * (m.language === lang ? 1 : 0.3);
+      let position = 1 + 12 * rng.next() ** 1.8 * (1.2 - popularity);
       let rows = 0;
       for (let h = start; h < Math.min(world.hours, start + life); h++) {
         const age = h - start;

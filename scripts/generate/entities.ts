@@ -1,6 +1,6 @@
 // Fictional people, organizations, places, events and products, each anchored to one topic so
 // that entities co-occur in the articles of that topic (and of its trends).
-import { Rng } from './prng';
+import type { Rng } from './prng';
 import { COUNTRIES } from './reference';
 import type { Topic } from './vocab';
 
@@ -102,7 +102,7 @@ export function buildEntities(rng: Rng, topics: readonly Topic[], count: number)
       }
       out.push({
         name: unique, mentionType: type, entityTypes: types, kgId, description: describe(type, types, topic),
-        topic: ti, weight: 1 / Math.pow(rank + 1, 1.1),
+        topic: ti, weight: 1 / (rank + 1) ** 1.1,
       });
     }
   });

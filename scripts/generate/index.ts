@@ -47,7 +47,7 @@ class LineWriter {
 
   async flush(): Promise<void> {
     if (!this.chunk.length) return;
-    const ok = this.stream.write(this.chunk.join('\n') + '\n');
+    const ok = this.stream.write(`${this.chunk.join('\n')}\n`);
     this.chunk = [];
     this.size = 0;
     if (!ok) await new Promise<void>((resolve) => this.stream.once('drain', resolve));

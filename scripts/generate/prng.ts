@@ -46,7 +46,7 @@ export class Rng {
 
   /** Power law with minimum xm and tail index alpha (smaller alpha = heavier tail). */
   pareto(xm: number, alpha: number): number {
-    return xm / Math.pow(1 - this.next(), 1 / alpha);
+    return xm / (1 - this.next()) ** (1 / alpha);
   }
 
   /** k distinct items (k <= items.length), in random order. */

@@ -1,5 +1,5 @@
 // Fictional publishers per market with power-law sizes; some specialise in one theme.
-import { Rng, WeightedPicker } from './prng';
+import { type Rng, WeightedPicker } from './prng';
 import { MARKETS, type Market } from './reference';
 
 export interface Publisher {

@@ -1,7 +1,7 @@
 // Trends with a lifecycle: each state has an intensity curve over the window (rise, peak, decay)
 // that decides when its articles appear; features are computed from the expected daily counts.
 import type { Entity } from './entities';
-import { Rng, WeightedPicker } from './prng';
+import { type Rng, WeightedPicker } from './prng';
 import { dailyCycle, type Market } from './reference';
 import type { Keyword, Theme, Topic } from './vocab';
 import { computeFeatures, dayNumber, lifecycleState, utcDay } from '../../shared/trends/features';

@@ -127,7 +127,7 @@ export const THEMES: Theme[] = [
 
 export function keywordIn(keyword: Keyword, lang: string): string {
   const i = VOCAB_LANGS.indexOf(lang as VocabLang);
-  return keyword[i < 0 ? 0 : i];
+  return keyword[Math.max(i , 0)];
 }
 
 /** Every English keyword, for building mention lists that are known to match. */

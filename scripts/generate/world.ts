@@ -1,7 +1,7 @@
 // Everything that exists before the articles: geography, publishers, entities, the theme/topic
 // hierarchy, trends and their genealogy. Small at every scale, so it is built in memory.
 import { buildEntities, entityRecord, type Entity } from './entities';
-import { Rng, WeightedPicker } from './prng';
+import { type Rng, WeightedPicker } from './prng';
 import { buildPublishers, PublisherChooser, publisherRecord, type Publisher } from './publishers';
 import { COUNTRIES, LANGUAGES, MARKETS, type Market } from './reference';
 import type { Scale } from './scales';

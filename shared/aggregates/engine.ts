@@ -192,7 +192,10 @@ export async function serveCached<R, H, V>(
   admitted.catch(() => undefined); // it may fail while the key is hashed: handled by Promise.all below
   const cacheKey = await aggregateKey(store, kind, request);
   const memory = held(config, cacheKey);
-  if (memory) return { cached: memory, outcome: (await admitted, 'hit') };
+  if (memory) {
+    await admitted;
+    return { cached: memory, outcome: 'hit' };
+  }
   const token = crypto.randomUUID();
   // The lock's lifetime depends on the path, known only once admitted: the queued one (the longer) when queued can be.
   const ttl = queue ? QUEUED_LOCK_TTL_SECONDS : INLINE_LOCK_TTL_SECONDS;

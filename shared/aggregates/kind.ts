@@ -41,6 +41,7 @@ export interface AggregateServices {
  * consumer has none, so `compute` must work without it. `V` is the computed value: what the cache
  * holds under the kind's key, so a route answering with it is checked against its schema (serve.ts).
  */
+// biome-ignore lint/suspicious/noExplicitAny: the registry of kinds (functions/jobs/aggregates.ts) holds kinds of every request type; `compute` takes R, so only `any` admits them all.
 export interface AggregateKind<R = any, H = unknown, V = unknown> {
   /** Unique and namespaced (`tracking.metrics`): part of cache keys and of queued jobs. */
   name: string;

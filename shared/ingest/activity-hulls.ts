@@ -1,9 +1,4 @@
-// Keeps the activity hulls exact (dim_activity, _gaps, _hours, _days; docs/DATA.md "Distinct
-// counts"). A group is (dimension kind, key, unit, item): a URL of the key, or a publisher or trend
-// of the key's URLs. Its activity is the union of the url_spans of its URLs over all markets and
-// languages, merged into runs; the hull is [first run start, last run end), the gaps are the holes
-// between runs. Incremental refresh and full rebuild share the SQL below.
-import type { Queryable } from '../db/queryable';
+
 
 /** Each group's hull, from its runs (a relation of kind, key, unit, item, s, e). */
 export const hullsOf = (runs: string) => `SELECT kind, key, unit, item, min(s) AS first_hour, max(e) AS end_hour FROM ${runs} GROUP BY kind, key, unit, item`;

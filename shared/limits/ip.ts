@@ -97,7 +97,7 @@ export function knownState(prefix: string, ip: string, perMinute: number, nowMs 
     return { success: false, limit: perMinute, remaining: 0, resetMs: until, mode: 'redis' };
   }
   const last = lastKnown.get(key);
-  if (!last || !last.success || last.remaining < 1 || last.resetMs <= nowMs || last.limit !== perMinute) return undefined;
+  if (!last?.success || last.remaining < 1 || last.resetMs <= nowMs || last.limit !== perMinute) return undefined;
   const next = { ...last, remaining: last.remaining - 1 };
   remember(key, next);
   const owed = pending.get(key);

@@ -20,7 +20,7 @@ export function fold(text: string): string {
   return out;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const WORD_EDGE_BEFORE = '(?<![\\p{L}\\p{N}])';
 const WORD_EDGE_AFTER = '(?![\\p{L}\\p{N}])';
 export const words = (keyword: string) => fold(keyword).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
@@ -33,19 +33,19 @@ export interface Hit {
 export function findMatch(text: string, keyword: string, matchType: MatchType): Hit | null {
   if (!text || !keyword.trim()) return null;
   if (matchType === 'exact') {
-    const m = new RegExp(WORD_EDGE_BEFORE + escape(keyword.trim()) + WORD_EDGE_AFTER, 'u').exec(text);
+    const m = new RegExp(WORD_EDGE_BEFORE + escapeRegExp(keyword.trim()) + WORD_EDGE_AFTER, 'u').exec(text);
     return m ? { index: m.index, length: m[0].length } : null;
   }
   const folded = fold(text);
   const parts = words(keyword);
   if (parts.length === 0) return null;
   if (matchType === 'phrase') {
-    const m = new RegExp(WORD_EDGE_BEFORE + parts.map(escape).join('[^\\p{L}\\p{N}]+') + WORD_EDGE_AFTER, 'u').exec(folded);
+    const m = new RegExp(WORD_EDGE_BEFORE + parts.map(escapeRegExp).join('[^\\p{L}\\p{N}]+') + WORD_EDGE_AFTER, 'u').exec(folded);
     return m ? { index: m.index, length: m[0].length } : null;
   }
   let first: Hit | null = null;
   for (const part of parts) {
-    const m = new RegExp(WORD_EDGE_BEFORE + escape(part) + WORD_EDGE_AFTER, 'u').exec(folded);
+    const m = new RegExp(WORD_EDGE_BEFORE + escapeRegExp(part) + WORD_EDGE_AFTER, 'u').exec(folded);
     if (!m) return null;
     if (!first || m.index < first.index) first = { index: m.index, length: m[0].length };
   }

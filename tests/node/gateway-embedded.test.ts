@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { neon, NeonDbError, Pool } from '@neondatabase/serverless';
+import { neon, Pool } from '@neondatabase/serverless';
 import { Ratelimit } from '@upstash/ratelimit';
 import { Redis } from '@upstash/redis';
 import { build } from 'esbuild';

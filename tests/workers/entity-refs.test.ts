@@ -48,7 +48,10 @@ function recording(): { db: Db; sent: [string, unknown[]][] } {
   const $client = Object.assign(
     (strings: TemplateStringsArray, ...values: unknown[]) => client(strings, ...values),
     client,
-    { query: (text: string, params: unknown[] = [], opts?: object) => (sent.push([text, params]), client.query(text, params, opts as never)) },
+    { query: (text: string, params: unknown[] = [], opts?: object) => {
+      sent.push([text, params]);
+      return client.query(text, params, opts as never);
+    } },
   );
   return { db: { ...world.db, $client } as unknown as Db, sent };
 }

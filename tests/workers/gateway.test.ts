@@ -6,7 +6,7 @@
 //   responses; @upstash/ratelimit windows with an exact allow/deny sequence.
 // Everything lives in a scratch database and under a unique Redis prefix, both removed at the end.
 import { env } from 'cloudflare:test';
-import { neon, neonConfig, NeonDbError, Pool } from '@neondatabase/serverless';
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import { Ratelimit } from '@upstash/ratelimit';
 import { Redis } from '@upstash/redis/cloudflare';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -5,7 +5,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HERALD, NOPROFILE, NOW, publicRecords } from '../fixtures/public';
 import { seed } from '../helpers/seed';
-import { createWorld, show, type Tenant, type World } from '../helpers/world';
+import { createWorld, show, type Reply, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let tenant: Tenant;
@@ -85,7 +85,7 @@ describe('per-IP rate limit', () => {
   it('the fourth request of a client within a minute is 429 with Retry-After and RateLimit headers; other clients go on', async () => {
     const client = ip();
     const statuses: number[] = [];
-    let last;
+    let last: Reply | undefined;
     // Different domains (database reads) and the same one (the isolate cache) alike.
     for (const domain of ['herald.example.com', 'a1.example.com', 'herald.example.com', 'herald.example.com']) {
       last = await world.call(`/public/platform-profile?domain=${domain}`, { headers: { 'CF-Connecting-IP': client }, env: limited });
@@ -171,7 +171,7 @@ describe('security', () => {
       await world.call('/public/platform-profile/query?q=herald', { headers: { 'CF-Connecting-IP': ip() } }),
     ];
     const walk = (value: unknown, path: string) => {
-      if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`));
+      if (Array.isArray(value)) for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
       else if (value && typeof value === 'object') {
         for (const [k, v] of Object.entries(value)) {
           expect(privateKeys, `${path}.${k}`).not.toContain(k);

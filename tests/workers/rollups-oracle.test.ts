@@ -75,7 +75,7 @@ describe('roll-ups equal the raw-observation reference', () => {
         ]);
         for (const key of scope.keys) {
           expect(totals.get(key)!.impressions, `${q.kind} ${key} impressions from the all-markets rows`).toEqual(series.get(key)!.imp);
-          totals.get(key)!.positionSum.forEach((v, i) => expect(v).toBeCloseTo(series.get(key)!.ps[i], 3));
+          for (const [i, v] of totals.get(key)!.positionSum.entries()) expect(v).toBeCloseTo(series.get(key)!.ps[i], 3);
           expect(perBucket.get(key), `${q.kind} ${key} publications per bucket from the hulls`).toEqual(series.get(key)!.pubs);
           expect(perBucketSpans.get(key), `${q.kind} ${key} publications per bucket from url_spans`).toEqual(series.get(key)!.pubs);
         }

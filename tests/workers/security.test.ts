@@ -114,7 +114,7 @@ describe('finding 2: bodies read before they are bounded', () => {
   });
 
   it('JSON nested 100,000 deep (under the MCP limit) is no pre-auth 500', async () => {
-    const deep = '['.repeat(100_000) + '"\\u0000"' + ']'.repeat(100_000);
+    const deep = `${'['.repeat(100_000)}"\\u0000"${']'.repeat(100_000)}`;
     const reply = await post('/mcp', deep);
     expect(reply.status, reply.text.slice(0, 500)).toBe(422);
     expect(reply.text).not.toMatch(/Internal|stack|RangeError/);

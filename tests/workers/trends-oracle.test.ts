@@ -11,7 +11,6 @@ import { createWorld, rebuildWorld, show, type World } from '../helpers/world';
 /** Each case adds data and asks again at once: answers kept in the isolate (ISOLATE_CACHE_SECONDS) would be the previous case's. */
 const UNCACHED = { ISOLATE_CACHE_SECONDS: '0' };
 
-const DAY = 86_400_000;
 const BASE = Date.parse('2026-11-20T00:00:00Z');
 const THEME = '7e3e0000-0000-4000-8000-0000000000aa';
 const COUNTRIES = ['US', 'FR'];

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ChildrenSchema, ParentsSchema, TrendArticlesSchema, TrendDetailSchema, TrendListSchema,
 } from '../../functions/trends/schemas';
-import { article, BUDGET, ELECTION, FINALS, NOW, THEME_EMPTY, THEME_NEWS, TOPIC_POLITICS, TOPIC_SPORT, TOUR, UNKNOWN } from '../fixtures/trends';
+import { article, BUDGET, ELECTION, FINALS, THEME_EMPTY, THEME_NEWS, TOPIC_POLITICS, TOPIC_SPORT, TOUR, UNKNOWN } from '../fixtures/trends';
 import { trendsWorld } from '../helpers/trends-world';
 import { show, type Tenant, type World } from '../helpers/world';
 

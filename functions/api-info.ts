@@ -15,8 +15,11 @@ export const OPENAPI_INFO = {
 
 /** The operations' tags, in the order the reference shows them. */
 export const OPENAPI_TAGS = [
-  { name: 'Tracking lists', description: 'Lists of entities, categories, publishers, trends or mentions a project follows, with their metrics and roll-ups.' },
-  { name: 'Account', description: 'The key\'s plan, limits and usage.' },
+  {
+    name: 'Tracking lists',
+    description: 'Lists of entities, categories, publishers, trends or mentions a project follows, with their metrics and roll-ups.',
+  },
+  { name: 'Account', description: "The key's plan, limits and usage." },
   { name: 'Feed', description: 'Publications in the feed per market, with their impressions and positions.' },
   { name: 'Public profile check', description: 'No key: publisher profile checks and the embeddable widget.' },
   { name: 'Geo', description: 'Markets: countries, their cities and languages.' },

@@ -24,7 +24,14 @@ export const SCALAR_BUNDLE = '/docs/scalar/standalone.js';
  * tool calls run this same app's REST routes in-process.
  */
 export const ROUTE_TABLES: readonly RouteTable[] = [
-  trackingRoutes, feedRoutes, publicRoutes, geoRoutes, trendsRoutes, entitiesRoutes, articlesRoutes, mcpRoutes,
+  trackingRoutes,
+  feedRoutes,
+  publicRoutes,
+  geoRoutes,
+  trendsRoutes,
+  entitiesRoutes,
+  articlesRoutes,
+  mcpRoutes,
 ];
 
 /**
@@ -33,9 +40,13 @@ export const ROUTE_TABLES: readonly RouteTable[] = [
  * registered in table order.
  */
 export async function apiApp() {
-  const areas = await Promise.all(ROUTE_TABLES.map(async (table) => ({
-    table, options: await optionsOf(table), modules: await loadModules(table),
-  })));
+  const areas = await Promise.all(
+    ROUTE_TABLES.map(async (table) => ({
+      table,
+      options: await optionsOf(table),
+      modules: await loadModules(table),
+    })),
+  );
   const app = createApp();
   // Paths outside every area (404s, /openapi.json, /docs) get their request id and log line too.
   app.use('*', observe());
@@ -46,7 +57,12 @@ export async function apiApp() {
 /** The served document: the routes' contracts completed by the shared rules (shared/schemas/document.ts). */
 export function openApiDocument(app: App) {
   // A relative server: the host that serves this document (local, staging or production) serves its API.
-  const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO, servers: [{ url: '/', description: 'The server of this document' }], tags: OPENAPI_TAGS });
+  const doc = app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: OPENAPI_INFO,
+    servers: [{ url: '/', description: 'The server of this document' }],
+    tags: OPENAPI_TAGS,
+  });
   return completeDocument(doc, app.openAPIRegistry);
 }
 
@@ -65,17 +81,29 @@ function demoAuthentication(key: string | undefined, url: string) {
 export async function combinedApp() {
   const app = await apiApp();
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', {
-    type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Project, internal or legacy API key.',
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'Project, internal or legacy API key.',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'BearerAuth', {
-    type: 'http', scheme: 'bearer', description: 'The same key as a bearer token.',
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The same key as a bearer token.',
   });
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   // The reference UI's bundle comes from this deployment's static assets (scripts/assets.ts), not a
   // CDN, and no web fonts are fetched: /docs renders without internet access.
-  app.get('/docs', Scalar<Env>((c) => ({
-    url: '/openapi.json', pageTitle: 'Discovery analytics API', cdn: SCALAR_BUNDLE, withDefaultFonts: false, ...demoAuthentication(c.env.DOCS_DEMO_KEY, c.req.url),
-  })));
+  app.get(
+    '/docs',
+    Scalar<Env>((c) => ({
+      url: '/openapi.json',
+      pageTitle: 'Discovery analytics API',
+      cdn: SCALAR_BUNDLE,
+      withDefaultFonts: false,
+      ...demoAuthentication(c.env.DOCS_DEMO_KEY, c.req.url),
+    })),
+  );
   app.get('/', (c) => c.redirect('/docs'));
   return app;
 }

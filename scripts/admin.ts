@@ -28,7 +28,13 @@ running isolate within 2 s (they bump the auth version in Redis).
 (overshoot at most 10% of the per-minute limit, max(1%, 5) of the monthly quota); strict: Redis
 checks every request (one more round trip per cached answer).`;
 
-const list = (value?: string) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (value?: string) =>
+  value
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 const onOff = (value?: string) => (value === undefined ? undefined : value === 'on' || value === 'true');
 const int = (value?: string) => (value === undefined ? undefined : Number.parseInt(value, 10));
 
@@ -45,18 +51,22 @@ const commands: Record<string, Command> = {
     }),
   'project:list': ({ db }) => listProjects(db),
   'project:show': ({ db }, [id]) => getProject(db, required(id, 'project_id')),
-  'project:set': (conn, [id], o) => announced(conn, updateProject(conn.db, required(id, 'project_id'), {
-      ...(o.plan !== undefined && { plan: o.plan as Plan }),
-      ...(o.countries !== undefined && { countries: list(o.countries as string) }),
-      ...(o.categories !== undefined && { categories: o.categories === 'all' ? null : list(o.categories as string) }),
-      ...(o.subscription !== undefined && { subscriptionStatus: o.subscription as SubscriptionStatus }),
-      ...(o.api !== undefined && { apiEnabled: onOff(o.api as string) }),
-      ...(o.mcp !== undefined && { mcpEnabled: onOff(o.mcp as string) }),
-      ...(o['history-days'] !== undefined && { historyDays: int(o['history-days'] as string) }),
-      ...(o['rate-limit'] !== undefined && { rateLimitPerMinute: int(o['rate-limit'] as string) }),
-      ...(o.addons !== undefined && { addons: addons(o.addons as string) }),
-      ...(o.limits !== undefined && { limitsMode: o.limits as LimitsMode }),
-    })),
+  'project:set': (conn, [id], o) =>
+    announced(
+      conn,
+      updateProject(conn.db, required(id, 'project_id'), {
+        ...(o.plan !== undefined && { plan: o.plan as Plan }),
+        ...(o.countries !== undefined && { countries: list(o.countries as string) }),
+        ...(o.categories !== undefined && { categories: o.categories === 'all' ? null : list(o.categories as string) }),
+        ...(o.subscription !== undefined && { subscriptionStatus: o.subscription as SubscriptionStatus }),
+        ...(o.api !== undefined && { apiEnabled: onOff(o.api as string) }),
+        ...(o.mcp !== undefined && { mcpEnabled: onOff(o.mcp as string) }),
+        ...(o['history-days'] !== undefined && { historyDays: int(o['history-days'] as string) }),
+        ...(o['rate-limit'] !== undefined && { rateLimitPerMinute: int(o['rate-limit'] as string) }),
+        ...(o.addons !== undefined && { addons: addons(o.addons as string) }),
+        ...(o.limits !== undefined && { limitsMode: o.limits as LimitsMode }),
+      }),
+    ),
   usage: async ({ db, info }, [id]) => usage(db, info, required(id, 'project_id')),
   'key:create': ({ db }, _args, o) =>
     createKey(db, {
@@ -83,7 +93,20 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
-const STRING_OPTIONS = ['name', 'plan', 'countries', 'categories', 'project', 'subscription', 'api', 'mcp', 'history-days', 'rate-limit', 'addons', 'limits'];
+const STRING_OPTIONS = [
+  'name',
+  'plan',
+  'countries',
+  'categories',
+  'project',
+  'subscription',
+  'api',
+  'mcp',
+  'history-days',
+  'rate-limit',
+  'addons',
+  'limits',
+];
 const ADDONS = ['request_packs', 'extra_entities', 'extra_keywords', 'extra_publishers'] as const;
 
 function addons(value: string): Addons {

@@ -29,7 +29,8 @@ function progress(): (p: IngestProgress) => void {
     const done = Math.min(1, p.read / total);
     const eta = rate > 0 ? Math.max(0, total - p.read) / rate : Number.NaN;
     const bar = `[${'#'.repeat(Math.round(done * 30)).padEnd(30, '.')}] ${(done * 100).toFixed(1).padStart(5)}%`;
-    const text = `${bar} ${fmt(p.read)} / ${fmt(total)} lines, ${fmt(rate)} lines/s, ` +
+    const text =
+      `${bar} ${fmt(p.read)} / ${fmt(total)} lines, ${fmt(rate)} lines/s, ` +
       `elapsed ${clock(p.seconds)}, ETA ${Number.isNaN(eta) ? '?' : clock(eta)}` +
       (p.read >= total ? ' (then the roll-ups are rebuilt: one line per step follows)' : '');
     if (process.stderr.isTTY) process.stderr.write(`\r${text}  `);
@@ -44,11 +45,15 @@ function progress(): (p: IngestProgress) => void {
 try {
   const { client, info } = await ensureRollupsData({ reload: argv.includes('--reload'), lines, onProgress: progress() });
   if (process.stderr.isTTY && info.fresh) process.stderr.write('\n');
-  const { rows: [counts] } = await client.query(`SELECT (SELECT count(*) FROM observations)::int8 AS observations,
+  const {
+    rows: [counts],
+  } = await client.query(`SELECT (SELECT count(*) FROM observations)::int8 AS observations,
     (SELECT count(*) FROM url_profiles)::int8 AS profiles, (SELECT count(*) FROM articles)::int8 AS articles`);
   await client.end();
-  log(`${rollupsDb('bench', lines)}: ${fmt(info.lines)} lines ${info.fresh ? 'loaded' : 'already loaded'} ` +
-    `(${fmt(info.seconds)} s, ${fmt(info.lines / info.seconds)} lines/s, roll-ups included)`);
+  log(
+    `${rollupsDb('bench', lines)}: ${fmt(info.lines)} lines ${info.fresh ? 'loaded' : 'already loaded'} ` +
+      `(${fmt(info.seconds)} s, ${fmt(info.lines / info.seconds)} lines/s, roll-ups included)`,
+  );
   console.log(JSON.stringify({ database: rollupsDb('bench', lines), ...info, ...counts }));
   process.exit(0);
 } catch (err) {

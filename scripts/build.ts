@@ -20,11 +20,22 @@ for (const name of WORKERS) {
 }
 
 // The embeddable widget (served by the public Worker as /public/widget.js): its own row, as sent.
-rows.push(['public: /public/widget.js', kib(Buffer.byteLength(WIDGET_SOURCE)), kib(gzipSync(WIDGET_SOURCE).length), '', 'the <discover-profile> script', '']);
+rows.push([
+  'public: /public/widget.js',
+  kib(Buffer.byteLength(WIDGET_SOURCE)),
+  kib(gzipSync(WIDGET_SOURCE).length),
+  '',
+  'the <discover-profile> script',
+  '',
+]);
 
 const header = ['function', 'raw', 'gzip', 'budget', 'routes', 'largest packages (KiB minified)'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+const line = (cells: string[]) =>
+  cells
+    .map((c, i) => c.padEnd(widths[i]))
+    .join('  ')
+    .trimEnd();
 console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const row of rows) console.log(line(row));

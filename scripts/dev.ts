@@ -37,9 +37,14 @@ function freePort(): Promise<number> {
 
 await mkdir(DATA_DIR, { recursive: true });
 const databaseUrl = process.env.DATABASE_URL;
-const gateway = await startGateway({ databaseUrl, redisUrl: process.env.REDIS_URL, pgliteDir: `${DATA_DIR}/pglite`, log,
+const gateway = await startGateway({
+  databaseUrl,
+  redisUrl: process.env.REDIS_URL,
+  pgliteDir: `${DATA_DIR}/pglite`,
+  log,
   // GATEWAY_RTT_MS=50 npm start: every SQL and Redis request pays the distance to the data region.
-  rttMs: Number(process.env.GATEWAY_RTT_MS ?? 0) });
+  rttMs: Number(process.env.GATEWAY_RTT_MS ?? 0),
+});
 const info = gatewayInfo(gateway, databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 await writeFile(`${DATA_DIR}/gateway.json`, JSON.stringify(info, null, 2));
 log(`gateway on ${gateway.neonHttpUrl.replace('/sql', '')} (postgres: ${gateway.backend.postgres}, redis: ${gateway.backend.redis})`);
@@ -50,7 +55,11 @@ configureDriver(info);
 const pool = guardPool(new Pool({ connectionString: info.databaseUrl, max: 2, idleTimeoutMillis: 0 }), 'database pool', log);
 // The live simulation is the ingest path: each connection gets ingest's statement_timeout before its
 // first query (node-postgres runs a client's queries in order).
-pool.on('connect', (c: Queryable) => void setSessionTimeout(c, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest).catch(() => undefined));
+pool.on(
+  'connect',
+  (c: Queryable) =>
+    void setSessionTimeout(c, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest).catch(() => undefined),
+);
 const db = drizzle({ client: neon(info.databaseUrl) });
 const now = new Date();
 const client = await pool.connect();
@@ -114,8 +123,18 @@ const vars = {
 };
 const wrangler = spawn(
   'wrangler',
-  ['dev', '--ip', '127.0.0.1', '--port', String(PORT), '--inspector-port', String(inspector), '--log-level', 'warn',
-    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])],
+  [
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(PORT),
+    '--inspector-port',
+    String(inspector),
+    '--log-level',
+    'warn',
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+  ],
   // No request.cf lookup: local development needs no call to Cloudflare.
   { stdio: 'inherit', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' } },
 );

@@ -55,8 +55,10 @@ function progressBar(totalBytes: number | null, bytesRead: () => number) {
 
 function printSummary(s: IngestSummary): void {
   const out: string[] = [];
-  out.push(`read ${fmt(s.read)} lines: loaded ${fmt(s.loaded)}, skipped ${fmt(s.skipped)} in ${s.seconds.toFixed(1)} s ` +
-    `(${fmt(s.seconds > 0 ? s.read / s.seconds : s.read)} lines/s)`);
+  out.push(
+    `read ${fmt(s.read)} lines: loaded ${fmt(s.loaded)}, skipped ${fmt(s.skipped)} in ${s.seconds.toFixed(1)} s ` +
+      `(${fmt(s.seconds > 0 ? s.read / s.seconds : s.read)} lines/s)`,
+  );
   const row = (cells: (string | number)[]) =>
     cells.map((c, i) => (i === 0 ? String(c).padEnd(20) : (typeof c === 'number' ? fmt(c) : c).padStart(11))).join('');
   out.push(row(['record type', 'loaded', 'inserted', 'updated', 'unchanged']));
@@ -103,7 +105,9 @@ async function main(): Promise<number> {
   try {
     // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
     await setSessionTimeout(client, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest);
-    const { rows: [{ empty }] } = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty');
+    const {
+      rows: [{ empty }],
+    } = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty');
     const rollups = args.rollups ?? (empty ? 'rebuild-at-end' : 'incremental');
     if (!args.json) console.error(`roll-ups: ${rollups === 'incremental' ? 'kept per batch' : 'rebuilt once at the end (bulk load)'}`);
     // Open the input only now, with no await before the loop in ingest() starts: readline reads at

@@ -9,7 +9,14 @@ const PLATFORM = /-(darwin|linux|windows|win32)-(64|x64|arm64)$/;
 const OS: Record<string, string> = { darwin: 'darwin', linux: 'linux', windows: 'win32', win32: 'win32' };
 const CPU: Record<string, string> = { '64': 'x64', x64: 'x64', arm64: 'arm64' };
 
-type Entry = { version?: string; optional?: boolean; os?: string[]; cpu?: string[]; optionalDependencies?: Record<string, string>; license?: string };
+type Entry = {
+  version?: string;
+  optional?: boolean;
+  os?: string[];
+  cpu?: string[];
+  optionalDependencies?: Record<string, string>;
+  license?: string;
+};
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, Entry> };
 const packages = lock.packages;
 
@@ -28,7 +35,9 @@ for (const [path, entry] of Object.entries(packages)) {
     const match = PLATFORM.exec(name);
     if (!match || resolve(path, name, version)) continue;
     // Beside a sibling build that npm did place, else in the dependent's own node_modules.
-    const sibling = Object.entries(entry.optionalDependencies!).map(([n, v]) => resolve(path, n, v)).find(Boolean);
+    const sibling = Object.entries(entry.optionalDependencies!)
+      .map(([n, v]) => resolve(path, n, v))
+      .find(Boolean);
     const at = sibling ? sibling.replace(/node_modules\/(@[^/]+\/)?[^/]+$/, `node_modules/${name}`) : `${path}/node_modules/${name}`;
     packages[at] = { version, cpu: [CPU[match[2]]], license: packages[sibling ?? '']?.license, optional: true, os: [OS[match[1]]] };
     added++;

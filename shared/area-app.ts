@@ -8,9 +8,7 @@ import type { RouteModule, RouteTable } from './route-table';
  * (functions/combined-app.ts), one in a deployed Worker's lazily built route app (shared/lazy-area.ts). A mirrored table registers every module once per version, under its
  * prefix. `api`: the app the area is mounted in (the area app itself when it stands alone).
  */
-export function areaApp(
-  table: RouteTable, options: AreaOptions, modules: readonly RouteModule[], api?: App,
-): App {
+export function areaApp(table: RouteTable, options: AreaOptions, modules: readonly RouteModule[], api?: App): App {
   const area = createArea(options);
   if (!table.mirror) {
     for (const module of modules) module.register(area, { version: '', api: api ?? area });

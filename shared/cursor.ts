@@ -64,7 +64,10 @@ export async function signCursor(secret: string, payload: Omit<CursorPayload, 'v
 }
 
 const invalidCursor = (why: string) =>
-  new ApiError(400, `Invalid cursor: ${why}. Use the next_cursor (or Link rel="next") of the previous page unchanged, with the same parameters and key, or start again without a cursor.`);
+  new ApiError(
+    400,
+    `Invalid cursor: ${why}. Use the next_cursor (or Link rel="next") of the previous page unchanged, with the same parameters and key, or start again without a cursor.`,
+  );
 
 /** Verifies the signature, version, binding and age; returns the payload or throws a 400. */
 export async function openCursor(secret: string | undefined, token: string, binding: string, now: Date): Promise<CursorPayload> {
@@ -91,7 +94,8 @@ export async function openCursor(secret: string | undefined, token: string, bind
   if (payload.v !== CURSOR_VERSION) throw invalidCursor(`version ${String(payload.v)} is not supported (current: ${CURSOR_VERSION})`);
   if (payload.b !== binding) throw invalidCursor('it was issued for another query, route or API key');
   const issued = Date.parse(payload.n);
-  if (!Number.isFinite(issued) || !Array.isArray(payload.k) || typeof payload.t !== 'number' || !Number.isSafeInteger(payload.s)) throw invalidCursor('it is malformed');
+  if (!Number.isFinite(issued) || !Array.isArray(payload.k) || typeof payload.t !== 'number' || !Number.isSafeInteger(payload.s))
+    throw invalidCursor('it is malformed');
   if (now.getTime() - issued > CURSOR_TTL_MS) throw invalidCursor('it has expired (cursors last 24 hours)');
   return payload;
 }

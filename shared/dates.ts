@@ -43,7 +43,8 @@ export function futureDateError(value: string, now: Date): string | null {
   return `Must not be later than now plus one day (${new Date(now.getTime() + FUTURE_SLACK_MS).toISOString()})`;
 }
 
-const INVALID = 'Expected an ISO 8601 date or date-time (e.g. 2026-11-01, 2026-11-01T08:00:00, 2026-11-01T08:00:00Z); without an offset it is read as UTC';
+const INVALID =
+  'Expected an ISO 8601 date or date-time (e.g. 2026-11-01, 2026-11-01T08:00:00, 2026-11-01T08:00:00Z); without an offset it is read as UTC';
 
 /**
  * An optional ISO 8601 query parameter, validated and normalised to `YYYY-MM-DDTHH:MM:SS.sssZ`

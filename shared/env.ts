@@ -75,7 +75,13 @@ export interface JobQueue {
   sendBatch(messages: Iterable<{ body: unknown }>): Promise<unknown>;
 }
 
-type NumberBinding = 'AGGREGATE_INLINE_COST' | 'STATEMENT_TIMEOUT_MS' | 'JOB_STATEMENT_TIMEOUT_MS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'ISOLATE_CACHE_SECONDS' | 'REFERENCE_CACHE_SECONDS';
+type NumberBinding =
+  | 'AGGREGATE_INLINE_COST'
+  | 'STATEMENT_TIMEOUT_MS'
+  | 'JOB_STATEMENT_TIMEOUT_MS'
+  | 'PUBLIC_RATE_LIMIT_PER_MINUTE'
+  | 'ISOLATE_CACHE_SECONDS'
+  | 'REFERENCE_CACHE_SECONDS';
 
 export interface Bindings extends Partial<Record<Exclude<keyof Config, NumberBinding>, string>> {
   AGGREGATE_INLINE_COST?: string | number;
@@ -109,17 +115,26 @@ export interface Env {
 const BAD = Symbol('bad');
 type Rule = (value: unknown) => unknown;
 
-const text = (min = 0): Rule => (v) => (typeof v === 'string' && v.length >= min ? v : BAD);
+const text =
+  (min = 0): Rule =>
+  (v) =>
+    typeof v === 'string' && v.length >= min ? v : BAD;
 /** zod 4's `url()`: trimmed, parseable by URL, tabs and newlines removed from the value kept. */
 const url: Rule = (v) => (typeof v === 'string' && URL.canParse(v.trim()) ? v.trim().replace(/[\t\n\r]/g, '') : BAD);
 /** zod 4's `coerce.number()`: Number(value), finite. */
-const number = (ok: (n: number) => boolean): Rule => (v) => {
-  const n = Number(v);
-  return Number.isFinite(n) && ok(n) ? n : BAD;
-};
-const oneOf = (values: readonly string[]): Rule => (v) => (typeof v === 'string' && values.includes(v) ? v : BAD);
+const number =
+  (ok: (n: number) => boolean): Rule =>
+  (v) => {
+    const n = Number(v);
+    return Number.isFinite(n) && ok(n) ? n : BAD;
+  };
+const oneOf =
+  (values: readonly string[]): Rule =>
+  (v) =>
+    typeof v === 'string' && values.includes(v) ? v : BAD;
 /** ISO 8601 date-time with seconds and Z or an offset (zod 4's `datetime({ offset: true })`). */
-const DATETIME = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+const DATETIME =
+  /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
 const OPTIONAL = Symbol('optional');
 
 /** Each binding, in order: its rule, and its default (OPTIONAL: may be absent; none: required). */

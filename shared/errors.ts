@@ -57,23 +57,17 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const coded = (
-  code: ErrorCode,
-  message: string,
-  extra: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-) => new ApiError(ERROR_STATUS[code], { code, message, ...extra }, headers);
+export const coded = (code: ErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  new ApiError(ERROR_STATUS[code], { code, message, ...extra }, headers);
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const notFound = (message = 'Not found') => new ApiError(404, message);
 export const forbidden = (message: string) => new ApiError(403, message);
 
 /** One validation issue as a 422, for rules zod cannot express on its own (e.g. cross-field). */
-export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
-  new ApiError(422, [{ loc, msg, type }]);
+export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') => new ApiError(422, [{ loc, msg, type }]);
 
-const codeOf = (err: Error): unknown =>
-  (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
+const codeOf = (err: Error): unknown => (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
 
 /** PostgreSQL 57014 query_canceled: the statement_timeout of this path fired (shared/db/timeout.ts). */
 export const isStatementTimeout = (err: Error): boolean => codeOf(err) === '57014';
@@ -102,19 +96,24 @@ export function onError(err: Error, c: Context): Response {
   if (err instanceof HTTPException) {
     // e.g. hono's JSON body parser: malformed JSON is the client's fault.
     const status = err.status === 400 ? 422 : err.status;
-    const detail =
-      status === 422 ? [{ loc: ['body'], msg: err.message || 'Malformed JSON body', type: 'json_invalid' }] : err.message;
+    const detail = status === 422 ? [{ loc: ['body'], msg: err.message || 'Malformed JSON body', type: 'json_invalid' }] : err.message;
     return c.json({ detail }, status as ContentfulStatusCode);
   }
   if (isStatementTimeout(err)) {
     // Before the outage test (whose text match would take "statement timeout" for a network time-out):
     // the database answered, so this is no outage and no stale copy replaces it.
     log(levelOf((c.env as { LOG_LEVEL?: unknown } | undefined)?.LOG_LEVEL), 'warn', 'statement timeout', {
-      request_id: c.get('requestId') ?? null, method: c.req.method, path: new URL(c.req.url).pathname, code: '57014',
+      request_id: c.get('requestId') ?? null,
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      code: '57014',
     });
-    const timeout = coded('query_timeout',
+    const timeout = coded(
+      'query_timeout',
       'The query ran longer than this API allows and was cancelled; retry after the Retry-After header, or ask for less (fewer values, a shorter window)',
-      {}, { 'Retry-After': STATEMENT_TIMEOUT_RETRY_AFTER });
+      {},
+      { 'Retry-After': STATEMENT_TIMEOUT_RETRY_AFTER },
+    );
     return c.json({ detail: timeout.detail }, timeout.status, timeout.headers);
   }
   if (isDependencyOutage(err)) {

@@ -17,17 +17,23 @@ const MEDIA_TYPES: Record<Exclude<Format, 'json'>, string> = {
 };
 /** What an `Accept` header may name, by format. */
 const ACCEPTED: [string, Format][] = [
-  ['application/json', 'json'], ['text/csv', 'csv'], ['application/x-ndjson', 'ndjson'], ['application/ndjson', 'ndjson'],
+  ['application/json', 'json'],
+  ['text/csv', 'csv'],
+  ['application/x-ndjson', 'ndjson'],
+  ['application/ndjson', 'ndjson'],
 ];
 
-const FormatParam = z.enum(FORMATS).optional().openapi({
-  param: { name: 'format', in: 'query' },
-  description:
-    'Representation of the page: `json` (default), `csv` (a header row of the item fields, nested fields as dotted names, arrays as JSON ' +
-    'text, RFC 4180) or `ndjson` (one item per line). Wins over `Accept: text/csv` / `application/x-ndjson`. Same paging, cursors ' +
-    '(`Link`) and quota as JSON.',
-  example: 'json',
-});
+const FormatParam = z
+  .enum(FORMATS)
+  .optional()
+  .openapi({
+    param: { name: 'format', in: 'query' },
+    description:
+      'Representation of the page: `json` (default), `csv` (a header row of the item fields, nested fields as dotted names, arrays as JSON ' +
+      'text, RFC 4180) or `ndjson` (one item per line). Wins over `Accept: text/csv` / `application/x-ndjson`. Same paging, cursors ' +
+      '(`Link`) and quota as JSON.',
+    example: 'json',
+  });
 
 interface Export {
   /** The envelope's array member whose elements are the rows. */
@@ -85,8 +91,15 @@ export function exportable<R extends RouteConfig>(route: R, member: string): R {
         ...ok,
         content: {
           ...ok.content,
-          'text/csv': { schema: z.string().openapi({ description: `CSV (RFC 4180, UTF-8): a header row of the item fields, then rows ${rows}.`, example: 'id,title\r\n' }) },
-          'application/x-ndjson': { schema: z.string().openapi({ description: `NDJSON: one JSON object per line, ${rows}.`, example: '{"id":"..."}\n' }) },
+          'text/csv': {
+            schema: z.string().openapi({
+              description: `CSV (RFC 4180, UTF-8): a header row of the item fields, then rows ${rows}.`,
+              example: 'id,title\r\n',
+            }),
+          },
+          'application/x-ndjson': {
+            schema: z.string().openapi({ description: `NDJSON: one JSON object per line, ${rows}.`, example: '{"id":"..."}\n' }),
+          },
         },
       },
     },
@@ -106,7 +119,12 @@ function requestedFormat(query: string | undefined, accept: string | undefined):
   for (const part of (accept ?? '').split(',')) {
     const [type, ...params] = part.trim().toLowerCase().split(';');
     const format = ACCEPTED.find(([media]) => media === type.trim())?.[1];
-    const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? 1);
+    const q = Number(
+      params
+        .map((p) => p.trim())
+        .find((p) => p.startsWith('q='))
+        ?.slice(2) ?? 1,
+    );
     if (format && q > best.q) best = { format, q };
   }
   return best.format;
@@ -120,7 +138,10 @@ function csvField(value: unknown): string {
 }
 
 const valueAt = (item: unknown, path: string[]) =>
-  path.reduce<unknown>((value, name) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined), item);
+  path.reduce<unknown>(
+    (value, name) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined),
+    item,
+  );
 
 const ROWS_PER_CHUNK = 200;
 

@@ -29,7 +29,8 @@ export function windowEnd(now: Date): Date {
 export const DERIVED_SQL = (w: (name: WindowName) => string) =>
   `(5040 * ${w('1h')} + 210 * ${w('24h')} + 30 * ${w('7d')} + 7 * ${w('30d')})`;
 
-const cur = (name: WindowName) => `coalesce(sum(o.impressions) FILTER (WHERE o.hour >= s.as_of - interval '${WINDOW_HOURS[name]} hours'), 0)`;
+const cur = (name: WindowName) =>
+  `coalesce(sum(o.impressions) FILTER (WHERE o.hour >= s.as_of - interval '${WINDOW_HOURS[name]} hours'), 0)`;
 const prev = (name: WindowName) => {
   const h = WINDOW_HOURS[name];
   return `CASE WHEN s.as_of - interval '${h} hours' <= p.first_seen THEN NULL ELSE
@@ -130,7 +131,8 @@ ${RECOMPUTE(keys)}`;
 const FINISH_SLIDE = `UPDATE feed_windows_state SET pending = false WHERE id = 1 AND pending`;
 
 /** Whether moving from `from` to `to` recomputes every profile (a first build or a jump of 60 days or more). */
-export const isFullSlide = (from: Date, to: Date) => !Number.isFinite(from.getTime()) || from.getTime() <= -8.64e15 || Math.abs(to.getTime() - from.getTime()) >= 1440 * HOUR_MS;
+export const isFullSlide = (from: Date, to: Date) =>
+  !Number.isFinite(from.getTime()) || from.getTime() <= -8.64e15 || Math.abs(to.getTime() - from.getTime()) >= 1440 * HOUR_MS;
 
 /**
  * The statements of one slide, to run in one transaction. `full` is decided from a read before the
@@ -157,12 +159,16 @@ export async function refreshProfileWindows(db: Queryable, keys: { url_id: strin
 
 /** Bulk loads without incremental roll-ups: the next slide recomputes every profile. */
 export async function invalidateWindows(db: Queryable): Promise<void> {
-  await db.query(`UPDATE feed_windows_state SET as_of = '-infinity', prev_as_of = '-infinity', pending = false WHERE id = 1 AND as_of <> '-infinity'`);
+  await db.query(
+    `UPDATE feed_windows_state SET as_of = '-infinity', prev_as_of = '-infinity', pending = false WHERE id = 1 AND as_of <> '-infinity'`,
+  );
 }
 
 /** Moves the windows to end at `end`, over a node-postgres client (scripts, the jobs cron). */
 export async function slideWindowsWith(client: Queryable, end: Date): Promise<void> {
-  const { rows } = await client.query<{ as_of: number }>(`SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`);
+  const { rows } = await client.query<{ as_of: number }>(
+    `SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`,
+  );
   const from = new Date(Number(rows[0]?.as_of ?? Number.NEGATIVE_INFINITY) * 1000);
   if (from.getTime() === end.getTime()) return;
   await client.query('BEGIN');
@@ -195,7 +201,9 @@ export async function slideIfBehind(db: Db, end: Date, asOf?: Date): Promise<boo
 
 /** The hour the windows currently end at. */
 export async function windowsAsOf(db: Db): Promise<Date> {
-  const rows = (await db.$client.query(`SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`)) as { as_of: number | string }[];
+  const rows = (await db.$client.query(`SELECT extract(epoch FROM as_of)::float8 AS as_of FROM feed_windows_state WHERE id = 1`)) as {
+    as_of: number | string;
+  }[];
   return new Date(Number(rows[0]?.as_of ?? Number.NEGATIVE_INFINITY) * 1000);
 }
 

@@ -15,7 +15,8 @@ export function iso(value: Instant | null | undefined): string | null {
  * domain): the spec's additive `cabinet_url` and the public profile's `profileUrl`,
  * `{app_url}/<kind>/<id>`.
  */
-export const cabinetUrl = (appUrl: string, kind: 'article' | 'trend' | 'publisher', id: string) => `${appUrl.replace(/\/$/, '')}/${kind}/${id}`;
+export const cabinetUrl = (appUrl: string, kind: 'article' | 'trend' | 'publisher', id: string) =>
+  `${appUrl.replace(/\/$/, '')}/${kind}/${id}`;
 
 /** Rounds a ratio for display without losing meaningful precision. */
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;

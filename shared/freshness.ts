@@ -93,7 +93,11 @@ export function freshness(): MiddlewareHandler<Env> {
     const asOf = held ? Promise.resolve(held.value) : dataAsOf(db, config);
     asOf.catch(() => undefined); // an unreachable database fails the handler, which answers for it
     await next();
-    if (held?.refresh) void afterResponse(c, held.refresh().catch(() => undefined));
+    if (held?.refresh)
+      void afterResponse(
+        c,
+        held.refresh().catch(() => undefined),
+      );
     const res = c.res;
     if (res.status !== 200 || res.headers.has('ETag')) return;
     const value = res.headers.get(DATA_AS_OF) ?? (await asOf.catch(() => watermarks.get(config.DATABASE_URL)?.value ?? null));

@@ -82,13 +82,19 @@ function jsonIssue(root: unknown, rootLoc: (string | number)[]): ValidationIssue
   while (stack.length) {
     const { node, path } = stack.pop()!;
     if (typeof node === 'string') {
-      if (bad(node)) return { loc: locOf(path), msg: 'Control characters (such as NUL) and lone surrogates are not allowed', type: 'value_error' };
+      if (bad(node))
+        return { loc: locOf(path), msg: 'Control characters (such as NUL) and lone surrogates are not allowed', type: 'value_error' };
     } else if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], path: { key: i, parent: path } });
     } else if (node && typeof node === 'object') {
       const entries = Object.entries(node);
       for (const [key] of entries) {
-        if (bad(key)) return { loc: locOf(path, key.replace(CONTROL, '?').slice(0, 64)), msg: 'Control characters (such as NUL) are not allowed in keys', type: 'value_error' };
+        if (bad(key))
+          return {
+            loc: locOf(path, key.replace(CONTROL, '?').slice(0, 64)),
+            msg: 'Control characters (such as NUL) are not allowed in keys',
+            type: 'value_error',
+          };
       }
       for (let i = entries.length - 1; i >= 0; i--) stack.push({ node: entries[i]![1], path: { key: entries[i]![0], parent: path } });
     }

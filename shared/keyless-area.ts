@@ -29,8 +29,12 @@ function keylessStore(config: Config): Store {
   return {
     prefix,
     key: (...parts) => prefix + parts.join(':'),
-    get redis() { return absent(); },
-    get text() { return absent(); },
+    get redis() {
+      return absent();
+    },
+    get text() {
+      return absent();
+    },
     full: () => (full ??= import('./redis').then((m) => m.createStore(config))),
   };
 }

@@ -21,10 +21,11 @@ export interface Fetcher {
 /** Memoizes a loader; a failed load is retried by the next request. */
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | undefined;
-  return () => (loading ??= load().catch((err) => {
-    loading = undefined;
-    throw err;
-  }));
+  return () =>
+    (loading ??= load().catch((err) => {
+      loading = undefined;
+      throw err;
+    }));
 }
 
 /** The stand-in of a route in the keyless app: the chain answers 401 before any route is reached. */
@@ -53,8 +54,11 @@ export function areaWorker(table: RouteTable, whole?: () => Promise<Fetcher>): H
   const router = new Hono();
   const routes = routesOf(table);
   const build = (load?: Loader) => async (): Promise<Fetcher> => {
-    const [{ areaApp }, options, modules] =
-      await Promise.all([import('./area-app'), optionsOf(table), load ? load().then((m) => [m]) : []]);
+    const [{ areaApp }, options, modules] = await Promise.all([
+      import('./area-app'),
+      optionsOf(table),
+      load ? load().then((m) => [m]) : [],
+    ]);
     return areaApp(table, options, modules);
   };
   const all = whole && once(whole);
@@ -69,10 +73,10 @@ export function areaWorker(table: RouteTable, whole?: () => Promise<Fetcher>): H
   const chain = typeof table.options === 'function' ? undefined : table.options;
   const keyless = chain?.auth
     ? once(async () => {
-      const app = (await import('./keyless-area')).keylessArea(chain);
-      for (const [method, path] of routes) app.on(method, path, unreachable);
-      return app;
-    })
+        const app = (await import('./keyless-area')).keylessArea(chain);
+        for (const [method, path] of routes) app.on(method, path, unreachable);
+        return app;
+      })
     : undefined;
   for (const [method, path, load] of routes) {
     const app = appOf(load);

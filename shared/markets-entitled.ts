@@ -14,7 +14,8 @@ const NOT_MARKET_SCOPED = [
   /^\/mcp(\/|$)/,
 ];
 
-export const MARKET_NOT_ENTITLED = 'This key is market-scoped but its project has no markets (or none the key may use), so no market can be read.';
+export const MARKET_NOT_ENTITLED =
+  'This key is market-scoped but its project has no markets (or none the key may use), so no market can be read.';
 
 export function assertMarketsEntitled(path: string, auth: AuthContext): void {
   if (auth.allowedCountries === null || auth.allowedCountries.length > 0) return;

@@ -44,7 +44,9 @@ export function createStore(config: StoreConfig): Store {
   let text: Redis | undefined;
   const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
   return {
-    redis, prefix, key: (...parts) => prefix + parts.join(':'),
+    redis,
+    prefix,
+    key: (...parts) => prefix + parts.join(':'),
     get text() {
       return (text ??= new Redis({ ...options, automaticDeserialization: false, responseEncoding: false }));
     },

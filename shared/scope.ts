@@ -62,7 +62,11 @@ export const marketList = (scope: ListedScope): string[] => [...scope.markets];
 
 /** The listed scope narrowed to the markets among `codes` (upper-case), in its order: never wider. */
 export const among = (scope: ListedScope, codes: readonly string[]): ListedScope =>
-  make(scope.projectId, scope.markets.filter((m) => codes.includes(m)), scope.planCategories);
+  make(
+    scope.projectId,
+    scope.markets.filter((m) => codes.includes(m)),
+    scope.planCategories,
+  );
 
 export interface MarketScope {
   /** As requested: `all` or an upper-case country code. */
@@ -115,9 +119,14 @@ export async function resolveMarkets(db: Db, scope: Scope, country = 'all'): Pro
     scope.markets !== EVERY_MARKET
       ? scope.markets
       : await allMarkets(db).catch((err: Error) => {
-        console.error('market scope lookup failed', err.message);
-        throw coded('scope_unavailable', 'The markets of this key could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
-      });
+          console.error('market scope lookup failed', err.message);
+          throw coded(
+            'scope_unavailable',
+            'The markets of this key could not be read just now; retry shortly.',
+            {},
+            { 'Retry-After': '5' },
+          );
+        });
   if (markets.length === 0) {
     throw coded('market_not_entitled', MARKET_NOT_ENTITLED);
   }

@@ -14,14 +14,25 @@ import { DAY_MS as DAY, WINDOW_HOURS, type WindowName } from './windows';
 /** The periods of the windowed reads (tracking metrics and roll-ups, category analytics). */
 const PERIODS = ['24h', '7d', '30d'] as const satisfies readonly WindowName[];
 
-
 export const WindowQuery = {
-  country: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`').default('all')
+  country: z
+    .string()
+    .regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`')
+    .default('all')
     .openapi({ description: 'Country code or `all` (every entitled market, resolved in `scope.markets`).', example: 'all' }),
-  lang: z.string().regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`').default('all')
+  lang: z
+    .string()
+    .regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 639-1 code or `all`')
+    .default('all')
     .openapi({ description: 'Language code or `all`.', example: 'all' }),
-  period: z.enum([...PERIODS, 'custom']).default('7d').openapi({ description: 'Window ending now; `custom` needs `date_from` and `date_to`.' }),
-  date_from: isoQueryParam('Start (UTC), required with `period=custom`; moved forward to the plan\'s history when earlier (`scope.clamped`). A window wholly before the history is not refused: it answers the empty window at the history\'s start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).', '2026-11-01T00:00:00Z'),
+  period: z
+    .enum([...PERIODS, 'custom'])
+    .default('7d')
+    .openapi({ description: 'Window ending now; `custom` needs `date_from` and `date_to`.' }),
+  date_from: isoQueryParam(
+    "Start (UTC), required with `period=custom`; moved forward to the plan's history when earlier (`scope.clamped`). A window wholly before the history is not refused: it answers the empty window at the history's start (`scope.from` = `scope.to`, every count 0, `scope.clamped` true).",
+    '2026-11-01T00:00:00Z',
+  ),
   date_to: isoQueryParam('End (UTC, exclusive), required with `period=custom`.', '2026-11-08T00:00:00Z'),
 };
 
@@ -126,6 +137,9 @@ export const WindowScopeSchema = z
     prev_from: stamp,
     prev_to: stamp,
     history_days: z.number().int().openapi({ description: 'History depth of the plan.', example: 365 }),
-    clamped: z.boolean().openapi({ description: 'The requested start was moved forward to the plan history (a window wholly before it becomes the empty window at its start).' }),
+    clamped: z.boolean().openapi({
+      description:
+        'The requested start was moved forward to the plan history (a window wholly before it becomes the empty window at its start).',
+    }),
   })
   .openapi('WindowScope');

@@ -17,7 +17,7 @@ const route = createRoute({
   summary: 'Article detail',
   description:
     'The article object of the list plus its summary, page metadata, entities and one entry per market profile, all within ' +
-    'the key\'s markets. An unknown id, or an article that never surfaced in the key\'s markets, is 404. On a category-limited ' +
+    "the key's markets. An unknown id, or an article that never surfaced in the key's markets, is 404. On a category-limited " +
     'plan, an article none of whose categories lies under the chosen top levels is 404 `{code: "out_of_plan_scope"}`.',
   security: keyed,
   request: { params: articleIdParam },
@@ -35,7 +35,10 @@ export function register(app: App) {
     const row = await getArticle(db, scope, id);
     // Outside the key's markets the article does not exist for it: the same 404 as an unknown id.
     if (!row || row.profiles.length === 0) throw notFound(`Article '${id}' not found`);
-    assertArticleInPlan(auth, row.categories.map((cat) => cat.name));
+    assertArticleInPlan(
+      auth,
+      row.categories.map((cat) => cat.name),
+    );
     return c.json(toArticleDetail(row, config.APP_URL), 200);
   });
 }

@@ -61,8 +61,12 @@ function pagePaths(filter: PathFilter, scope: AggregateWindow, limit: number, of
      SELECT coalesce(array_agg(name), '{}') FROM (
        SELECT name FROM totals WHERE total > 0 ORDER BY total DESC, name COLLATE "C" OFFSET ${a(9)}::int LIMIT ${a(10)}::int) p`,
     args: [
-      ...pathArgs(filter), headEnd.toISOString().slice(0, 10), tailStart.toISOString().slice(0, 10),
-      ...[head, tail].flatMap(([f, t]) => [f.toISOString(), t.toISOString()]), String(offset), String(limit),
+      ...pathArgs(filter),
+      headEnd.toISOString().slice(0, 10),
+      tailStart.toISOString().slice(0, 10),
+      ...[head, tail].flatMap(([f, t]) => [f.toISOString(), t.toISOString()]),
+      String(offset),
+      String(limit),
     ],
   };
 }
@@ -85,11 +89,17 @@ export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: 
     dim.everyMarket ? distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, limit, offset) }, scope.from, scope.to) : undefined,
   ]);
   const active = [...cur]
-    .map(([name, series]) => ({ name, impressions: total(series.impressions), positionSum: total(series.positionSum), previous: total(prev.get(name)?.impressions) }))
+    .map(([name, series]) => ({
+      name,
+      impressions: total(series.impressions),
+      positionSum: total(series.positionSum),
+      previous: total(prev.get(name)?.impressions),
+    }))
     .filter((row) => row.impressions > 0)
     .sort((a, b) => b.impressions - a.impressions || (a.name < b.name ? -1 : 1));
   const page = active.slice(offset, offset + limit);
-  const distinct = hulls ?? (page.length ? await distinctByKey(db, { ...dim, keys: page.map((r) => r.name) }, scope.from, scope.to) : new Map());
+  const distinct =
+    hulls ?? (page.length ? await distinctByKey(db, { ...dim, keys: page.map((r) => r.name) }, scope.from, scope.to) : new Map());
   const categories = page.map((row) => ({
     name: row.name,
     impressions: row.impressions,

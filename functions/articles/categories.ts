@@ -50,7 +50,13 @@ export function register(app: App) {
     if (parent && query.top_level) throw invalid(['query', 'parent'], 'parent and top_level=true exclude each other');
     prefetchMarketsWithData(c.var.config, db);
     const scope = await resolveWindow(db, auth, clock.now(), query, 'day');
-    const { categories, total } = await categoryAnalytics(db, scope, { topLevel: query.top_level, parent: parent?.[0] ?? null }, query.limit, query.offset);
+    const { categories, total } = await categoryAnalytics(
+      db,
+      scope,
+      { topLevel: query.top_level, parent: parent?.[0] ?? null },
+      query.limit,
+      query.offset,
+    );
     return c.json({ scope: scopeBody(scope), categories, total, limit: query.limit, offset: query.offset }, 200);
   });
 }

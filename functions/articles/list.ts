@@ -12,24 +12,27 @@ import { ArticleListSchema, ArticlesQuery } from './schemas';
 import { toArticle } from './serialize';
 import { DAY_MS } from '../../shared/windows';
 
-const route = exportable(createRoute({
-  method: 'get',
-  path: '/v1/articles',
-  operationId: 'listArticles',
-  tags: ['Articles'],
-  summary: 'List articles',
-  description:
-    'Articles first seen in the requested markets within `[date_from, date_to)`, newest first by default. Every field that ' +
-    'describes a sighting (`countries`, `languages`, `first_seen_at`, `last_seen_at`, `impressions`) counts only the requested ' +
-    'markets (and `lang`). Category-limited plans (Start, Grow) see only articles with a category under their chosen top levels, ' +
-    'and cannot use the `category` filter (403 `endpoint_not_in_plan_scope`). `total` is the exact number of matches.',
-  security: keyed,
-  request: { query: ArticlesQuery },
-  responses: {
-    200: { description: 'A page of articles.', content: { 'application/json': { schema: ArticleListSchema } } },
-    ...errorResponses(401, 402, 403, 422, 429, 503),
-  },
-}), 'articles');
+const route = exportable(
+  createRoute({
+    method: 'get',
+    path: '/v1/articles',
+    operationId: 'listArticles',
+    tags: ['Articles'],
+    summary: 'List articles',
+    description:
+      'Articles first seen in the requested markets within `[date_from, date_to)`, newest first by default. Every field that ' +
+      'describes a sighting (`countries`, `languages`, `first_seen_at`, `last_seen_at`, `impressions`) counts only the requested ' +
+      'markets (and `lang`). Category-limited plans (Start, Grow) see only articles with a category under their chosen top levels, ' +
+      'and cannot use the `category` filter (403 `endpoint_not_in_plan_scope`). `total` is the exact number of matches.',
+    security: keyed,
+    request: { query: ArticlesQuery },
+    responses: {
+      200: { description: 'A page of articles.', content: { 'application/json': { schema: ArticleListSchema } } },
+      ...errorResponses(401, 402, 403, 422, 429, 503),
+    },
+  }),
+  'articles',
+);
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

@@ -71,7 +71,8 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
 
 async function listMatching(db: Db, f: ArticleFilter): Promise<{ total: number; rows: ArticleRow[] }> {
   const order = `${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, url_id`;
-  const published = f.sortBy === 'published_at' ? ', (SELECT t.date_published FROM articles t WHERE t.id = s.url_id) AS date_published' : '';
+  const published =
+    f.sortBy === 'published_at' ? ', (SELECT t.date_published FROM articles t WHERE t.id = s.url_id) AS date_published' : '';
   const [result] = await queryRows<{ total: number; rows: ArticleRow[] }>(
     db,
     `WITH fresh AS (
@@ -101,7 +102,19 @@ async function listMatching(db: Db, f: ArticleFilter): Promise<{ total: number; 
               CROSS JOIN LATERAL (
                 SELECT array_agg(DISTINCT q.country ORDER BY q.country) AS countries, array_agg(DISTINCT q.language ORDER BY q.language) AS languages
                 FROM url_profiles q WHERE q.url_id = p.url_id AND q.country = ANY($1::text[]) AND ($2::text IS NULL OR q.language = $2)) m) r), '[]') AS rows`,
-    [marketList(f.scope), f.language, f.from.toISOString(), f.to.toISOString(), f.categories, f.entities, f.matchAll, f.q, categoriesParam(f.scope), f.limit, f.offset],
+    [
+      marketList(f.scope),
+      f.language,
+      f.from.toISOString(),
+      f.to.toISOString(),
+      f.categories,
+      f.entities,
+      f.matchAll,
+      f.q,
+      categoriesParam(f.scope),
+      f.limit,
+      f.offset,
+    ],
   );
   return result;
 }
@@ -127,12 +140,13 @@ const IN_REACH = `(SELECT coalesce(sum(r.articles), 0) FROM article_reach r
  * per statement: the other's estimate would count in the statement's cost, and past jit_above_cost
  * PostgreSQL compiled it (90 ms) for work of a few milliseconds.
  */
-const TOTAL = (wholeHistory: boolean) => wholeHistory
-  ? `${IN_REACH} - ${FIRST_BEFORE('$3')}
+const TOTAL = (wholeHistory: boolean) =>
+  wholeHistory
+    ? `${IN_REACH} - ${FIRST_BEFORE('$3')}
     - (SELECT count(DISTINCT l.url_id) FROM url_profiles l
        WHERE ${IN_SCOPE('l')} AND l.first_seen >= $4 AND ${inPlanCategories('$5', 'l.url_id')}
          AND NOT EXISTS (SELECT 1 FROM url_profiles b WHERE b.url_id = l.url_id AND ${IN_SCOPE('b')} AND b.first_seen < $4))`
-  : `(SELECT count(DISTINCT w.url_id) FROM url_profiles w
+    : `(SELECT count(DISTINCT w.url_id) FROM url_profiles w
       WHERE ${IN_SCOPE('w')} AND w.first_seen >= $3 AND w.first_seen < $4 AND ${inPlanCategories('$5', 'w.url_id')}
         AND NOT EXISTS (SELECT 1 FROM url_profiles b WHERE b.url_id = w.url_id AND ${IN_SCOPE('b')} AND b.first_seen < $3))`;
 

@@ -18,29 +18,53 @@ export const CategorySchema = z
 
 export const ArticleSchema = z
   .object({
-    id: z.string().uuid().openapi({ description: 'Article (URL) id; the same value is `url_id` in v2 payloads.', example: '656a08a9-b3f3-43a4-92b3-1902b8cdce18' }),
+    id: z.string().uuid().openapi({
+      description: 'Article (URL) id; the same value is `url_id` in v2 payloads.',
+      example: '656a08a9-b3f3-43a4-92b3-1902b8cdce18',
+    }),
     url: z.string().openapi({ description: 'Canonical URL.', example: 'https://capitalchronicle.com/news/2026/11/20/parliament-6rjw8s' }),
-    cabinet_url: z.string().openapi({ description: 'The article page in the web app: `{app_url}/article/<id>`.', example: 'https://app.example.com/article/656a08a9-b3f3-43a4-92b3-1902b8cdce18' }),
+    cabinet_url: z.string().openapi({
+      description: 'The article page in the web app: `{app_url}/article/<id>`.',
+      example: 'https://app.example.com/article/656a08a9-b3f3-43a4-92b3-1902b8cdce18',
+    }),
     title: z.string().openapi({ description: 'Title as published.', example: 'Analysis: Kwame Sato, parliament and what comes next' }),
     domain: z.string().openapi({ description: 'Clean domain, lower-case, without `www.`.', example: 'capitalchronicle.com' }),
     publisher: z.string().openapi({ description: 'Publisher display name.', example: 'Capital Chronicle' }),
     language: z.string().openapi({ description: 'Content language of the article (ISO 639-1, lower-case).', example: 'en' }),
-    languages: z.array(z.string()).openapi({ description: 'Feed languages of the profiles it surfaced in, within the requested markets (lower-case).', example: ['en'] }),
-    countries: z.array(z.string()).openapi({ description: 'Markets it surfaced in, within the requested markets (upper-case alpha-2).', example: ['GB', 'US'] }),
-    published_at: z.string().nullable().openapi({ description: 'Publication date given by the publisher; null when unknown.', example: '2026-11-20T11:42:00+00:00' }),
+    languages: z.array(z.string()).openapi({
+      description: 'Feed languages of the profiles it surfaced in, within the requested markets (lower-case).',
+      example: ['en'],
+    }),
+    countries: z
+      .array(z.string())
+      .openapi({ description: 'Markets it surfaced in, within the requested markets (upper-case alpha-2).', example: ['GB', 'US'] }),
+    published_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Publication date given by the publisher; null when unknown.', example: '2026-11-20T11:42:00+00:00' }),
     first_seen_at: ts('Start of the first hour it surfaced in the requested markets (languages).', '2026-11-20T13:00:00+00:00'),
     last_seen_at: ts('End of the last hour it surfaced in the requested markets (languages).', '2026-11-21T05:00:00+00:00'),
-    impressions: z.number().int().openapi({ description: 'All impressions observed in the requested markets (languages) since it was first seen.', example: 18_240 }),
+    impressions: z
+      .number()
+      .int()
+      .openapi({ description: 'All impressions observed in the requested markets (languages) since it was first seen.', example: 18_240 }),
     categories: z.array(CategorySchema).openapi({ description: 'Every category of the article, most confident first.' }),
-    image_url: z.string().nullable().openapi({ description: 'Lead image; null when none.', example: 'https://capitalchronicle.com/img/8esj.jpg' }),
+    image_url: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Lead image; null when none.', example: 'https://capitalchronicle.com/img/8esj.jpg' }),
   })
   .openapi('Article');
 
 export const ArticleMetaSchema = z
   .object({
     meta_title: z.string().openapi({ description: 'HTML `<title>`.', example: 'Analysis | Capital Chronicle' }),
-    meta_description: z.string().openapi({ description: 'Meta description.', example: 'Analysts linked the parliament developments to election.' }),
-    headline: z.string().openapi({ description: 'Structured-data headline.', example: 'Analysis: Kwame Sato, parliament and what comes next' }),
+    meta_description: z
+      .string()
+      .openapi({ description: 'Meta description.', example: 'Analysts linked the parliament developments to election.' }),
+    headline: z
+      .string()
+      .openapi({ description: 'Structured-data headline.', example: 'Analysis: Kwame Sato, parliament and what comes next' }),
     section: z.string().openapi({ description: 'Site section.', example: 'Elections' }),
   })
   .openapi('ArticleMeta');
@@ -69,27 +93,60 @@ export const ArticleMarketSchema = z
 
 export const ArticleDetailSchema = ArticleSchema.extend({
   summary: z.string().openapi({ description: 'Summary.', example: 'Analysts linked the parliament developments to election.' }),
-  modified_at: z.string().nullable().openapi({ description: 'Last modification given by the publisher; null when unknown.', example: '2026-11-20T15:00:00+00:00' }),
+  modified_at: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Last modification given by the publisher; null when unknown.', example: '2026-11-20T15:00:00+00:00' }),
   article_meta: ArticleMetaSchema.nullable().openapi({ description: 'Page metadata; null when not crawled.' }),
   entities: z.array(ArticleEntitySchema).openapi({ description: 'Entities mentioned, most relevant first.' }),
-  markets: z.array(ArticleMarketSchema).openapi({ description: 'One profile per market and language it surfaced in, within the key\'s markets.' }),
+  markets: z
+    .array(ArticleMarketSchema)
+    .openapi({ description: "One profile per market and language it surfaced in, within the key's markets." }),
 }).openapi('ArticleDetail');
 
 export const ArticlesQuery = z.object({
-  country: WindowQuery.country.openapi({ description: 'ISO 3166-1 alpha-2 or `all` (every market of the key). A country outside the key\'s markets is 403.', example: 'all' }),
-  lang: WindowQuery.lang.openapi({ description: 'ISO 639-1 feed language or `all`.', example: 'all' }),
-  category: z.string().min(1).optional().openapi({
-    description: 'Taxonomy paths separated by `;`; an article matches a path when it has that category or one below it. ' +
-      'Closed to category-limited plans (403 `endpoint_not_in_plan_scope`).' + LIST_CAP_NOTE,
-    example: '/Sports;/News/Politics',
+  country: WindowQuery.country.openapi({
+    description: "ISO 3166-1 alpha-2 or `all` (every market of the key). A country outside the key's markets is 403.",
+    example: 'all',
   }),
-  entity: z.string().min(1).optional().openapi({ description: `Knowledge-graph ids (\`/m/...\`) or entity names, separated by \`;\`.${LIST_CAP_NOTE}`, example: '/m/0k2x9a' }),
-  match: z.enum(['any', 'all']).default('any').openapi({ description: 'How several categories (and several entities) combine: `any` (default) or `all`.', example: 'any' }),
-  q: z.string().min(2).max(200).optional().openapi({ description: 'Title search: every word of `q` begins a word of the title, ignoring case and accents (`elect` finds "Election night"). Served by the title\'s full-text index.', example: 'parliament' }),
-  date_from: isoQuery('Earliest first sighting (in the requested markets); moved forward to the plan\'s history when earlier (`history_clamped`). Default: the plan\'s history.', '2026-11-01T00:00:00Z'),
+  lang: WindowQuery.lang.openapi({ description: 'ISO 639-1 feed language or `all`.', example: 'all' }),
+  category: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({
+      description:
+        'Taxonomy paths separated by `;`; an article matches a path when it has that category or one below it. ' +
+        'Closed to category-limited plans (403 `endpoint_not_in_plan_scope`).' +
+        LIST_CAP_NOTE,
+      example: '/Sports;/News/Politics',
+    }),
+  entity: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({
+      description: `Knowledge-graph ids (\`/m/...\`) or entity names, separated by \`;\`.${LIST_CAP_NOTE}`,
+      example: '/m/0k2x9a',
+    }),
+  match: z
+    .enum(['any', 'all'])
+    .default('any')
+    .openapi({ description: 'How several categories (and several entities) combine: `any` (default) or `all`.', example: 'any' }),
+  q: z.string().min(2).max(200).optional().openapi({
+    description:
+      'Title search: every word of `q` begins a word of the title, ignoring case and accents (`elect` finds "Election night"). Served by the title\'s full-text index.',
+    example: 'parliament',
+  }),
+  date_from: isoQuery(
+    "Earliest first sighting (in the requested markets); moved forward to the plan's history when earlier (`history_clamped`). Default: the plan's history.",
+    '2026-11-01T00:00:00Z',
+  ),
   date_to: isoQuery('First sighting before this instant (exclusive). Default: now.', '2026-11-08T00:00:00Z'),
-  sort_by: z.enum(['first_seen', 'last_seen', 'published_at', 'impressions']).default('first_seen')
-    .openapi({ description: '`first_seen` (default), `last_seen`, `published_at` (unknown dates last) or `impressions`.', example: 'first_seen' }),
+  sort_by: z.enum(['first_seen', 'last_seen', 'published_at', 'impressions']).default('first_seen').openapi({
+    description: '`first_seen` (default), `last_seen`, `published_at` (unknown dates last) or `impressions`.',
+    example: 'first_seen',
+  }),
   sort_order: z.enum(['asc', 'desc']).default('desc').openapi({ description: '`asc` or `desc` (default).', example: 'desc' }),
   limit: limitParam(200, 50),
   offset: offsetParam,
@@ -101,10 +158,15 @@ export const ArticleListSchema = z
     total: z.number().int().openapi({ description: 'Articles matching the filters.', example: 1_204 }),
     limit: z.number().int().openapi({ example: 50 }),
     offset: z.number().int().openapi({ example: 0 }),
-    history_clamped: z.boolean().openapi({ description: '`date_from` was earlier than the plan\'s history and was moved forward.', example: false }),
+    history_clamped: z
+      .boolean()
+      .openapi({ description: "`date_from` was earlier than the plan's history and was moved forward.", example: false }),
   })
   .openapi('ArticleList');
 
 export const articleIdParam = z.object({
-  id: z.string().uuid().openapi({ param: { name: 'id', in: 'path' }, description: 'Article id (`url_id` in v2).', example: DEMO.urlId }),
+  id: z
+    .string()
+    .uuid()
+    .openapi({ param: { name: 'id', in: 'path' }, description: 'Article id (`url_id` in v2).', example: DEMO.urlId }),
 });

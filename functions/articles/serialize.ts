@@ -29,14 +29,17 @@ export function toArticleDetail(row: ArticleDetailRow, appUrl: string) {
   const last = Math.max(...profiles.map((p) => Date.parse(p.last_seen)));
   const sorted = (values: string[]) => [...new Set(values)].sort();
   return {
-    ...toArticle({
-      ...row,
-      first_seen: new Date(first).toISOString(),
-      last_seen: new Date(last).toISOString(),
-      impressions: profiles.reduce((sum, p) => sum + Number(p.impressions), 0),
-      countries: sorted(profiles.map((p) => p.country)),
-      languages: sorted(profiles.map((p) => p.language)),
-    }, appUrl),
+    ...toArticle(
+      {
+        ...row,
+        first_seen: new Date(first).toISOString(),
+        last_seen: new Date(last).toISOString(),
+        impressions: profiles.reduce((sum, p) => sum + Number(p.impressions), 0),
+        countries: sorted(profiles.map((p) => p.country)),
+        languages: sorted(profiles.map((p) => p.language)),
+      },
+      appUrl,
+    ),
     summary: row.summary,
     modified_at: iso(row.date_modified),
     article_meta: row.meta,

@@ -9,24 +9,27 @@ import { countArticles, entityArticles, getEntity } from './queries';
 import { ArticlesQuery, EntityArticlesSchema, entityNameParam } from './schemas';
 import { lookupName, toEntityArticle } from './serialize';
 
-const route = exportable(createRoute({
-  method: 'get',
-  path: '/v1/entities/{entity_name}/articles',
-  operationId: 'listEntityArticles',
-  tags: ['Entities'],
-  summary: 'Articles of an entity',
-  description:
-    'Articles mentioning the entity, sorted by the entity\'s `unified_score` in each article, descending (ties: `url_id`). ' +
-    'Restricted keys see only articles that surfaced in their countries, plans limited to chosen categories only articles of ' +
-    'those categories; `total` counts exactly what the key may see. ' +
-    'Unknown (or invisible) entity: 404.',
-  security: keyed,
-  request: { params: entityNameParam, query: ArticlesQuery },
-  responses: {
-    200: { description: 'A page of articles.', content: { 'application/json': { schema: EntityArticlesSchema } } },
-    ...errorResponses(401, 402, 403, 404, 422, 429, 503),
-  },
-}), 'articles');
+const route = exportable(
+  createRoute({
+    method: 'get',
+    path: '/v1/entities/{entity_name}/articles',
+    operationId: 'listEntityArticles',
+    tags: ['Entities'],
+    summary: 'Articles of an entity',
+    description:
+      "Articles mentioning the entity, sorted by the entity's `unified_score` in each article, descending (ties: `url_id`). " +
+      'Restricted keys see only articles that surfaced in their countries, plans limited to chosen categories only articles of ' +
+      'those categories; `total` counts exactly what the key may see. ' +
+      'Unknown (or invisible) entity: 404.',
+    security: keyed,
+    request: { params: entityNameParam, query: ArticlesQuery },
+    responses: {
+      200: { description: 'A page of articles.', content: { 'application/json': { schema: EntityArticlesSchema } } },
+      ...errorResponses(401, 402, 403, 404, 422, 429, 503),
+    },
+  }),
+  'articles',
+);
 
 export function register(app: App) {
   app.openapi(route, async (c) => {

@@ -17,7 +17,7 @@ const route = createRoute({
   description:
     'Matched by the trimmed, lower-cased path name against `normalized_name` (URL-encode spaces: `Taylor%20Swift`). The kg ' +
     'values are flattened; `articles_count` is the exact number of articles mentioning the entity that the key may see ' +
-    '(its countries and its plan\'s categories). `url_id` and the scores are of the best occurrence the key may see (for a ' +
+    "(its countries and its plan's categories). `url_id` and the scores are of the best occurrence the key may see (for a " +
     'plan limited to chosen categories: on an article of those categories). An entity the key cannot see (none of its ' +
     'occurrences visible) answers 404 like an unknown one.',
   security: keyed,

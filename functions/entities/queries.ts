@@ -23,10 +23,11 @@ interface Source {
   many: boolean;
 }
 
-const best = (s: Source) => s.many
-  ? `SELECT DISTINCT ON (entity_id) entity_id, url_id, unified_score, embedding_similarity, source FROM ${s.table} WHERE ${s.country} AND ${s.category}
+const best = (s: Source) =>
+  s.many
+    ? `SELECT DISTINCT ON (entity_id) entity_id, url_id, unified_score, embedding_similarity, source FROM ${s.table} WHERE ${s.country} AND ${s.category}
      ORDER BY entity_id, unified_score DESC, embedding_similarity DESC, url_id`
-  : `SELECT entity_id, url_id, unified_score, embedding_similarity, source FROM ${s.table} WHERE ${s.country} AND ${s.category}`;
+    : `SELECT entity_id, url_id, unified_score, embedding_similarity, source FROM ${s.table} WHERE ${s.country} AND ${s.category}`;
 
 /**
  * Where an entity's best comes from for the key's countries. A single value is compared as one (not
@@ -36,9 +37,11 @@ const best = (s: Source) => s.many
  */
 function sources(countries: string[] | null, planned: readonly string[] | null): { rows: Source; seen: Source | null } {
   const table = planned ? 'entity_category_best' : 'entity_best';
-  const category = planned === null ? '$5::text[] IS NULL' : planned.length === 1 ? 'category = ($5::text[])[1]' : 'category = ANY($5::text[])';
+  const category =
+    planned === null ? '$5::text[] IS NULL' : planned.length === 1 ? 'category = ($5::text[])[1]' : 'category = ANY($5::text[])';
   const manyCategories = planned !== null && planned.length !== 1;
-  if (countries === null) return { rows: { table, country: `country = ${EVERY_MARKET_ROW} AND $1::text[] IS NULL`, category, many: manyCategories }, seen: null };
+  if (countries === null)
+    return { rows: { table, country: `country = ${EVERY_MARKET_ROW} AND $1::text[] IS NULL`, category, many: manyCategories }, seen: null };
   if (countries.length === 1) return { rows: { table, country: 'country = ($1::text[])[1]', category, many: manyCategories }, seen: null };
   return {
     rows: { table, country: 'country = ANY($1::text[])', category, many: true },
@@ -99,23 +102,24 @@ export async function listEntities(db: Db, scope: Scope, f: ListFilter): Promise
   const filtered = f.search !== null || f.entityType !== null;
   const from = (s: Source) => `FROM (${best(s)}) b JOIN entities e ON e.id = b.entity_id WHERE ${where}`;
   // Without a name or type filter the count needs no entity row: an index-only count of the rows.
-  const count = (s: Source) => filtered
-    ? `(SELECT count(*) ${from(s)})`
-    : `(SELECT count(${s.many ? 'DISTINCT entity_id' : '*'}) FROM ${s.table} WHERE ${s.country} AND ${s.category}
+  const count = (s: Source) =>
+    filtered
+      ? `(SELECT count(*) ${from(s)})`
+      : `(SELECT count(${s.many ? 'DISTINCT entity_id' : '*'}) FROM ${s.table} WHERE ${s.country} AND ${s.category}
         AND unified_score >= $4::float8 AND $2::text IS NULL AND $3::text IS NULL)`;
   const order = 'ORDER BY b.unified_score DESC, e.normalized_name';
   const { rows: all, seen } = sources(countries, planCategories);
   // Several countries: both reads in one statement, each behind the coverage test; the one not taken never runs.
   const [page, total] = seen
     ? [
-      `${COVERED}
+        `${COVERED}
        SELECT u.* FROM (
          (SELECT ${ENTITY_COLUMNS} ${from(seen)} AND (SELECT yes FROM cov) ${order} LIMIT $6::int8 + $7::int8)
          UNION ALL
          (SELECT ${ENTITY_COLUMNS} ${from(all)} AND NOT (SELECT yes FROM cov) ${order} LIMIT $6::int8 + $7::int8)) u
        ORDER BY u.unified_score DESC, u.normalized_name LIMIT $6::int8 OFFSET $7::int8`,
-      `${COVERED} SELECT (CASE WHEN (SELECT yes FROM cov) THEN ${count(seen)} ELSE ${count(all)} END)::int AS total`,
-    ]
+        `${COVERED} SELECT (CASE WHEN (SELECT yes FROM cov) THEN ${count(seen)} ELSE ${count(all)} END)::int AS total`,
+      ]
     : [`SELECT ${ENTITY_COLUMNS} ${from(all)} ${order} LIMIT $6 OFFSET $7`, `SELECT ${count(all)}::int AS total`];
   const params = [countries, f.search === null ? null : likeLiteral(f.search), f.entityType, f.minScore, planCategories];
   const [rows, [counted]] = await Promise.all([
@@ -148,7 +152,11 @@ export async function getEntity(db: Db, scope: Scope, normalizedName: string): P
 const VISIBLE_LINKS = `FROM article_entities ae WHERE ae.entity_id = $1::uuid AND ${visibleLink('$2', '$3')}`;
 
 export async function countArticles(db: Db, scope: Scope, entityId: string): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n ${VISIBLE_LINKS}`, [entityId, marketsParam(scope), categoriesParam(scope)]);
+  const [row] = await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n ${VISIBLE_LINKS}`, [
+    entityId,
+    marketsParam(scope),
+    categoriesParam(scope),
+  ]);
   return row.n;
 }
 

@@ -8,7 +8,7 @@ const score = (description: string, example: number) => z.number().openapi({ des
 const scalars = {
   name: z.string().openapi({ description: 'The entity name.', example: 'Taylor Swift' }),
   normalized_name: z.string().openapi({ description: 'Trimmed, lower-cased name: the dedup and lookup key.', example: 'taylor swift' }),
-  unified_score: score('Score of the entity\'s highest-scoring visible occurrence.', 0.92),
+  unified_score: score("Score of the entity's highest-scoring visible occurrence.", 0.92),
   embedding_similarity: score('Embedding similarity of that occurrence.', 0.81),
   source: z.string().openapi({ description: 'Extractor of that occurrence.', example: 'ner' }),
   entity_types: z.array(z.string()).openapi({ description: 'Type labels.', example: ['Person', 'MusicArtist'] }),
@@ -18,7 +18,8 @@ const scalars = {
 
 const nullableText = (example: string, description: string) => z.string().nullable().openapi({ description, example });
 /** Why a knowledge-graph field can be null: the data has no value for it. */
-const KG_NULL = 'Null when the entity has no knowledge-graph match (extracted entities are matched to the knowledge graph only when the extractor found one), or the matched record lacks this field.';
+const KG_NULL =
+  'Null when the entity has no knowledge-graph match (extracted entities are matched to the knowledge graph only when the extractor found one), or the matched record lacks this field.';
 
 export const KgSchema = z
   .object({
@@ -38,7 +39,10 @@ export const EntityDetailSchema = z
     kg_name: nullableText('Taylor Swift', KG_NULL),
     kg_description: nullableText('American singer-songwriter', KG_NULL),
     kg_image_url: nullableText('https://img.example.com/taylor.jpg', KG_NULL),
-    articles_count: z.number().int().openapi({ description: 'Exact number of articles mentioning the entity that the key may see.', example: 42 }),
+    articles_count: z
+      .number()
+      .int()
+      .openapi({ description: 'Exact number of articles mentioning the entity that the key may see.', example: 42 }),
   })
   .openapi('EntityDetail');
 
@@ -58,11 +62,13 @@ export const TrendingEntitySchema = z
     kg_name: nullableText('Taylor Swift', KG_NULL),
     entity_types: scalars.entity_types,
     mentions_in_period: z.number().int().openapi({
-      description: 'Profiles (article x country x language) of articles mentioning the entity first seen in the region (and `lang`) in the period.',
+      description:
+        'Profiles (article x country x language) of articles mentioning the entity first seen in the region (and `lang`) in the period.',
       example: 17,
     }),
     articles_in_period: z.number().int().openapi({
-      description: 'Distinct articles mentioning the entity whose first appearance in the region (in `lang`, when given) falls in the period.',
+      description:
+        'Distinct articles mentioning the entity whose first appearance in the region (in `lang`, when given) falls in the period.',
       example: 12,
     }),
     top_article: z
@@ -70,7 +76,10 @@ export const TrendingEntitySchema = z
         url_id: scalars.url_id,
         title: z.string().openapi({ example: 'Taylor Swift announces tour' }),
         domain: z.string().openapi({ example: 'news.example.com' }),
-        cabinet_url: z.string().openapi({ description: 'The article page in the web app: `{app_url}/article/<url_id>`.', example: 'https://app.example.com/article/0b8f6a57-3f1e-4a53-9d7e-1f2a3b4c5d01' }),
+        cabinet_url: z.string().openapi({
+          description: 'The article page in the web app: `{app_url}/article/<url_id>`.',
+          example: 'https://app.example.com/article/0b8f6a57-3f1e-4a53-9d7e-1f2a3b4c5d01',
+        }),
       })
       .openapi({ description: 'Of the mentions in the period, the article where the entity scores highest.' }),
   })
@@ -91,11 +100,14 @@ export const EntityArticleSchema = z
     title: z.string().openapi({ example: 'Taylor Swift announces tour' }),
     domain: z.string().openapi({ example: 'news.example.com' }),
     published_at: z.string().nullable().openapi({ example: '2026-11-19T06:00:00+00:00' }),
-    unified_score: score('The entity\'s score in this article.', 0.92),
-    embedding_similarity: score('The entity\'s embedding similarity in this article.', 0.81),
+    unified_score: score("The entity's score in this article.", 0.92),
+    embedding_similarity: score("The entity's embedding similarity in this article.", 0.81),
     source: scalars.source,
     summary: z.string().openapi({ example: 'The singer announced a world tour.' }),
-    cabinet_url: z.string().openapi({ description: 'The article in the web application.', example: 'https://app.example.com/article/0b8f6a57-3f1e-4a53-9d7e-1f2a3b4c5d01' }),
+    cabinet_url: z.string().openapi({
+      description: 'The article in the web application.',
+      example: 'https://app.example.com/article/0b8f6a57-3f1e-4a53-9d7e-1f2a3b4c5d01',
+    }),
   })
   .openapi('EntityArticle');
 
@@ -111,7 +123,11 @@ export const entityNameParam = z.object({
   entity_name: z
     .string()
     .max(500)
-    .openapi({ param: { name: 'entity_name', in: 'path' }, description: 'Entity name (percent-encoded in the path, as any path segment); trimmed and lower-cased before matching.', example: DEMO.entityName }),
+    .openapi({
+      param: { name: 'entity_name', in: 'path' },
+      description: 'Entity name (percent-encoded in the path, as any path segment); trimmed and lower-cased before matching.',
+      example: DEMO.entityName,
+    }),
 });
 
 const entityType = z.string().min(1).max(200).optional().openapi({ description: 'Exact member of `entity_types`.', example: 'Person' });

@@ -14,15 +14,17 @@ export async function trendingEntities(db: Db, request: TrendingRequest, planCat
     // Every ranked entity has a mention in the window, hence a top article; a row without one
     // would mean the roll-ups disagree, and is left out rather than invented.
     if (r.top_url_id === null) return [];
-    return [{
-      name: r.name,
-      kg_id: r.kg_id,
-      kg_name: r.kg_name,
-      entity_types: r.entity_types,
-      mentions_in_period: r.mentions,
-      articles_in_period: r.articles,
-      top_article: { url_id: r.top_url_id, title: r.top_title ?? '', domain: r.top_domain ?? '' },
-    }];
+    return [
+      {
+        name: r.name,
+        kg_id: r.kg_id,
+        kg_name: r.kg_name,
+        entity_types: r.entity_types,
+        mentions_in_period: r.mentions,
+        articles_in_period: r.articles,
+        top_article: { url_id: r.top_url_id, title: r.top_title ?? '', domain: r.top_domain ?? '' },
+      },
+    ];
   });
 }
 
@@ -40,4 +42,3 @@ export const trendingAggregate = {
   warm: false,
   compute: ({ db }, { planCategories, ...r }) => trendingEntities(db, { ...r, from: new Date(r.from), to: new Date(r.to) }, planCategories),
 } satisfies AggregateKind<CachedTrendingRequest>;
-

@@ -30,7 +30,6 @@ export interface TrendingRow {
   top_domain: string | null;
 }
 
-
 /**
  * The window as whole UTC days (entity_days) plus the hours before and after them (entity_hours).
  * Without a whole day inside, the days range is empty and all hours fall in the second hour range.
@@ -73,9 +72,13 @@ const IN_RANGE = (x: Range, i: number) => {
 // entity_hour_tops for the edge hours, both kept at ingest): an index-only range read per table and
 // entity, and the best of those few rows is the best mention of the window (ties as in the tables:
 // unified_score, embedding_similarity descending, then url_id).
-const TOP_OF = (entity: string, ranges: Range[]) => `${ranges
-  .map((x, i) => `SELECT url_id, unified_score, embedding_similarity FROM entity_${x.grain}_tops WHERE entity_id = ${entity} AND ${IN_RANGE(x, i)}`)
-  .join(' UNION ALL ')} ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1`;
+const TOP_OF = (entity: string, ranges: Range[]) =>
+  `${ranges
+    .map(
+      (x, i) =>
+        `SELECT url_id, unified_score, embedding_similarity FROM entity_${x.grain}_tops WHERE entity_id = ${entity} AND ${IN_RANGE(x, i)}`,
+    )
+    .join(' UNION ALL ')} ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1`;
 
 /**
  * One statement: the window's counts summed per entity from the covering keys of entity_days /

@@ -28,7 +28,11 @@ const FEED_ANSWER: BuiltKind<FeedCacheRequest, CachedAnswer> = {
 
 /** The 200 answer from the cache, or built once by `build` for every concurrent identical request. */
 export async function feedAnswer(
-  c: Context<Env>, params: { route: string; cursor: string | null }, minute: Date, markdown: boolean, build: () => Promise<CachedAnswer>,
+  c: Context<Env>,
+  params: { route: string; cursor: string | null },
+  minute: Date,
+  markdown: boolean,
+  build: () => Promise<CachedAnswer>,
 ): Promise<Response> {
   if (markdown) {
     const answer = await build();
@@ -39,7 +43,9 @@ export async function feedAnswer(
   // answer is cached for that project (or key) only, never served to another of the same scope.
   const owner = auth.projectId ?? auth.keyId;
   const request: FeedCacheRequest = {
-    scope: [auth.allowedCountries, auth.categories, auth.historyDays, owner], params, minute: minute.toISOString(),
+    scope: [auth.allowedCountries, auth.categories, auth.historyDays, owner],
+    params,
+    minute: minute.toISOString(),
   };
   return serveBuiltResponse(c, FEED_ANSWER, request, build);
 }

@@ -80,7 +80,12 @@ SELECT a.id AS url_id, a.url, a.domain, coalesce(nullif(a.favicon_url, ''), pub.
   a.images, CASE WHEN $${n + 3}::bool THEN a.markdown_content END AS markdown_content, a.refreshed_at`;
 
 /** The parameters of `selectItems`. */
-export const bounds = (o: ItemOptions) => [o.end.toISOString(), new Date(o.end.getTime() - DAY_MS).toISOString(), o.dayStart.toISOString(), o.markdown];
+export const bounds = (o: ItemOptions) => [
+  o.end.toISOString(),
+  new Date(o.end.getTime() - DAY_MS).toISOString(),
+  o.dayStart.toISOString(),
+  o.markdown,
+];
 
 /** Every profile of one URL in the scope (its markets, its plan's categories), ordered by country and language. */
 export async function loadUrlProfiles(db: Db, scope: Scope, urlId: string, o: ItemOptions): Promise<ItemRow[]> {

@@ -11,7 +11,6 @@ import { countProfiles, readPage, type FeedFilter, type Keyset, type PageRequest
 import type { SortKey } from './schemas';
 import { toFeedItem } from './serialize';
 
-
 export interface PageParams {
   /** Route name and every parameter that shapes the result set (not limit, offset, cursor, markdown). */
   binding: Record<string, unknown>;
@@ -45,7 +44,12 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   const { db, clock, config } = c.var;
   const realNow = clock.now();
   const secret = cursorSecret(config);
-  const binding = await digest(owner(c), JSON.stringify(c.var.auth.allowedCountries), JSON.stringify(c.var.auth.categories), JSON.stringify(p.binding));
+  const binding = await digest(
+    owner(c),
+    JSON.stringify(c.var.auth.allowedCountries),
+    JSON.stringify(c.var.auth.categories),
+    JSON.stringify(p.binding),
+  );
   let now = feedNow(realNow);
   let after: Keyset | null = null;
   let pinnedTotal: number | null = null;
@@ -73,15 +77,26 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   const more = keys.length > p.limit;
   const last = (more ? keys.slice(0, p.limit) : keys).at(-1);
   // Without a trusted key (shared/cursor.ts cursorSecret) paging is by offset only: next_cursor null.
-  const next_cursor = more && last && secret
-    ? await signCursor(secret, {
-      b: binding, k: [last.sk, last.url_id, last.country, last.language], n: now.toISOString(), t: total,
-      // The first page read the values of `version`; every later page reads them as of it.
-      s: snapshot ?? version,
-    })
-    : null;
+  const next_cursor =
+    more && last && secret
+      ? await signCursor(secret, {
+          b: binding,
+          k: [last.sk, last.url_id, last.country, last.language],
+          n: now.toISOString(),
+          t: total,
+          // The first page read the values of `version`; every later page reads them as of it.
+          s: snapshot ?? version,
+        })
+      : null;
   const shownAt = feedNow(realNow);
-  return { items: rows.map((r) => toFeedItem(r, config.APP_URL, shownAt)), total, limit: p.limit, offset: p.cursor ? 0 : p.offset, next_cursor, now };
+  return {
+    items: rows.map((r) => toFeedItem(r, config.APP_URL, shownAt)),
+    total,
+    limit: p.limit,
+    offset: p.cursor ? 0 : p.offset,
+    next_cursor,
+    now,
+  };
 }
 
 /** The request's URL with `cursor` set to the next page's (and no offset): the `Link: rel="next"` target. */

@@ -14,7 +14,14 @@ import type { WindowName as FeedWindow } from '../../shared/feed-windows';
 /** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped); undefined stays null. */
 function splitList(raw: string | undefined, name: string): string[] | null {
   if (raw === undefined) return null;
-  const parts = [...new Set(raw.split(';').map((p) => p.trim()).filter(Boolean))];
+  const parts = [
+    ...new Set(
+      raw
+        .split(';')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (parts.length === 0) throw invalid(['query', name], `Expected one or more values separated by ';'`);
   return capList(parts, name);
 }
@@ -34,7 +41,12 @@ export type FeedSelection = Omit<FeedFilter, 'seenAfter' | 'seenBefore' | 'first
 export function parseSelection(auth: AuthContext, q: CommonQuery): FeedSelection {
   const categories = splitList(q.category, 'category');
   const bad = categories?.find((p) => !CATEGORY_PATH.test(p));
-  if (bad !== undefined) throw invalid(['query', 'category'], `Expected taxonomy paths like /Sports/Soccer separated by ';', got '${bad}'`, 'string_pattern_mismatch');
+  if (bad !== undefined)
+    throw invalid(
+      ['query', 'category'],
+      `Expected taxonomy paths like /Sports/Soccer separated by ';', got '${bad}'`,
+      'string_pattern_mismatch',
+    );
   if (categories) assertCategoriesInPlan(auth, categories);
   const lang = q.lang.toLowerCase();
   return {

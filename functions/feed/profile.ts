@@ -11,7 +11,6 @@ import { ProfileQuery, ProfilesSchema } from './schemas';
 import { toFeedItem } from './serialize';
 import { DEMO } from '../../shared/demo-ids';
 
-
 const route = createRoute({
   method: 'get',
   path: '/v2/feed/{url_id}',
@@ -19,12 +18,15 @@ const route = createRoute({
   tags: ['Feed'],
   summary: 'Every market profile of one URL',
   description:
-    'One feed item per country and language the URL surfaced in, within the key\'s markets, ordered by country then language. ' +
-    '`include_markdown` defaults to true here. A URL that is unknown, outside the key\'s markets or outside the plan\'s categories is 404.',
+    "One feed item per country and language the URL surfaced in, within the key's markets, ordered by country then language. " +
+    "`include_markdown` defaults to true here. A URL that is unknown, outside the key's markets or outside the plan's categories is 404.",
   security: keyed,
-  request: { params: z.object({ url_id: uuidParam('The URL id (`url_id`; `id` in v1 article payloads).').openapi({ example: DEMO.urlId }) }), query: ProfileQuery },
+  request: {
+    params: z.object({ url_id: uuidParam('The URL id (`url_id`; `id` in v1 article payloads).').openapi({ example: DEMO.urlId }) }),
+    query: ProfileQuery,
+  },
   responses: {
-    200: { description: 'The URL\'s visible market profiles.', content: { 'application/json': { schema: ProfilesSchema } } },
+    200: { description: "The URL's visible market profiles.", content: { 'application/json': { schema: ProfilesSchema } } },
     304: { description: '`If-None-Match` matched the current `ETag`: no body, no monthly quota spent.' },
     ...errorResponses(401, 402, 403, 404, 422, 429, 503),
   },
@@ -39,11 +41,16 @@ export function register(app: App) {
     await slideIfBehind(db, end);
     const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
     const rows = await loadUrlProfiles(db, withCountry(scopeOf(auth), 'all'), url_id, {
-      end, dayStart: new Date(today - 29 * DAY), markdown: include_markdown,
+      end,
+      dayStart: new Date(today - 29 * DAY),
+      markdown: include_markdown,
     });
     // Invisible answers exactly like unknown (docs/DECISIONS.md "Visibility is uniform").
     if (rows.length === 0) throw notFound(`URL ${url_id} not found`);
     const now = clock.now();
-    return c.json(rows.map((r) => toFeedItem(r, config.APP_URL, now)), 200);
+    return c.json(
+      rows.map((r) => toFeedItem(r, config.APP_URL, now)),
+      200,
+    );
   });
 }

@@ -58,8 +58,15 @@ const SORTS: Record<SortKey, { column: string; type: string; min: string; max: s
 };
 
 const FILTER_PARAMS = (f: FeedFilter) => [
-  marketsParam(f.scope), f.language, f.seenAfter?.toISOString() ?? null, f.seenBefore?.toISOString() ?? null, f.firstSeenFrom?.toISOString() ?? null,
-  f.categories, f.entities, f.matchAll, categoriesParam(f.scope),
+  marketsParam(f.scope),
+  f.language,
+  f.seenAfter?.toISOString() ?? null,
+  f.seenBefore?.toISOString() ?? null,
+  f.firstSeenFrom?.toISOString() ?? null,
+  f.categories,
+  f.entities,
+  f.matchAll,
+  categoriesParam(f.scope),
 ];
 
 /**
@@ -70,7 +77,11 @@ const FILTER_PARAMS = (f: FeedFilter) => [
  * and the planner then sorted every profile for a deep page). A page checks the plan per row it walks
  * (its cost follows the page, not the table); a count, which reads every match, may hash the plan's articles.
  */
-const WHERE_ON = (t: string, f: FeedFilter, walk = true) => `($1::text[] IS NULL OR ${t}.country = ANY($1::text[])) AND ($2::text IS NULL OR ${t}.language = $2::text)
+const WHERE_ON = (
+  t: string,
+  f: FeedFilter,
+  walk = true,
+) => `($1::text[] IS NULL OR ${t}.country = ANY($1::text[])) AND ($2::text IS NULL OR ${t}.language = $2::text)
   AND ($3::timestamptz IS NULL OR ${t}.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR ${t}.first_seen < $4::timestamptz)
   AND ($5::timestamptz IS NULL OR ${t}.first_seen >= $5::timestamptz)
   AND ($6::text[] IS NULL OR (
@@ -112,11 +123,12 @@ const COUNT_IN_PLAN_BY_COMPLEMENT = `SELECT (
 export async function countProfiles(db: Db, f: FeedFilter, olderFloor = false): Promise<number> {
   const marketsOnly = !f.categories && !f.entities && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
   const floor = [marketsParam(f.scope), f.language, f.seenAfter?.toISOString()];
-  const [row] = olderFloor && marketsOnly
-    ? f.scope.planCategories === EVERY_CATEGORY
-      ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, floor)
-      : await queryRows<{ n: number }>(db, COUNT_IN_PLAN_BY_COMPLEMENT, [...floor, categoriesParam(f.scope)])
-    : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE(f)}`, FILTER_PARAMS(f));
+  const [row] =
+    olderFloor && marketsOnly
+      ? f.scope.planCategories === EVERY_CATEGORY
+        ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, floor)
+        : await queryRows<{ n: number }>(db, COUNT_IN_PLAN_BY_COMPLEMENT, [...floor, categoriesParam(f.scope)])
+      : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE(f)}`, FILTER_PARAMS(f));
   return row.n;
 }
 
@@ -154,7 +166,10 @@ export async function readPage(db: Db, f: FeedFilter, page: PageRequest, o: Item
   const dir = page.order === 'asc' ? 'ASC' : 'DESC';
   const params: unknown[] = FILTER_PARAMS(f);
   const cols = (t: string) => [`${t}.${s.column}`, `${t}.url_id`, `${t}.country`, `${t}.language`];
-  const order = (t: string) => cols(t).map((c) => `${c} ${dir}`).join(', ');
+  const order = (t: string) =>
+    cols(t)
+      .map((c) => `${c} ${dir}`)
+      .join(', ');
   const select = (t: string) => `SELECT ${t}.${s.column} AS sk, ${t}.url_id, ${t}.country, ${t}.language`;
   let rows: string;
   if (page.after && page.snapshot !== null) {

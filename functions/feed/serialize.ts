@@ -35,7 +35,9 @@ function windowCount(windows: ItemRow['windows'], name: string) {
 export function toFeedItem(row: ItemRow, appUrl: string, now: Date): FeedItem {
   const lastSeen = new Date(Math.min(new Date(row.last_seen).getTime(), now.getTime()));
   const impressions = Object.fromEntries(WINDOW_NAMES.map((n) => [`last_${n}`, windowCount(row.windows, n)])) as Pick<
-    FeedItem['impressions'], 'last_1h' | 'last_24h' | 'last_7d' | 'last_30d'>;
+    FeedItem['impressions'],
+    'last_1h' | 'last_24h' | 'last_7d' | 'last_30d'
+  >;
   return {
     url_id: row.url_id,
     url: row.url,

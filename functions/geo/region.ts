@@ -19,7 +19,7 @@ const route = (version: string) =>
     operationId: `${version}GeoGetRegion`,
     tags: ['Geo'],
     summary: 'Region detail',
-    description: '`alpha_2` is upper-cased (`us` and `US` are equivalent). A country outside the key\'s allowlist is 403.',
+    description: "`alpha_2` is upper-cased (`us` and `US` are equivalent). A country outside the key's allowlist is 403.",
     security: keyed,
     request: { params: alpha2Param },
     responses: {

@@ -25,7 +25,9 @@ const route = (version: string) =>
     responses: {
       200: {
         description: 'Regions.',
-        content: { 'application/json': { schema: z.object({ regions: z.array(RegionSchema), total: z.number().int() }).openapi('RegionList') } },
+        content: {
+          'application/json': { schema: z.object({ regions: z.array(RegionSchema), total: z.number().int() }).openapi('RegionList') },
+        },
       },
       ...errorResponses(401, 402, 403, 422, 429, 503),
     },

@@ -34,7 +34,11 @@ export const RegionSchema = z
     is_active: z.boolean().openapi({ description: 'At least one profile is active.', example: true }),
     stats: PopulationStatsSchema.optional().openapi({ description: 'With `with_stats`, when the country has population data.' }),
     has_entity_activity: z.boolean().optional().openapi({ description: 'With `entity`: the entity had impressions in the window.' }),
-    entity_impressions: z.number().int().optional().openapi({ description: 'With `entity`: impressions of articles mentioning it in the window.' }),
+    entity_impressions: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'With `entity`: impressions of articles mentioning it in the window.' }),
   })
   .openapi('Region');
 
@@ -68,7 +72,11 @@ export const RegionDetailSchema = z
       .openapi({ description: 'Population block (null without population data); carries a lower-case `alpha_2`.' }),
     total_articles: z.number().int().openapi({ description: 'URL profiles (URL x language) ever seen in the market.', example: 48_210 }),
     articles_last_24h: z.number().int().openapi({ description: 'URL profiles first seen in the last 24 hours.', example: 1_204 }),
-    first_data_at: z.string().nullable().openapi({ description: 'First observation in the market; null only while the market has no observation at all (reference data loaded before any data).', example: '2026-10-22T00:00:00+00:00' }),
+    first_data_at: z.string().nullable().openapi({
+      description:
+        'First observation in the market; null only while the market has no observation at all (reference data loaded before any data).',
+      example: '2026-10-22T00:00:00+00:00',
+    }),
   })
   .openapi('RegionDetail');
 
@@ -77,6 +85,10 @@ export const LanguageSchema = z
     code: z.string().openapi({ example: 'en' }),
     name: z.string().openapi({ example: 'English' }),
     regions: z.array(z.string()).openapi({ description: 'Upper-case codes of markets where it is spoken.', example: ['GB', 'US'] }),
-    article_count: z.number().int().optional().openapi({ description: 'With `with_article_counts`: exact URL profiles in this language.', example: 90_311 }),
+    article_count: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'With `with_article_counts`: exact URL profiles in this language.', example: 90_311 }),
   })
   .openapi('Language');

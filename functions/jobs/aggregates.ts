@@ -5,12 +5,7 @@ import { metricsAggregate, rollupAggregate } from '../tracking/aggregate';
 import { trendRollupAggregate } from '../trends/aggregate';
 import { trendingAggregate } from '../entities/trending-aggregate';
 
-export const AGGREGATE_KINDS: readonly AggregateKind[] = [
-  metricsAggregate,
-  rollupAggregate,
-  trendRollupAggregate,
-  trendingAggregate,
-];
+export const AGGREGATE_KINDS: readonly AggregateKind[] = [metricsAggregate, rollupAggregate, trendRollupAggregate, trendingAggregate];
 
 const byName = new Map(AGGREGATE_KINDS.map((kind) => [kind.name, kind]));
 

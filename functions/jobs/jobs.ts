@@ -84,14 +84,23 @@ export const jobs = {
       const started = Date.now();
       // One log line per job: what it was, how it ended, how long it took.
       const fields = () => ({
-        worker, message_id: message.id, type: job?.type ?? null, kind: job?.type === 'aggregate' ? job.kind : null,
-        list_id: job?.type === 'scan' ? job.listId : null, attempt: message.attempts, duration_ms: Date.now() - started,
+        worker,
+        message_id: message.id,
+        type: job?.type ?? null,
+        kind: job?.type === 'aggregate' ? job.kind : null,
+        list_id: job?.type === 'scan' ? job.listId : null,
+        attempt: message.attempts,
+        duration_ms: Date.now() - started,
       });
       try {
         const kind = job?.type === 'aggregate' ? aggregateKind(job.kind) : undefined;
         let outcome = 'done';
         // A refusal (a 4xx no retry changes) is stored for the caller: the job is done, not retried.
-        if (kind) outcome = (await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob)) === 'refused' ? 'refused' : 'done';
+        if (kind)
+          outcome =
+            (await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob)) === 'refused'
+              ? 'refused'
+              : 'done';
         else if (job?.type === 'scan') await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
         else {
           log(threshold, 'warn', 'job dropped', { ...fields(), outcome: 'dropped', job: JSON.stringify(job).slice(0, 200) });
@@ -128,7 +137,11 @@ export const jobs = {
       const scans = await withClient(env, (client) => listsDueForScan(client, clock.now()));
       if (env.JOBS_QUEUE) {
         // Scans go apart from warmers, first: however many aggregates one tenant left due, scans are sent.
-        queued += await sendAll(env.JOBS_QUEUE, scans.map((listId): ScanJob => ({ type: 'scan', listId })), failed('scan batch'));
+        queued += await sendAll(
+          env.JOBS_QUEUE,
+          scans.map((listId): ScanJob => ({ type: 'scan', listId })),
+          failed('scan batch'),
+        );
         queued += await sendAll(env.JOBS_QUEUE, due, failed('warmer batch'));
       }
     } catch (err) {
@@ -137,7 +150,11 @@ export const jobs = {
     } finally {
       // One log line per cron run.
       log(threshold, failures.length ? 'error' : 'info', 'cron', {
-        worker: env.WORKER_NAME ?? 'discovery-jobs', cron: controller.cron, duration_ms: Date.now() - started, queued, failures,
+        worker: env.WORKER_NAME ?? 'discovery-jobs',
+        cron: controller.cron,
+        duration_ms: Date.now() - started,
+        queued,
+        failures,
       });
     }
   },

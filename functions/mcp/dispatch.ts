@@ -47,7 +47,8 @@ const queryValue = (value: unknown) => (typeof value === 'object' ? JSON.stringi
 function restTarget(tool: McpTool, args: Record<string, unknown>): { url: string } | { issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   for (const name of Object.keys(args)) {
-    if (!tool.locations.has(name)) issues.push({ loc: ['arguments', name], msg: `Unknown argument for ${tool.name}`, type: 'extra_forbidden' });
+    if (!tool.locations.has(name))
+      issues.push({ loc: ['arguments', name], msg: `Unknown argument for ${tool.name}`, type: 'extra_forbidden' });
   }
   const path = tool.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = args[name];

@@ -51,14 +51,20 @@ const route = createRoute({
     'your key as for every route. `tools/list` names the read-only tools, one per GET route of this API (tracking lists, ' +
     'metrics, roll-ups, matches, articles, category analytics, geo, usage); `tools/call` runs that route with your key, ' +
     'so its scope, plan gates and errors apply (an error comes back as a tool result with `isError: true` and the ' +
-    'route\'s `{detail}` body). The body is at most 256 KiB (otherwise 413, before the key is checked); a batch carries at most ' + MCP_MAX_BATCH + ' messages (otherwise 422 before any runs). Each `tools/call` counts as one request of the monthly quota shared with the REST API; ' +
+    "route's `{detail}` body). The body is at most 256 KiB (otherwise 413, before the key is checked); a batch carries at most " +
+    MCP_MAX_BATCH +
+    ' messages (otherwise 422 before any runs). Each `tools/call` counts as one request of the monthly quota shared with the REST API; ' +
     '`initialize`, `tools/list` and `ping` spend none. 403 `mcp_not_in_plan` when MCP access is switched off for the project.',
   security: keyed,
   request: {
     body: {
       required: true,
       description: 'A JSON-RPC 2.0 request or notification (`initialize`, `tools/list`, `tools/call`, `ping`, ...).',
-      content: { 'application/json': { schema: jsonRpc('A JSON-RPC 2.0 message, or a batch of them.', { jsonrpc: '2.0', id: 1, method: 'tools/list' }) } },
+      content: {
+        'application/json': {
+          schema: jsonRpc('A JSON-RPC 2.0 message, or a batch of them.', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        },
+      },
     },
   },
   responses: {
@@ -67,7 +73,9 @@ const route = createRoute({
       content: {
         'application/json': {
           schema: jsonRpc('The JSON-RPC 2.0 response, or an array of them for a batch.', {
-            jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '{"regions":[],"total":0}' }], isError: false },
+            jsonrpc: '2.0',
+            id: 1,
+            result: { content: [{ type: 'text', text: '{"regions":[],"total":0}' }], isError: false },
           }),
         },
       },

@@ -8,7 +8,13 @@
 // leave validation to the route (one validator, one 422 shape).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import type { McpTool } from './tools';
 
@@ -19,7 +25,7 @@ const INSTRUCTIONS =
   'Read-only analytics about articles that surface in a content-discovery feed, per country and language: ' +
   'tracking lists with their metrics, roll-ups and keyword matches, articles, category analytics and geo reference data. ' +
   'Every tool runs the REST API route named in its description with your key, so the same market scope, plan limits and ' +
-  'errors apply; a failed call returns the API\'s JSON error (`detail`). Each tool call counts as one request of the ' +
+  "errors apply; a failed call returns the API's JSON error (`detail`). Each tool call counts as one request of the " +
   'monthly quota shared with the REST API (get_usage shows it and spends none). An error with code `computing` means the ' +
   'aggregate is being computed: repeat the identical call after the seconds its message names.';
 
@@ -39,7 +45,13 @@ function createServer({ info, tools, call }: McpOptions): Server {
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools().map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
+    tools: tools().map(({ name, title, description, inputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      annotations,
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools().find((t) => t.name === request.params.name);

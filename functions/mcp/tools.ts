@@ -107,7 +107,8 @@ export function buildTools(doc: OpenApiDoc): McpTool[] {
     return {
       name,
       title: operation.summary ?? name,
-      description: `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path}${path.startsWith('/public/') ? ' (public, no key needed)' : ' with your key'}.`.trim(),
+      description:
+        `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path}${path.startsWith('/public/') ? ' (public, no key needed)' : ' with your key'}.`.trim(),
       inputSchema: {
         type: 'object',
         properties: Object.fromEntries(parameters.map((p) => [p.name, argumentSchema(p, components)])),
@@ -128,7 +129,10 @@ export function toolsOf(app: App): McpTool[] {
   let tools = catalogs.get(app);
   if (!tools) {
     // Completed as /openapi.json is (shared/schemas/document.ts): the tools' parameters carry the same ranges.
-    const doc = completeDocument(app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tools', version: '1' } }), app.openAPIRegistry);
+    const doc = completeDocument(
+      app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tools', version: '1' } }),
+      app.openAPIRegistry,
+    );
     tools = buildTools(doc as OpenApiDoc);
     catalogs.set(app, tools);
   }

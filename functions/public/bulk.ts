@@ -30,7 +30,10 @@ const route = createRoute({
   responses: {
     200: { description: 'One result per entry.', content: { 'application/json': { schema: BulkResponseSchema } } },
     413: tooLargeResponse(BULK_BODY_MAX_BYTES),
-    415: { description: 'Content-Type is not application/json.', content: { 'application/json': { schema: errorResponses(422)[422].content['application/json'].schema } } },
+    415: {
+      description: 'Content-Type is not application/json.',
+      content: { 'application/json': { schema: errorResponses(422)[422].content['application/json'].schema } },
+    },
     ...errorResponses(422, 429, 503),
   },
 });
@@ -39,7 +42,10 @@ const route = createRoute({
 const jsonOnly: MiddlewareHandler<Env> = async function jsonOnly(c, next) {
   const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new ApiError(415, `Content-Type must be application/json (got ${type ? `"${type.slice(0, 100)}"` : 'none'}); send {"domains": [...]}`);
+    throw new ApiError(
+      415,
+      `Content-Type must be application/json (got ${type ? `"${type.slice(0, 100)}"` : 'none'}); send {"domains": [...]}`,
+    );
   }
   await next();
 };
@@ -59,7 +65,14 @@ export function register(app: App) {
     const rows = unique.length ? await profilesFor(c.var.db, unique) : [];
     const byDomain = new Map(rows.map((row) => [row.domain, toResult(row, c.var.config.APP_URL)]));
     const results = parsed.map(({ input, index, result }) => {
-      if (!result.ok) return { index, input, ok: false as const, domain: null, error: { msg: `Not a domain or URL: ${result.reason}`, type: 'value_error' } };
+      if (!result.ok)
+        return {
+          index,
+          input,
+          ok: false as const,
+          domain: null,
+          error: { msg: `Not a domain or URL: ${result.reason}`, type: 'value_error' },
+        };
       const first = firstIndex.get(result.domain)!;
       return { ...byDomain.get(result.domain)!, index, input, duplicateOf: first === index ? null : first };
     });

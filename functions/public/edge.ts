@@ -54,8 +54,13 @@ function decorate(res: Response) {
 /** `kept`: answered from this isolate's copy, which says its `Age`. */
 function answer(c: Context<Env>, entry: Entry, extra: Record<string, string>, kept: boolean): Response {
   const headers = {
-    ...CORS, ...extra, ...dataAsOfHeaders(entry.dataAsOf), ...(kept ? ageHeader(entry.storedAt) : {}),
-    ETag: entry.etag, 'Cache-Control': DATA_CACHE_CONTROL, Vary: 'Accept-Encoding',
+    ...CORS,
+    ...extra,
+    ...dataAsOfHeaders(entry.dataAsOf),
+    ...(kept ? ageHeader(entry.storedAt) : {}),
+    ETag: entry.etag,
+    'Cache-Control': DATA_CACHE_CONTROL,
+    Vary: 'Accept-Encoding',
   };
   if (ifNoneMatch(c.req.header('if-none-match'), entry.etag)) return c.body(null, 304, headers);
   return c.body(entry.body, 200, { ...headers, 'Content-Type': entry.contentType });
@@ -91,11 +96,16 @@ export function publicEdge(): MiddlewareHandler<Env> {
     if (key && c.res.status === 200) {
       const body = await c.res.text();
       const entry = {
-        body, etag: await strongTag(body), contentType: c.res.headers.get('Content-Type') ?? 'application/json',
-        dataAsOf: c.res.headers.get(DATA_AS_OF), storedAt: Date.now(),
+        body,
+        etag: await strongTag(body),
+        contentType: c.res.headers.get('Content-Type') ?? 'application/json',
+        dataAsOf: c.res.headers.get(DATA_AS_OF),
+        storedAt: Date.now(),
       };
       memory.set(key, entry, body.length, MEMORY_TTL_MS);
-      const limits = Object.fromEntries(['RateLimit', 'RateLimit-Policy'].flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])));
+      const limits = Object.fromEntries(
+        ['RateLimit', 'RateLimit-Policy'].flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])),
+      );
       c.res = answer(c, entry, limits, false);
     }
   };

@@ -7,5 +7,10 @@ import { BULK_BODY_MAX_BYTES, BULK_PATH } from './body-limits';
 import { publicEdge } from './edge';
 import { publicLimit } from './limit';
 
-export const publicArea = (): AreaOptions =>
-  ({ basePaths: ['/public'], auth: false, edge: [publicEdge()], after: [publicLimit()], bodyLimits: { [BULK_PATH]: BULK_BODY_MAX_BYTES } });
+export const publicArea = (): AreaOptions => ({
+  basePaths: ['/public'],
+  auth: false,
+  edge: [publicEdge()],
+  after: [publicLimit()],
+  bodyLimits: { [BULK_PATH]: BULK_BODY_MAX_BYTES },
+});

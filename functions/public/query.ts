@@ -16,7 +16,7 @@ const route = createRoute({
   summary: 'Find profiles',
   description:
     'No key. Publisher profiles matching `q` (at least 2 characters after trimming), most relevant first, at most ' +
-    '`limit`: by profile title or publisher name, by domain, by an entity named `q` in the publisher\'s articles, or ' +
+    "`limit`: by profile title or publisher name, by domain, by an entity named `q` in the publisher's articles, or " +
     'by `q` as words of its titles; `match` says which and how strongly. Case and accents are ignored. Cached and ' +
     'limited like the single check.',
   request: { query: SearchQuerySchema },

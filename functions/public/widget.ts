@@ -38,10 +38,14 @@ const scriptRoute = createRoute({
 export const DEMO_MAX_DOMAINS = 12;
 
 const DemoQuerySchema = z.object({
-  domains: z.string().max(1_000).optional().openapi({
-    description: `Comma-separated domains to show; by default two profiles, a domain without one and an invalid value.${capNote(DEMO_MAX_DOMAINS)}`,
-    example: 'example.com,example.org',
-  }),
+  domains: z
+    .string()
+    .max(1_000)
+    .optional()
+    .openapi({
+      description: `Comma-separated domains to show; by default two profiles, a domain without one and an invalid value.${capNote(DEMO_MAX_DOMAINS)}`,
+      example: 'example.com,example.org',
+    }),
 });
 
 const demoRoute = createRoute({
@@ -62,7 +66,10 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCode
 
 function page(domains: string[]): string {
   const cards = domains
-    .map((d, i) => `<section><h3>${escapeHtml(d)}</h3><discover-profile domain="${escapeHtml(d)}" limit="3"${i % 2 ? ' theme="dark"' : ''}></discover-profile></section>`)
+    .map(
+      (d, i) =>
+        `<section><h3>${escapeHtml(d)}</h3><discover-profile domain="${escapeHtml(d)}" limit="3"${i % 2 ? ' theme="dark"' : ''}></discover-profile></section>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -88,10 +95,19 @@ export function register(app: App) {
 
   app.openapi(demoRoute, async (c) => {
     const raw = c.req.valid('query').domains;
-    const requested = raw === undefined ? undefined : capList(raw.split(',').map((d) => d.trim()).filter(Boolean), 'domains', DEMO_MAX_DOMAINS, "separated by ','");
-    const domains = requested?.length
-      ? requested
-      : [...(await demoDomains(c.var.db)), 'not a domain'];
+    const requested =
+      raw === undefined
+        ? undefined
+        : capList(
+            raw
+              .split(',')
+              .map((d) => d.trim())
+              .filter(Boolean),
+            'domains',
+            DEMO_MAX_DOMAINS,
+            "separated by ','",
+          );
+    const domains = requested?.length ? requested : [...(await demoDomains(c.var.db)), 'not a domain'];
     return c.html(page(domains), 200, { 'Cache-Control': DATA_CACHE_CONTROL });
   });
 }

@@ -54,8 +54,14 @@ async function computeListRollup({ db, config, now }: AggregateServices, request
   return computeRollup(db, { list, scope, appUrl: config.APP_URL });
 }
 
-export const metricsAggregate = { name: 'tracking.metrics', compute: computeMetricsPage, identity } satisfies AggregateKind<AggregateRequest<MetricsParams>, ListRow>;
-export const rollupAggregate = { name: 'tracking.rollup', compute: computeListRollup, identity } satisfies AggregateKind<AggregateRequest, ListRow>;
+export const metricsAggregate = { name: 'tracking.metrics', compute: computeMetricsPage, identity } satisfies AggregateKind<
+  AggregateRequest<MetricsParams>,
+  ListRow
+>;
+export const rollupAggregate = { name: 'tracking.rollup', compute: computeListRollup, identity } satisfies AggregateKind<
+  AggregateRequest,
+  ListRow
+>;
 
 export interface Admitted {
   list: ListRow;
@@ -70,7 +76,10 @@ export interface Admitted {
  * lookup, and its errors win over a hit.
  */
 export async function serveTrackingAggregate<Q extends WindowParams, V>(
-  c: Context<Env>, kind: AggregateKind<AggregateRequest<Q>, ListRow, V>, request: AggregateRequest<Q>, admission: Promise<Admitted>,
+  c: Context<Env>,
+  kind: AggregateKind<AggregateRequest<Q>, ListRow, V>,
+  request: AggregateRequest<Q>,
+  admission: Promise<Admitted>,
 ): Promise<JsonAnswer<V>> {
   const q = request.query;
   const options = admission.then((admitted) => {

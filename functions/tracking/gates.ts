@@ -23,23 +23,43 @@ const lists = new IsolateCache<ListRow>({ entries: 5_000, bytes: 8 * 1024 * 1024
 const LIST_ROW_BYTES = 1_024;
 
 function admittedList(config: Config, db: Db, projectId: string, listId: string, now: Date): Promise<ListRow | undefined> {
-  const key = JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, projectId, listId.toLowerCase(), Math.floor(now.getTime() / 60_000)]);
+  const key = JSON.stringify([
+    config.DATABASE_URL,
+    config.REDIS_PREFIX,
+    projectId,
+    listId.toLowerCase(),
+    Math.floor(now.getTime() / 60_000),
+  ]);
   return heldOrLoaded(lists, key, config.ISOLATE_CACHE_SECONDS, LIST_ROW_BYTES, () => getList(db, projectId, listId, now));
 }
 
 /** The list (404 otherwise), the window's validity (422/403), the plan's categories and video (403). */
-export async function admitAggregate(config: Config, db: Db, auth: AuthContext, now: Date, listId: string, query: WindowParams, grain: 'hour' | 'day') {
+export async function admitAggregate(
+  config: Config,
+  db: Db,
+  auth: AuthContext,
+  now: Date,
+  listId: string,
+  query: WindowParams,
+  grain: 'hour' | 'day',
+) {
   const projectId = trackingProject(auth);
   prefetchMarketsWithData(config, db); // beside the cache lookup: a computed answer then waits for it no more
   const list = await admittedList(config, db, projectId, listId, now);
   if (!list) throw listNotFound();
   const { keyScope } = await resolveWindow(db, auth, now, query, grain);
   if (list.kind === 'category' && auth.categories !== null) {
-    assertCategoriesInPlan(auth, (await listItems(db, projectId, list.id)).map((i) => i.key));
+    assertCategoriesInPlan(
+      auth,
+      (await listItems(db, projectId, list.id)).map((i) => i.key),
+    );
   }
   if (list.kind === 'publisher' && auth.plan && !PLAN_RULES[auth.plan].video) {
-    const [video] = await queryRows<{ name: string }>(db,
-      `SELECT p.name FROM tracking_list_items i JOIN publishers p ON p.domain = i.key WHERE i.list_id = $1 AND p.is_video LIMIT 1`, [list.id]);
+    const [video] = await queryRows<{ name: string }>(
+      db,
+      `SELECT p.name FROM tracking_list_items i JOIN publishers p ON p.domain = i.key WHERE i.list_id = $1 AND p.is_video LIMIT 1`,
+      [list.id],
+    );
     if (video) assertVideoInPlan(auth, video.name);
   }
   return { projectId, list, markets: keyScope.markets.length };

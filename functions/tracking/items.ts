@@ -20,7 +20,11 @@ export interface ResolvedItem {
 }
 
 export const DIMENSION_OF: Record<ListKind, DimensionKind> = {
-  entity: 'entity', category: 'category', publisher: 'publisher', trend: 'trend', mention: 'term',
+  entity: 'entity',
+  category: 'category',
+  publisher: 'publisher',
+  trend: 'trend',
+  mention: 'term',
 };
 
 const UUID = `'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'`;
@@ -81,7 +85,12 @@ export interface ListRef {
 export async function resolvedItems(db: Db, list: ListRef, limit: number | null = null, offset = 0): Promise<ResolvedItem[]> {
   const rows = await queryRows<PageRow>(db, page(list.kind, '$1::uuid', '$2::int', '$3::int', true), [list.id, limit, offset]);
   return rows.map(({ dim_key, resolved_type, resolved_name, state, ...item }) => ({
-    item, dimKey: dim_key, resolvedId: dim_key, resolvedType: resolved_type, name: resolved_name ?? item.name, state,
+    item,
+    dimKey: dim_key,
+    resolvedId: dim_key,
+    resolvedType: resolved_type,
+    name: resolved_name ?? item.name,
+    state,
   }));
 }
 

@@ -18,7 +18,7 @@ const route = createRoute({
   description:
     'One list of any kind with all items, newest added first, unpaginated. Items are `{key, name, type, added_at}`; ' +
     'mention lists return their terms, `mentions` (keywords) and `extraction_started_at`. ' +
-    'An unknown id and another project\'s list are both 404 `tracking list not found`.',
+    "An unknown id and another project's list are both 404 `tracking list not found`.",
   security: keyed,
   request: { params: listIdParam },
   responses: {

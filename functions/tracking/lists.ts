@@ -16,7 +16,7 @@ const route = createRoute({
   tags: ['Tracking lists'],
   summary: 'List tracking lists',
   description:
-    'Every list the key\'s project owns, newest-updated first, with `usage` per kind against the plan\'s caps. ' +
+    "Every list the key's project owns, newest-updated first, with `usage` per kind against the plan's caps. " +
     'Needs a project key (403 `project_key_required` otherwise); internal keys may name a project with `project_id`.',
   security: keyed,
   request: { query: ListIndexQuery },
@@ -38,7 +38,13 @@ export function register(app: App) {
     const caps = plan ? LIST_CAPS[plan] : null;
     const usageOf = (k: ListKind) => ({ used: used.get(k) ?? 0, limit: caps ? caps[k] : null });
     // Every kind by name (in LIST_KINDS order): the compiler checks the object against the schema's keys.
-    const usage = { entity: usageOf('entity'), category: usageOf('category'), publisher: usageOf('publisher'), trend: usageOf('trend'), mention: usageOf('mention') };
+    const usage = {
+      entity: usageOf('entity'),
+      category: usageOf('category'),
+      publisher: usageOf('publisher'),
+      trend: usageOf('trend'),
+      mention: usageOf('mention'),
+    };
     return c.json({ lists: rows.map(toListRow), usage, total, limit, offset }, 200);
   });
 }

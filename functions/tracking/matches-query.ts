@@ -67,8 +67,11 @@ export async function readMatches(db: Db, f: MatchFilter) {
     [...base, marketList(f.keyScope), f.language, f.from.toISOString(), f.to.toISOString(), f.q, f.limit, categoriesParam(f.keyScope)],
   );
   const hits = publications.length
-    ? await queryRows<HitRow>(db, `SELECT * FROM (${HITS}) h WHERE url_id = ANY($5::uuid[]) ORDER BY url_id, field DESC, raw_text, match_type`,
-        [...base, publications.map((p) => p.id)])
+    ? await queryRows<HitRow>(
+        db,
+        `SELECT * FROM (${HITS}) h WHERE url_id = ANY($5::uuid[]) ORDER BY url_id, field DESC, raw_text, match_type`,
+        [...base, publications.map((p) => p.id)],
+      )
     : [];
   return { publications, hits };
 }

@@ -30,7 +30,10 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
   // Coverage (known by now on the request path: coverage.ts) chooses the path of five reads below.
   // They name the page's keys in SQL, so they run beside the statement that resolves the page.
   const dim = await withCoverage(db, {
-    kind: DIMENSION_OF[list.kind], keys: pageKeys(list, input.limit, input.offset), keyScope: scope.keyScope, language: scope.language,
+    kind: DIMENSION_OF[list.kind],
+    keys: pageKeys(list, input.limit, input.offset),
+    keyScope: scope.keyScope,
+    language: scope.language,
   });
   const width = buckets(scope.from, scope.to, grain).length;
   const zeros = () => Array.from({ length: width }, () => 0);
@@ -43,8 +46,11 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
     publicationsSeries(db, dim, scope.from, scope.to, grain),
     distinctByKey(db, dim, scope.from, scope.to, true),
     list.kind === 'entity' || list.kind === 'category' ? lifespans(db, dim, scope.from, scope.to) : undefined,
-    list.kind === 'entity' || list.kind === 'publisher' ? relatedEntities(db, dim, scope.from, scope.to)
-      : list.kind === 'category' ? siblingCategories(db, dim) : undefined,
+    list.kind === 'entity' || list.kind === 'publisher'
+      ? relatedEntities(db, dim, scope.from, scope.to)
+      : list.kind === 'category'
+        ? siblingCategories(db, dim)
+        : undefined,
     list.kind === 'trend' ? trendDailyHistory(db, dim, startOfDay(input.now), 14) : undefined,
   ]);
 
@@ -56,7 +62,13 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
     return { series, impressions, previous, positionSum: series ? sum(series.positionSum) : 0 };
   };
   const ranked = (pick: 'impressions' | 'previous') =>
-    new Map(keys.map((k) => [k, totals(k)[pick]] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).map(([k], i) => [k, i + 1]));
+    new Map(
+      keys
+        .map((k) => [k, totals(k)[pick]] as const)
+        .filter(([, v]) => v > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k], i) => [k, i + 1]),
+    );
   const rankNow = ranked('impressions');
   const rankBefore = ranked('previous');
 
@@ -76,7 +88,12 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
     if (list.kind === 'mention') {
       // A term ingested without a match type (shared/ingest/records-tenants.ts) has none to report: the field is
       // left out, as the schema's optional `match_type` allows, instead of a null it does not.
-      return { ...common, key: `${it.item.raw_text}|${it.item.match_type}`, term_id: it.item.id, match_type: it.item.match_type ?? undefined };
+      return {
+        ...common,
+        key: `${it.item.raw_text}|${it.item.match_type}`,
+        term_id: it.item.id,
+        match_type: it.item.match_type ?? undefined,
+      };
     }
     const rankDelta = active && it.dimKey && rankBefore.has(it.dimKey) ? rankBefore.get(it.dimKey)! - rankNow.get(it.dimKey)! : null;
     const base = {

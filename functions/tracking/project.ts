@@ -3,7 +3,8 @@
 import type { AuthContext } from '../../shared/auth/types';
 import { ApiError, coded, forbidden } from '../../shared/errors';
 
-const KEY_REQUIRED = 'Tracking lists need a project key (create one in the project\'s API access settings); this key is not bound to a project.';
+const KEY_REQUIRED =
+  "Tracking lists need a project key (create one in the project's API access settings); this key is not bound to a project.";
 
 /** The key's own project; internal keys may name one with `project_id` (lists index only). */
 export function trackingProject(auth: AuthContext, requested?: string): string {

@@ -51,11 +51,11 @@ export async function listLists(db: Db, projectId: string, now: Date, kind: List
 }
 
 export async function getList(db: Db, projectId: string, listId: string, now: Date): Promise<ListRow | undefined> {
-  const [row] = await queryRows<ListRow>(
-    db,
-    `SELECT ${LIST_COLUMNS} FROM tracking_lists l WHERE l.project_id = $1 AND l.id = $3`,
-    [projectId, now.toISOString(), listId],
-  );
+  const [row] = await queryRows<ListRow>(db, `SELECT ${LIST_COLUMNS} FROM tracking_lists l WHERE l.project_id = $1 AND l.id = $3`, [
+    projectId,
+    now.toISOString(),
+    listId,
+  ]);
   return row;
 }
 

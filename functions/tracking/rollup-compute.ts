@@ -33,14 +33,31 @@ const PUBLICATIONS = (dim: DimScope, from: string, to: string) => `
   GROUP BY o.url_id HAVING sum(o.impressions) > 0`;
 
 const GROUPING = (keys: string): Record<Block, { join: string; key: string; name: string }> => ({
-  publisher: { join: `JOIN articles x ON x.id = p.url_id LEFT JOIN publishers pb ON pb.domain = x.domain`, key: 'x.domain', name: 'coalesce(min(pb.name), x.domain)' },
-  trend: { join: `JOIN trend_articles ta ON ta.url_id = p.url_id JOIN trends x ON x.id = ta.trend_id`, key: 'x.id::text', name: 'min(x.label)' },
-  entity: { join: `JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities x ON x.id = ae.entity_id`, key: 'x.id::text', name: 'min(x.name)' },
+  publisher: {
+    join: `JOIN articles x ON x.id = p.url_id LEFT JOIN publishers pb ON pb.domain = x.domain`,
+    key: 'x.domain',
+    name: 'coalesce(min(pb.name), x.domain)',
+  },
+  trend: {
+    join: `JOIN trend_articles ta ON ta.url_id = p.url_id JOIN trends x ON x.id = ta.trend_id`,
+    key: 'x.id::text',
+    name: 'min(x.label)',
+  },
+  entity: {
+    join: `JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities x ON x.id = ae.entity_id`,
+    key: 'x.id::text',
+    name: 'min(x.name)',
+  },
   category: { join: `JOIN article_categories x ON x.url_id = p.url_id`, key: 'x.name', name: 'min(x.name)' },
-  group: { join: `JOIN article_categories x ON x.url_id = p.url_id`, key: `'/' || split_part(x.name, '/', 2)`, name: `min('/' || split_part(x.name, '/', 2))` },
+  group: {
+    join: `JOIN article_categories x ON x.url_id = p.url_id`,
+    key: `'/' || split_part(x.name, '/', 2)`,
+    name: `min('/' || split_part(x.name, '/', 2))`,
+  },
   type: {
     join: `JOIN article_entities ae ON ae.url_id = p.url_id AND ae.entity_id::text = ANY(${keys}) JOIN entities e ON e.id = ae.entity_id CROSS JOIN LATERAL unnest(e.entity_types) AS x(t)`,
-    key: 'x.t', name: 'min(x.t)',
+    key: 'x.t',
+    name: 'min(x.t)',
   },
 });
 
@@ -85,18 +102,29 @@ export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput
   const q: Query = {
     dim,
     params: [
-      dim.kind, keysParam(dim), marketList(dim.keyScope), scope.language,
-      ceilHour(scope.from).toISOString(), ceilHour(scope.to).toISOString(), ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
+      dim.kind,
+      keysParam(dim),
+      marketList(dim.keyScope),
+      scope.language,
+      ceilHour(scope.from).toISOString(),
+      ceilHour(scope.to).toISOString(),
+      ceilHour(scope.prevFrom).toISOString(),
+      ceilHour(scope.prevTo).toISOString(),
     ],
   };
   const head = { list_id: list.id, kind: list.kind, scope: scopeBody(scope) };
   switch (list.kind) {
     case 'entity': {
       const [publishers, trends, related, groups, types] = await Promise.all([
-        block(db, q, 'publisher'), block(db, q, 'trend'), block(db, q, 'entity', true), block(db, q, 'group'), block(db, q, 'type'),
+        block(db, q, 'publisher'),
+        block(db, q, 'trend'),
+        block(db, q, 'entity', true),
+        block(db, q, 'group'),
+        block(db, q, 'type'),
       ]);
       return {
-        ...head, item_count: list.item_count,
+        ...head,
+        item_count: list.item_count,
         publishers: withDelta(publishers),
         trends: trends.map((r) => ({ id: r.key, name: r.name, pubs: r.pubs, imps: r.imps, delta_pct: delta(r) })),
         related: related.map((r) => ({ name: r.name, entity_id: r.key, pubs: r.pubs, imps: r.imps })),
@@ -106,23 +134,47 @@ export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput
     }
     case 'mention': {
       const [publishers, entities, categories] = await Promise.all([
-        block(db, q, 'publisher', false, 'pubs'), block(db, q, 'entity', false, 'pubs'), block(db, q, 'category', false, 'pubs'),
+        block(db, q, 'publisher', false, 'pubs'),
+        block(db, q, 'entity', false, 'pubs'),
+        block(db, q, 'category', false, 'pubs'),
       ]);
       return { ...head, publishers: urls(publishers), entities: urls(entities), categories: urls(categories) };
     }
     case 'category': {
       const [publishers, trends, entities] = await Promise.all([block(db, q, 'publisher'), block(db, q, 'trend'), block(db, q, 'entity')]);
-      return { ...head, item_count: list.item_count, publishers: withDelta(publishers), trends: trends.map((r) => ({ id: r.key, ...withDelta([r])[0] })), entities: plain(entities) };
+      return {
+        ...head,
+        item_count: list.item_count,
+        publishers: withDelta(publishers),
+        trends: trends.map((r) => ({ id: r.key, ...withDelta([r])[0] })),
+        entities: plain(entities),
+      };
     }
     case 'publisher': {
       const [categories, trends, entities] = await Promise.all([block(db, q, 'category'), block(db, q, 'trend'), block(db, q, 'entity')]);
-      return { ...head, item_count: list.item_count, categories: withDelta(categories), trends: trends.map((r) => ({ id: r.key, ...withDelta([r])[0] })), entities: plain(entities) };
+      return {
+        ...head,
+        item_count: list.item_count,
+        categories: withDelta(categories),
+        trends: trends.map((r) => ({ id: r.key, ...withDelta([r])[0] })),
+        entities: plain(entities),
+      };
     }
     case 'trend': {
       const [publishers, entities, categories, top] = await Promise.all([
-        block(db, q, 'publisher'), block(db, q, 'entity'), block(db, q, 'category'), topArticles(db, q, appUrl),
+        block(db, q, 'publisher'),
+        block(db, q, 'entity'),
+        block(db, q, 'category'),
+        topArticles(db, q, appUrl),
       ]);
-      return { ...head, item_count: list.item_count, publishers: withDelta(publishers), entities: plain(entities), categories: plain(categories), top_articles: top };
+      return {
+        ...head,
+        item_count: list.item_count,
+        publishers: withDelta(publishers),
+        entities: plain(entities),
+        categories: plain(categories),
+        top_articles: top,
+      };
     }
   }
 }

@@ -37,7 +37,8 @@ export function register(app: App) {
     const admission = admitAggregate(c.var.config, db, auth, clock.now(), list_id, query, 'day').then(({ list, markets }) => {
       if (list.item_count > ROLLUP_MAX_ITEMS) {
         throw coded('list_too_large', `Roll-ups cover lists of up to ${ROLLUP_MAX_ITEMS} items; this one has ${list.item_count}.`, {
-          limit: ROLLUP_MAX_ITEMS, item_count: list.item_count,
+          limit: ROLLUP_MAX_ITEMS,
+          item_count: list.item_count,
         });
       }
       return { list, markets, items: list.item_count };

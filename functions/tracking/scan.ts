@@ -31,20 +31,39 @@ export interface ScanResult {
 }
 
 export async function scanMentionList(db: Queryable, listId: string, now: Date): Promise<ScanResult> {
-  const { rows: [list] } = await db.query<{ countries: string[]; langs: string[]; search_scope: keyof typeof FIELDS; extraction_started_at: Date | null }>(
-    `SELECT countries, langs, search_scope, extraction_started_at FROM tracking_lists WHERE id = $1 AND kind = 'mention'`, [listId]);
+  const {
+    rows: [list],
+  } = await db.query<{ countries: string[]; langs: string[]; search_scope: keyof typeof FIELDS; extraction_started_at: Date | null }>(
+    `SELECT countries, langs, search_scope, extraction_started_at FROM tracking_lists WHERE id = $1 AND kind = 'mention'`,
+    [listId],
+  );
   if (!list) throw new Error(`no mention list ${listId}`);
-  const { rows: terms } = await db.query<Term>(`SELECT id::text, raw_text, match_type FROM tracking_list_items WHERE list_id = $1 ORDER BY position`, [listId]);
-  const since = new Date(Math.max(now.getTime() - LOOKBACK_MS, list.extraction_started_at ? new Date(list.extraction_started_at).getTime() - LOOKBACK_MS : 0));
+  const { rows: terms } = await db.query<Term>(
+    `SELECT id::text, raw_text, match_type FROM tracking_list_items WHERE list_id = $1 ORDER BY position`,
+    [listId],
+  );
+  const since = new Date(
+    Math.max(now.getTime() - LOOKBACK_MS, list.extraction_started_at ? new Date(list.extraction_started_at).getTime() - LOOKBACK_MS : 0),
+  );
   const found: { term: string; url: string; field: string; matched: string; snippet: string }[] = [];
   for (const term of terms) {
     for (const field of FIELDS[list.search_scope] ?? FIELDS.title) {
       const { rows } = await db.query<{ id: string; text: string }>(candidates(field, term.match_type), [
-        term.raw_text, since.toISOString(), list.countries, list.langs,
+        term.raw_text,
+        since.toISOString(),
+        list.countries,
+        list.langs,
       ]);
       for (const row of rows) {
         const hit = findMatch(row.text, term.raw_text, term.match_type);
-        if (hit) found.push({ term: term.id, url: row.id, field, matched: row.text.slice(hit.index, hit.index + hit.length), snippet: snippet(row.text, hit) });
+        if (hit)
+          found.push({
+            term: term.id,
+            url: row.id,
+            field,
+            matched: row.text.slice(hit.index, hit.index + hit.length),
+            snippet: snippet(row.text, hit),
+          });
       }
     }
   }
@@ -54,7 +73,15 @@ export async function scanMentionList(db: Queryable, listId: string, now: Date):
     await db.query(
       `INSERT INTO mention_matches (list_id, term_id, url_id, field, matched_text, snippet, matched_at)
        SELECT $1, t, u, f, m, s, $7 FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[]) AS x(t, u, f, m, s)`,
-      [listId, found.map((f) => f.term), found.map((f) => f.url), found.map((f) => f.field), found.map((f) => f.matched), found.map((f) => f.snippet), now.toISOString()],
+      [
+        listId,
+        found.map((f) => f.term),
+        found.map((f) => f.url),
+        found.map((f) => f.field),
+        found.map((f) => f.matched),
+        found.map((f) => f.snippet),
+        now.toISOString(),
+      ],
     );
     const { rows: changes } = await db.query<{ kind: string; key: string; url_id: string; sign: number }>(
       `WITH want AS (SELECT DISTINCT 'term'::text AS kind, term_id::text AS key, url_id FROM mention_matches WHERE list_id = $1),
@@ -66,8 +93,16 @@ export async function scanMentionList(db: Queryable, listId: string, now: Date):
       [listId, terms.map((t) => t.id)],
     );
     if (changes.length) {
-      await db.query(BACKFILL_SQL, [changes.map((c) => c.kind), changes.map((c) => c.key), changes.map((c) => c.url_id), changes.map((c) => c.sign)]);
-      await refreshActivity(db, { joined: changes.filter((c) => c.sign > 0).map((c) => c.url_id), removed: changes.filter((c) => c.sign < 0) });
+      await db.query(BACKFILL_SQL, [
+        changes.map((c) => c.kind),
+        changes.map((c) => c.key),
+        changes.map((c) => c.url_id),
+        changes.map((c) => c.sign),
+      ]);
+      await refreshActivity(db, {
+        joined: changes.filter((c) => c.sign > 0).map((c) => c.url_id),
+        removed: changes.filter((c) => c.sign < 0),
+      });
     }
     await db.query(
       `UPDATE tracking_lists SET last_scanned_at = $2, next_scan_at = $3, scan_status = 'succeeded', scan_error = NULL WHERE id = $1`,

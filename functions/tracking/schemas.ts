@@ -8,7 +8,10 @@ import { DEMO } from '../../shared/demo-ids';
 const ts = (example: string) => z.string().openapi({ example });
 
 export const listIdParam = z.object({
-  list_id: z.string().uuid().openapi({ param: { name: 'list_id', in: 'path' }, description: 'Tracking list id.', example: DEMO.listId }),
+  list_id: z
+    .string()
+    .uuid()
+    .openapi({ param: { name: 'list_id', in: 'path' }, description: 'Tracking list id.', example: DEMO.listId }),
 });
 
 const MentionFields = {
@@ -22,7 +25,10 @@ const MentionFields = {
   last_scanned_at: ts('2026-11-21T09:00:00+00:00').nullable(),
   next_scan_at: ts('2026-11-21T10:00:00+00:00').nullable(),
   scan_status: z.string().nullable().openapi({ description: '`succeeded`, `running` or `failed`.', example: 'succeeded' }),
-  scan_error: z.string().nullable().openapi({ description: 'Why the last scan failed: `code: message` (`scan_timeout`, `database_unavailable`, `scan_failed`); null after a success.', example: null }),
+  scan_error: z.string().nullable().openapi({
+    description: 'Why the last scan failed: `code: message` (`scan_timeout`, `database_unavailable`, `scan_failed`); null after a success.',
+    example: null,
+  }),
 };
 
 export const ListRowSchema = z
@@ -40,14 +46,19 @@ export const ListRowSchema = z
 
 const UsageEntry = z.object({
   used: z.number().int().openapi({ example: 37 }),
-  limit: z.number().int().nullable().openapi({ description: 'The cap of the project\'s plan (also when an internal key reads the project with `project_id`); null for a kind the plan does not cap (Scale categories, every Enterprise kind).', example: 100 }),
+  limit: z.number().int().nullable().openapi({
+    description:
+      "The cap of the project's plan (also when an internal key reads the project with `project_id`); null for a kind the plan does not cap (Scale categories, every Enterprise kind).",
+    example: 100,
+  }),
 });
 
 export const ListIndexSchema = z
   .object({
     lists: z.array(ListRowSchema),
-    usage: z.object(Object.fromEntries(LIST_KINDS.map((k) => [k, UsageEntry])) as Record<(typeof LIST_KINDS)[number], typeof UsageEntry>)
-      .openapi({ description: 'Tracked items per kind against the plan\'s caps (mention: keywords).' }),
+    usage: z
+      .object(Object.fromEntries(LIST_KINDS.map((k) => [k, UsageEntry])) as Record<(typeof LIST_KINDS)[number], typeof UsageEntry>)
+      .openapi({ description: "Tracked items per kind against the plan's caps (mention: keywords)." }),
     total: z.number().int(),
     limit: z.number().int(),
     offset: z.number().int(),
@@ -56,7 +67,11 @@ export const ListIndexSchema = z
 
 export const ListIndexQuery = z.object({
   kind: z.enum(LIST_KINDS).optional().openapi({ description: 'Only lists of this kind; omitted = all.' }),
-  project_id: z.string().uuid().optional().openapi({ description: 'Internal keys only: the project to read. Project keys always read their own.', example: DEMO.projectId }),
+  project_id: z
+    .string()
+    .uuid()
+    .optional()
+    .openapi({ description: 'Internal keys only: the project to read. Project keys always read their own.', example: DEMO.projectId }),
   limit: limitParam(200, 50),
   offset: offsetParam,
 });
@@ -83,6 +98,9 @@ export const TermSchema = z
 
 export const ListDetailSchema = ListRowSchema.extend({
   items: z.array(z.union([ItemSchema, TermSchema])).openapi({ description: 'Newest added first; terms for mention lists.' }),
-  mentions: z.array(z.string()).optional().openapi({ description: 'Mention lists: the keywords.', example: ['heat pump'] }),
+  mentions: z
+    .array(z.string())
+    .optional()
+    .openapi({ description: 'Mention lists: the keywords.', example: ['heat pump'] }),
   extraction_started_at: ts('2026-10-01T08:00:00+00:00').nullable().optional(),
 }).openapi('TrackingListDetail');

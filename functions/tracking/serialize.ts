@@ -5,8 +5,13 @@ import type { ItemRow, ListRow } from './queries';
 
 export function toListRow(row: ListRow) {
   const base = {
-    id: row.id, kind: row.kind, name: row.name, color_index: row.color_index, item_count: row.item_count,
-    created_at: iso(row.created_at), updated_at: iso(row.updated_at),
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    color_index: row.color_index,
+    item_count: row.item_count,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
   if (row.kind !== 'mention') return base;
   return {
@@ -32,7 +37,11 @@ export function toItem({ item, name, resolvedType }: ResolvedItem) {
 
 export function toTerm(item: ItemRow) {
   return {
-    id: item.id, raw_text: item.raw_text!, match_type: item.match_type!, position: item.position!,
-    matches_count: item.matches_count, added_at: iso(item.added_at),
+    id: item.id,
+    raw_text: item.raw_text!,
+    match_type: item.match_type!,
+    position: item.position!,
+    matches_count: item.matches_count,
+    added_at: iso(item.added_at),
   };
 }

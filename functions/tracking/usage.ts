@@ -19,10 +19,12 @@ const UsageSchema = z
     project_id: z.string().nullable(),
     key_id: z.string(),
     minute: WindowUsage.extend({
-      mode: z.enum(['redis', 'local']).openapi({ description: '`local` while the shared limiter is unreachable: this edge location counts on its own.' }),
+      mode: z
+        .enum(['redis', 'local'])
+        .openapi({ description: '`local` while the shared limiter is unreachable: this edge location counts on its own.' }),
     }),
     month: WindowUsage.extend({
-      base: z.number().int().openapi({ description: 'The plan\'s monthly quota.', example: 10_000 }),
+      base: z.number().int().openapi({ description: "The plan's monthly quota.", example: 10_000 }),
       addons: z.number().int().openapi({ description: 'Requests added by add-ons and request packs.', example: 50 }),
     })
       .nullable()
@@ -37,7 +39,8 @@ const route = createRoute({
   operationId: 'getUsage',
   tags: ['Account'],
   summary: 'Usage and limits',
-  description: 'The key\'s plan, per-minute and monthly usage, remaining requests, add-ons and reset times. Does not count against the monthly quota.',
+  description:
+    "The key's plan, per-minute and monthly usage, remaining requests, add-ons and reset times. Does not count against the monthly quota.",
   security: keyed,
   responses: {
     200: { description: 'Usage.', content: { 'application/json': { schema: UsageSchema } } },
@@ -56,13 +59,23 @@ export function register(app: App) {
         project_id: auth.projectId,
         key_id: auth.keyId,
         minute: {
-          limit: minute.limit, used: minute.limit - minute.remaining, remaining: minute.remaining,
-          resets_at: iso(new Date(minute.resetMs)), mode: minute.mode,
+          limit: minute.limit,
+          used: minute.limit - minute.remaining,
+          remaining: minute.remaining,
+          resets_at: iso(new Date(minute.resetMs)),
+          mode: minute.mode,
         },
-        month: month && quota
-          ? { limit: month.limit, used: month.used, remaining: Math.max(0, month.limit - month.used),
-              resets_at: iso(new Date(month.resetMs)), base: quota.base, addons: quota.addons }
-          : null,
+        month:
+          month && quota
+            ? {
+                limit: month.limit,
+                used: month.used,
+                remaining: Math.max(0, month.limit - month.used),
+                resets_at: iso(new Date(month.resetMs)),
+                base: quota.base,
+                addons: quota.addons,
+              }
+            : null,
         addons: auth.addons as Record<string, number>,
       },
       200,

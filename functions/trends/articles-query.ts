@@ -36,7 +36,10 @@ const SORT = { first_seen_at: 'first_seen_at', published_at: 'date_published', a
 
 /** Undefined when the trend is unknown or not visible to the key. */
 export async function listTrendArticles(
-  db: Db, scope: Scope, trendId: string, f: TrendArticleFilter,
+  db: Db,
+  scope: Scope,
+  trendId: string,
+  f: TrendArticleFilter,
 ): Promise<{ total: number; rows: TrendArticleRow[] } | undefined> {
   const order = `m.${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, m.url_id`;
   const [result] = await queryRows<{ visible: boolean; total: number; rows: TrendArticleRow[] }>(

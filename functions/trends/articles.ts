@@ -32,7 +32,11 @@ export function register(app: App) {
     const { trend_id } = c.req.valid('param');
     const q = c.req.valid('query');
     const result = await listTrendArticles(db, scopeOf(auth), trend_id, {
-      role: q.role, sortBy: q.sort_by, sortOrder: q.sort_order, limit: q.limit, offset: q.offset,
+      role: q.role,
+      sortBy: q.sort_by,
+      sortOrder: q.sort_order,
+      limit: q.limit,
+      offset: q.offset,
     });
     if (!result) throw trendNotFound(trend_id);
     const articles = result.rows.map((row) => toTrendArticle(row, config.APP_URL));

@@ -32,8 +32,12 @@ function articleCounts(scope: Scope, level: 1 | 2): string {
      WHERE c.level = ${level} AND c.market = ${market} AND ${ASKED} AND $2::text[] IS NULL`;
   const signatures = (only = 'true') =>
     `SELECT c.node_id AS node, sum(c.n_articles)::int AS n FROM hierarchy_signatures c
-     ${scope.markets !== EVERY_MARKET ? `JOIN hierarchy_sets t ON t.id = c.trend_set AND t.items && $1::text[]
-       JOIN hierarchy_sets a ON a.id = c.article_set AND a.items && $1::text[]` : ''}
+     ${
+       scope.markets !== EVERY_MARKET
+         ? `JOIN hierarchy_sets t ON t.id = c.trend_set AND t.items && $1::text[]
+       JOIN hierarchy_sets a ON a.id = c.article_set AND a.items && $1::text[]`
+         : ''
+     }
      ${scope.planCategories !== EVERY_CATEGORY ? 'JOIN hierarchy_sets p ON p.id = c.category_set AND p.items && $2::text[]' : ''}
      WHERE c.level = ${level} AND ${ASKED} AND ${only} GROUP BY 1`;
   if (scope.planCategories !== EVERY_CATEGORY) return signatures();

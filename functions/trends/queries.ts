@@ -66,8 +66,17 @@ export async function listTrends(db: Db, scope: Scope, f: TrendFilter): Promise<
      SELECT (SELECT count(*) FROM matched)::int AS total,
             coalesce((SELECT json_agg(${TREND_JSON} ORDER BY ${order}) FROM (
               SELECT * FROM matched t ORDER BY ${order} LIMIT $8 OFFSET $9) t), '[]') AS rows`,
-    [marketsParam(scope), f.state ?? null, f.structuralType ?? null, f.semanticType ?? null, f.topicId ?? null, f.themeId ?? null,
-      f.minArticles, f.limit, f.offset],
+    [
+      marketsParam(scope),
+      f.state ?? null,
+      f.structuralType ?? null,
+      f.semanticType ?? null,
+      f.topicId ?? null,
+      f.themeId ?? null,
+      f.minArticles,
+      f.limit,
+      f.offset,
+    ],
   );
   return result!;
 }
@@ -95,13 +104,19 @@ export async function getTrend(db: Db, scope: Scope, id: string): Promise<TrendD
 
 /** Whether the trend exists and the key may see it (routes that read something else of it). */
 export async function isTrendVisible(db: Db, scope: Scope, id: string): Promise<boolean> {
-  const rows = await queryRows<{ ok: number }>(db, `SELECT 1 AS ok FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [id, marketsParam(scope)]);
+  const rows = await queryRows<{ ok: number }>(db, `SELECT 1 AS ok FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [
+    id,
+    marketsParam(scope),
+  ]);
   return rows.length > 0;
 }
 
 /** The article_count of a visible trend; undefined when not visible (the roll-up's cost estimate). */
 export async function getTrendSize(db: Db, scope: Scope, id: string): Promise<number | undefined> {
-  const [row] = await queryRows<{ n: number }>(db, `SELECT t.article_count AS n FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [id, marketsParam(scope)]);
+  const [row] = await queryRows<{ n: number }>(db, `SELECT t.article_count AS n FROM trends t WHERE t.id = $1 AND ${trendVisible('$2')}`, [
+    id,
+    marketsParam(scope),
+  ]);
   return row?.n;
 }
 

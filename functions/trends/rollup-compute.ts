@@ -65,8 +65,18 @@ export async function computeTrendRollup(db: Db, { trendId, scope, appUrl }: Rol
          SELECT e.id::text AS entity_id, e.name, count(*)::int AS pubs, sum(p.imps)::float8 AS imps
          FROM per_url p JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities e ON e.id = ae.entity_id
          GROUP BY e.id, e.name ORDER BY imps DESC, e.name, e.id LIMIT ${TOP}) x), '[]') AS entities`,
-    [trendId, marketList(scope.keyScope), scope.language, from, to, categoriesParam(scope.keyScope), ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString(),
-      scope.from.toISOString(), scope.to.toISOString()],
+    [
+      trendId,
+      marketList(scope.keyScope),
+      scope.language,
+      from,
+      to,
+      categoriesParam(scope.keyScope),
+      ceilHour(scope.prevFrom).toISOString(),
+      ceilHour(scope.prevTo).toISOString(),
+      scope.from.toISOString(),
+      scope.to.toISOString(),
+    ],
   );
   const t = row!.totals;
   return {
@@ -79,9 +89,17 @@ export async function computeTrendRollup(db: Db, { trendId, scope, appUrl }: Rol
       publishers: Number(t.publishers),
       new_articles: Number(t.new_articles),
       prev_impressions: Number(t.prev_impressions),
-      delta_pct: Number(t.prev_impressions) > 0 ? round(((Number(t.impressions) - Number(t.prev_impressions)) / Number(t.prev_impressions)) * 100, 1) : null,
+      delta_pct:
+        Number(t.prev_impressions) > 0
+          ? round(((Number(t.impressions) - Number(t.prev_impressions)) / Number(t.prev_impressions)) * 100, 1)
+          : null,
     },
-    top_articles: row!.top_articles.map((a) => ({ ...a, first_seen_at: iso(a.first_seen_at), impressions: Number(a.impressions), cabinet_url: cabinetUrl(appUrl, 'article', a.id) })),
+    top_articles: row!.top_articles.map((a) => ({
+      ...a,
+      first_seen_at: iso(a.first_seen_at),
+      impressions: Number(a.impressions),
+      cabinet_url: cabinetUrl(appUrl, 'article', a.id),
+    })),
     publishers: row!.publishers.map((p) => ({ ...p, imps: Number(p.imps) })),
     countries: row!.countries.map((p) => ({ ...p, imps: Number(p.imps) })),
     entities: row!.entities.map((p) => ({ ...p, imps: Number(p.imps) })),

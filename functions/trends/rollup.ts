@@ -22,9 +22,9 @@ const route = createRoute({
   tags: ['Trends'],
   summary: 'Roll-up of a trend',
   description:
-    'Window totals of the trend\'s articles in the requested markets (`country`, `lang`, `period` or `date_from`/`date_to`, ' +
+    "Window totals of the trend's articles in the requested markets (`country`, `lang`, `period` or `date_from`/`date_to`, " +
     'as tracking roll-ups; day windows, today partial): publications (articles with impressions), impressions and the ' +
-    'previous window\'s, publishers, newly seen articles, and the top 10 `top_articles` (with `cabinet_url`), publishers, ' +
+    "previous window's, publishers, newly seen articles, and the top 10 `top_articles` (with `cabinet_url`), publishers, " +
     'countries and entities by impressions. An uncached roll-up of a big trend may answer 503 `computing` with ' +
     `\`Retry-After: 15\`: repeat the identical request. An explicit \`country\` outside the key's markets is 403. ${REGION_GATE}`,
   security: keyed,

@@ -1,6 +1,14 @@
 // autocannon ships no types; the part the load benchmark uses.
 declare module 'autocannon' {
-  interface Histogram { average: number; mean: number; p50: number; p99: number; total: number; min: number; max: number }
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p99: number;
+    total: number;
+    min: number;
+    max: number;
+  }
   interface Result {
     requests: Histogram;
     latency: Histogram;

@@ -27,7 +27,9 @@ function option(argv: string[], name: string, fallback: number): number {
 
 /** The reads: one path per keyed route shape (lists, metrics, feed, trends, entities, articles, geo), several parameter mixes each. */
 async function readPaths(stack: ThrowawayStack, key: string): Promise<string[]> {
-  const lists = (await (await fetch(`${stack.base}/v1/tracking/lists`, { headers: { 'X-API-Key': key } })).json()) as { lists: { id: string; kind: string }[] };
+  const lists = (await (await fetch(`${stack.base}/v1/tracking/lists`, { headers: { 'X-API-Key': key } })).json()) as {
+    lists: { id: string; kind: string }[];
+  };
   const byKind = (kind: string) => lists.lists.find((l) => l.kind === kind)!.id;
   return [
     '/v1/tracking/lists',
@@ -55,7 +57,15 @@ async function read(base: string, key: string, path: string, phase: string, t0: 
   try {
     const res = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(5_000) });
     const body = await res.text();
-    return { phase, path, status: res.status, stale: /fwd=stale/.test(res.headers.get('cache-status') ?? ''), retryAfter: res.headers.has('retry-after'), body, at };
+    return {
+      phase,
+      path,
+      status: res.status,
+      stale: /fwd=stale/.test(res.headers.get('cache-status') ?? ''),
+      retryAfter: res.headers.has('retry-after'),
+      body,
+      at,
+    };
   } catch {
     return { phase, path, status: 0, stale: false, retryAfter: false, body: '', at };
   }
@@ -71,7 +81,8 @@ export async function run(argv: string[]): Promise<void> {
     // The demo project's plan allows 300 requests a minute; the run asks `rate` a second.
     const usage = (await (await fetch(`${stack.base}/v1/usage`, { headers: { 'X-API-Key': key } })).json()) as { project_id: string };
     execFileSync('npm', ['run', '--silent', 'admin', '--', 'project:set', usage.project_id, '--rate-limit', String(rate * 60 * 2)], {
-      env: { ...process.env, ...stack.env }, stdio: 'ignore',
+      env: { ...process.env, ...stack.env },
+      stdio: 'ignore',
     });
     const paths = await readPaths(stack, key);
     // Phases in tenths of the run: healthy, PostgreSQL down, healthy, Redis down, healthy, both down, healthy.
@@ -82,8 +93,22 @@ export async function run(argv: string[]): Promise<void> {
       ['healthy', 3 * tenth, () => stack.startPostgres()],
       ['redis down', 5 * tenth, () => stack.stopRedis()],
       ['healthy', 6 * tenth, () => stack.startRedis()],
-      ['both down', 8 * tenth, async () => { stack.stopPostgres(); await stack.stopRedis(); }],
-      ['healthy', 9 * tenth, async () => { stack.startPostgres(); await stack.startRedis(); }],
+      [
+        'both down',
+        8 * tenth,
+        async () => {
+          stack.stopPostgres();
+          await stack.stopRedis();
+        },
+      ],
+      [
+        'healthy',
+        9 * tenth,
+        async () => {
+          stack.startPostgres();
+          await stack.startRedis();
+        },
+      ],
     ];
     const outcomes: Promise<Outcome>[] = [];
     const t0 = Date.now();
@@ -104,7 +129,9 @@ export async function run(argv: string[]): Promise<void> {
       await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
     }
     const done = await Promise.all(outcomes);
-    const restarts = plan.filter(([name], k) => name === 'healthy' && k > 0).map(([, at], k) => ({ after: ['postgres', 'redis', 'both'][k], at }));
+    const restarts = plan
+      .filter(([name], k) => name === 'healthy' && k > 0)
+      .map(([, at], k) => ({ after: ['postgres', 'redis', 'both'][k], at }));
     const dump = argv.indexOf('--dump');
     if (dump >= 0) await writeFile(argv[dump + 1], JSON.stringify(done));
     report(done, stack.running(), restarts);
@@ -119,27 +146,32 @@ export async function run(argv: string[]): Promise<void> {
  * move by the second; everything on an hour boundary (the data) must be equal.
  */
 const content = (body: string) =>
-  body.replace(/"next_cursor":"[^"]*"/g, '"next_cursor":"..."').replace(/"\d{4}-\d\d-\d\dT\d\d:(?!00:00)\d\d:\d\d(\.\d+)?(\+00:00|Z)"/g, '"<now>"');
+  body
+    .replace(/"next_cursor":"[^"]*"/g, '"next_cursor":"..."')
+    .replace(/"\d{4}-\d\d-\d\dT\d\d:(?!00:00)\d\d:\d\d(\.\d+)?(\+00:00|Z)"/g, '"<now>"');
 
 /**
  * From each restart until every read that was answered stale (or not at all) during the outage is
  * answered fresh again: per path, the first fresh 200 sent after the restart; the slowest path counts.
  */
 function recoveries(outcomes: Outcome[], restarts: { after: string; at: number }[]): string {
-  return restarts.map(({ after, at }, k) => {
-    const outage = outcomes.filter((o) => o.at < at && o.at >= (k === 0 ? 0 : restarts[k - 1].at) && o.phase !== 'healthy');
-    const hurt = new Set(outage.filter((o) => o.stale || o.status !== 200).map((o) => o.path));
-    if (hurt.size === 0) return `${after}: nothing to recover`;
-    const waits = [...hurt].map((path) => outcomes.find((o) => o.path === path && o.at >= at && o.status === 200 && !o.stale));
-    if (waits.some((o) => !o)) return `${after}: not within the run`;
-    return `${after}: ${fmt(Math.max(...waits.map((o) => o!.at - at)) / 1000, 2)} s`;
-  }).join(', ');
+  return restarts
+    .map(({ after, at }, k) => {
+      const outage = outcomes.filter((o) => o.at < at && o.at >= (k === 0 ? 0 : restarts[k - 1].at) && o.phase !== 'healthy');
+      const hurt = new Set(outage.filter((o) => o.stale || o.status !== 200).map((o) => o.path));
+      if (hurt.size === 0) return `${after}: nothing to recover`;
+      const waits = [...hurt].map((path) => outcomes.find((o) => o.path === path && o.at >= at && o.status === 200 && !o.stale));
+      if (waits.some((o) => !o)) return `${after}: not within the run`;
+      return `${after}: ${fmt(Math.max(...waits.map((o) => o!.at - at)) / 1000, 2)} s`;
+    })
+    .join(', ');
 }
 
 function report(outcomes: Outcome[], stillUp: boolean, restarts: { after: string; at: number }[]): void {
   const healthyBodies = new Map<string, Set<string>>();
   for (const o of outcomes) {
-    if (o.phase === 'healthy' && o.status === 200) (healthyBodies.get(o.path) ?? healthyBodies.set(o.path, new Set()).get(o.path)!).add(content(o.body));
+    if (o.phase === 'healthy' && o.status === 200)
+      (healthyBodies.get(o.path) ?? healthyBodies.set(o.path, new Set()).get(o.path)!).add(content(o.body));
   }
   const wrong = (o: Outcome) => o.status === 200 && o.phase !== 'healthy' && !healthyBodies.get(o.path)?.has(content(o.body));
   const expected = (o: Outcome) => o.status === 200 || o.status === 304 || (o.status === 503 && o.retryAfter);
@@ -147,17 +179,30 @@ function report(outcomes: Outcome[], stillUp: boolean, restarts: { after: string
     const of = outcomes.filter((o) => o.phase === phase);
     const answered = of.filter((o) => o.status === 200 || o.status === 304).length;
     return [
-      phase, of.length, answered, of.filter((o) => o.stale).length, of.filter((o) => o.status === 503).length,
-      of.filter((o) => !expected(o)).length, of.filter(wrong).length, `${fmt((100 * answered) / Math.max(1, of.length), 1)}%`,
+      phase,
+      of.length,
+      answered,
+      of.filter((o) => o.stale).length,
+      of.filter((o) => o.status === 503).length,
+      of.filter((o) => !expected(o)).length,
+      of.filter(wrong).length,
+      `${fmt((100 * answered) / Math.max(1, of.length), 1)}%`,
     ];
   });
-  console.log(table(['phase', 'reads', 'answered 200/304', 'of them stale', '503 + Retry-After', 'unexpected status', 'wrong', 'answered'], rows));
+  console.log(
+    table(['phase', 'reads', 'answered 200/304', 'of them stale', '503 + Retry-After', 'unexpected status', 'wrong', 'answered'], rows),
+  );
   const unanswered = outcomes.filter((o) => o.phase === 'postgres down' && o.status !== 200 && o.status !== 304);
   const wrongs = outcomes.filter(wrong);
-  if (wrongs.length) console.log(`\nwrong: ${[...new Set(wrongs.map((o) => `${o.phase} ${o.path}: ${o.body.slice(0, 200)}`))].slice(0, 5).join('\n')}`);
+  if (wrongs.length)
+    console.log(`\nwrong: ${[...new Set(wrongs.map((o) => `${o.phase} ${o.path}: ${o.body.slice(0, 200)}`))].slice(0, 5).join('\n')}`);
   const odd = outcomes.filter((o) => !expected(o));
-  if (odd.length) console.log(`\nunexpected: ${[...new Set(odd.map((o) => `${o.phase} ${o.path} ${o.status}: ${o.body.slice(0, 160)}`))].slice(0, 8).join('\n')}`);
-  if (unanswered.length) console.log(`\nnot answered while PostgreSQL was down: ${[...new Set(unanswered.map((o) => `${o.path} (${o.status})`))].join(', ')}`);
+  if (odd.length)
+    console.log(
+      `\nunexpected: ${[...new Set(odd.map((o) => `${o.phase} ${o.path} ${o.status}: ${o.body.slice(0, 160)}`))].slice(0, 8).join('\n')}`,
+    );
+  if (unanswered.length)
+    console.log(`\nnot answered while PostgreSQL was down: ${[...new Set(unanswered.map((o) => `${o.path} (${o.status})`))].join(', ')}`);
   console.log(`\nfirst fresh 200 after the restart of ${recoveries(outcomes, restarts)}`);
   console.log(`npm start still up after the run: ${stillUp ? 'yes' : 'NO'}`);
 }

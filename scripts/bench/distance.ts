@@ -38,15 +38,25 @@ const ROUTES: Route[] = [
   { name: 'GET /v1/usage', path: () => '/v1/usage', fresh: false },
   // The key is warmed with /v1/geo/languages, so its one other question (with_counts) is the only fresh one: left out.
   { name: 'GET /v1/geo/languages', path: () => '/v1/geo/languages', fresh: false },
-  { name: 'GET /v1/geo/regions', path: (_, n) => `/v1/geo/regions?with_stats=${n === undefined || n % 2 === 0}&active_only=${n !== undefined && (n >> 1) % 2 === 1}` },
+  {
+    name: 'GET /v1/geo/regions',
+    path: (_, n) => `/v1/geo/regions?with_stats=${n === undefined || n % 2 === 0}&active_only=${n !== undefined && (n >> 1) % 2 === 1}`,
+  },
   { name: 'GET /v1/geo/regions/{alpha_2}', path: () => '/v1/geo/regions/us', fresh: false },
-  { name: 'GET /v1/geo/regions/{alpha_2}/cities', path: (_, n) => `/v1/geo/regions/us/cities?active_only=${n !== undefined && n % 2 === 1}` },
+  {
+    name: 'GET /v1/geo/regions/{alpha_2}/cities',
+    path: (_, n) => `/v1/geo/regions/us/cities?active_only=${n !== undefined && n % 2 === 1}`,
+  },
   { name: 'GET /v1/tracking/lists', path: () => '/v1/tracking/lists', fresh: false },
   { name: 'GET /v1/tracking/lists/{id}', path: (i) => `/v1/tracking/lists/${i.entityList}`, fresh: false },
-  { name: 'GET .../lists/{id}/metrics (entity)', path: (i, n) => `/v1/tracking/lists/${i.entityList}/metrics?period=7d&limit=${limit(n, 20)}` },
+  {
+    name: 'GET .../lists/{id}/metrics (entity)',
+    path: (i, n) => `/v1/tracking/lists/${i.entityList}/metrics?period=7d&limit=${limit(n, 20)}`,
+  },
   {
     name: 'GET .../lists/{id}/rollup (entity)',
-    path: (i, n) => `/v1/tracking/lists/${i.entityList}/rollup?${n === undefined ? 'period=7d' : `period=${['24h', '30d'][n % 2]}&country=${['us', 'gb', 'all'][Math.floor(n / 2) % 3]}`}`,
+    path: (i, n) =>
+      `/v1/tracking/lists/${i.entityList}/rollup?${n === undefined ? 'period=7d' : `period=${['24h', '30d'][n % 2]}&country=${['us', 'gb', 'all'][Math.floor(n / 2) % 3]}`}`,
   },
   { name: 'GET /v2/feed', path: (_, n) => `/v2/feed?limit=${limit(n)}` },
   { name: 'GET /v2/feed/{url_id}', path: (i) => `/v2/feed/${i.urlId}`, fresh: false },
@@ -54,7 +64,11 @@ const ROUTES: Route[] = [
   { name: 'GET /v1/trends', path: (_, n) => `/v1/trends?limit=${limit(n)}` },
   { name: 'GET /v1/trends/{id}', path: (i) => `/v1/trends/${i.trend}`, fresh: false },
   { name: 'GET /v1/trends/{id}/articles', path: (i, n) => `/v1/trends/${i.trend}/articles?limit=${limit(n)}` },
-  { name: 'GET /v1/trends/{id}/rollup', path: (i, n) => `/v1/trends/${i.trend}/rollup?period=${n === undefined ? '7d' : ['24h', '30d'][n % 2]}&country=${n === undefined ? 'all' : ['us', 'gb', 'all'][Math.floor(n / 2) % 3]}` },
+  {
+    name: 'GET /v1/trends/{id}/rollup',
+    path: (i, n) =>
+      `/v1/trends/${i.trend}/rollup?period=${n === undefined ? '7d' : ['24h', '30d'][n % 2]}&country=${n === undefined ? 'all' : ['us', 'gb', 'all'][Math.floor(n / 2) % 3]}`,
+  },
   { name: 'GET /v1/themes', path: () => '/v1/themes', fresh: false },
   { name: 'GET /v1/themes/{id}/topics', path: (i) => `/v1/themes/${i.theme}/topics`, fresh: false },
   { name: 'GET /v1/topics/{id}/trends', path: (i, n) => `/v1/topics/${i.topic}/trends?limit=${limit(n)}` },
@@ -64,10 +78,17 @@ const ROUTES: Route[] = [
   { name: 'GET /v1/entities/{name}/articles', path: (i, n) => `/v1/entities/${encodeURIComponent(i.entity)}/articles?limit=${limit(n)}` },
   { name: 'GET /v1/articles', path: (_, n) => `/v1/articles?limit=${limit(n)}` },
   { name: 'GET /v1/articles/{id}', path: (i) => `/v1/articles/${i.article}`, fresh: false },
-  { name: 'GET /v1/analytics/categories', path: (_, n) => `/v1/analytics/categories?period=${n === undefined ? '7d' : ['24h', '30d'][n % 2]}` },
-  { name: 'GET /public/platform-profile', path: (_, n) => `/public/platform-profile?domain=${n === undefined ? 'citypost.co.uk' : `unknown-${n}.example`}` },
   {
-    name: 'POST /public/platform-profile/bulk', path: () => '/public/platform-profile/bulk',
+    name: 'GET /v1/analytics/categories',
+    path: (_, n) => `/v1/analytics/categories?period=${n === undefined ? '7d' : ['24h', '30d'][n % 2]}`,
+  },
+  {
+    name: 'GET /public/platform-profile',
+    path: (_, n) => `/public/platform-profile?domain=${n === undefined ? 'citypost.co.uk' : `unknown-${n}.example`}`,
+  },
+  {
+    name: 'POST /public/platform-profile/bulk',
+    path: () => '/public/platform-profile/bulk',
     body: (n) => ({ domains: ['citypost.co.uk', `unknown-${n ?? 'warm'}.example`] }),
   },
 ];
@@ -80,7 +101,10 @@ export async function run(argv: string[]): Promise<void> {
   const only = arg(argv, '--only', '');
   const spans = argv.includes('--spans');
   const stack = await startStack({
-    server: PG_BASE, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', database: `bench_distance_${process.pid}`, log,
+    server: PG_BASE,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    database: `bench_distance_${process.pid}`,
+    log,
     bindings: { PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000' },
   });
   try {
@@ -108,7 +132,13 @@ export async function run(argv: string[]): Promise<void> {
             stack.gateway.setRtt(delay);
             try {
               const path = shape === 'fresh' ? route.path(ids, fresh) : warmPath;
-              return await measure(stack, key, path, route.body?.(shape === 'fresh' ? fresh : undefined), spans && delay > 0 ? `${shape} ${path}` : undefined);
+              return await measure(
+                stack,
+                key,
+                path,
+                route.body?.(shape === 'fresh' ? fresh : undefined),
+                spans && delay > 0 ? `${shape} ${path}` : undefined,
+              );
             } finally {
               stack.gateway.setRtt(0);
             }
@@ -120,13 +150,16 @@ export async function run(argv: string[]): Promise<void> {
           timed[shape].push((far.ms - near.ms) / rtt);
         }
       }
-      const cell = (shape: Shape) => (counted[shape].length
-        ? `${median(counted[shape])} (${fmt(median(timed[shape]), 1)})${odd[shape].size ? ` [${[...odd[shape]].join(',')}]` : ''}`
-        : '-');
+      const cell = (shape: Shape) =>
+        counted[shape].length
+          ? `${median(counted[shape])} (${fmt(median(timed[shape]), 1)})${odd[shape].size ? ` [${[...odd[shape]].join(',')}]` : ''}`
+          : '-';
       rows.push([route.name, cell('warm'), cell('fresh'), cell('cold')]);
       log(`${route.name}: warm ${cell('warm')}, fresh ${cell('fresh')}, cold ${cell('cold')}`);
     }
-    log(`sequential round trips per request at ${rtt} ms: counted at the gateway (timed: (ms with delay - ms without) / ${rtt}); medians of ${runs}`);
+    log(
+      `sequential round trips per request at ${rtt} ms: counted at the gateway (timed: (ms with delay - ms without) / ${rtt}); medians of ${runs}`,
+    );
     console.log(table(['route (demo full key)', 'warm', 'fresh', 'cold isolate'], rows));
   } finally {
     await stack.dispose();
@@ -149,7 +182,13 @@ async function send(stack: Stack, key: string, path: string, body?: unknown): Pr
 }
 
 /** One request: its wall time and its sequential round trips (the gateway's critical path up to the answer). */
-async function measure(stack: Stack, key: string, path: string, body?: unknown, traced?: string): Promise<{ ms: number; trips: number; status: number }> {
+async function measure(
+  stack: Stack,
+  key: string,
+  path: string,
+  body?: unknown,
+  traced?: string,
+): Promise<{ ms: number; trips: number; status: number }> {
   const stats = (p: string, method = 'GET') => fetch(new URL(p, stack.gateway.neonHttpUrl), { method });
   await stats('/stats/reset', 'POST');
   const started = performance.now();
@@ -157,11 +196,14 @@ async function measure(stack: Stack, key: string, path: string, body?: unknown, 
   const ms = performance.now() - started;
   await stats('/stats/mark', 'POST');
   const { sequential, spans } = (await (await stats(traced ? '/stats?spans=1' : '/stats')).json()) as {
-    sequential: number; spans?: { start: number; end: number; label?: string }[];
+    sequential: number;
+    spans?: { start: number; end: number; label?: string }[];
   };
   if (traced && spans) {
     const t0 = spans[0]?.start ?? 0;
-    log(`${traced}: ${sequential} sequential\n${spans.map((s) => `  ${fmt(s.start - t0, 0)}-${fmt(s.end - t0, 0)} ms  ${s.label}`).join('\n')}`);
+    log(
+      `${traced}: ${sequential} sequential\n${spans.map((s) => `  ${fmt(s.start - t0, 0)}-${fmt(s.end - t0, 0)} ms  ${s.label}`).join('\n')}`,
+    );
   }
   return { ms, trips: sequential, status };
 }

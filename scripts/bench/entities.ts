@@ -122,7 +122,10 @@ const apiDetail = async (db: Db, countries: Countries, name: string) => {
 const apiArticles = async (db: Db, countries: Countries, name: string) => {
   const row = await getEntity(db, keyScope(countries), name);
   if (!row) return [0, []];
-  const [rows, total] = await Promise.all([entityArticles(db, keyScope(countries), row.id, 50, 0), countArticles(db, keyScope(countries), row.id)]);
+  const [rows, total] = await Promise.all([
+    entityArticles(db, keyScope(countries), row.id, 50, 0),
+    countArticles(db, keyScope(countries), row.id),
+  ]);
   return [total, rows.map((r) => r.url_id)];
 };
 
@@ -140,7 +143,9 @@ export async function run(argv: string[]): Promise<void> {
   const scopeArg = arg(argv, '--scope', 'all');
   const countries: Countries = scopeArg === 'all' ? null : scopeArg.split(',').map((s) => s.trim().toUpperCase());
   const { client: setup } = await ensureRollupsData({ scale, lines });
-  const { rows: [sizes] } = await setup.query<Record<string, string>>(`SELECT (SELECT count(*) FROM entities) AS entities,
+  const {
+    rows: [sizes],
+  } = await setup.query<Record<string, string>>(`SELECT (SELECT count(*) FROM entities) AS entities,
     (SELECT count(*) FROM article_entities) AS article_entities, (SELECT count(*) FROM articles) AS articles,
     (SELECT count(*) FROM url_profiles) AS profiles, (SELECT count(*) FROM entity_best) AS entity_best,
     (SELECT count(*) FROM entity_hours) AS entity_hours, (SELECT count(*) FROM entity_hour_tops) AS entity_hour_tops,
@@ -148,11 +153,13 @@ export async function run(argv: string[]): Promise<void> {
   log(`data: ${JSON.stringify(sizes)}`);
   const { rows: picks } = await setup.query<{ normalized_name: string; n: number }>(
     `SELECT e.normalized_name, x.n FROM (SELECT entity_id, count(*)::int AS n FROM article_entities GROUP BY entity_id) x
-     JOIN entities e ON e.id = x.entity_id ORDER BY x.n DESC, e.normalized_name`);
+     JOIN entities e ON e.id = x.entity_id ORDER BY x.n DESC, e.normalized_name`,
+  );
   const heavy = picks[0];
   const typical = picks[Math.floor(picks.length / 2)];
-  const { rows: [top] } = await setup.query<{ country: string }>(
-    `SELECT country FROM url_profiles GROUP BY country ORDER BY count(*) DESC, country LIMIT 1`);
+  const {
+    rows: [top],
+  } = await setup.query<{ country: string }>(`SELECT country FROM url_profiles GROUP BY country ORDER BY count(*) DESC, country LIMIT 1`);
   // A search word: the second word of the heaviest entity's name, three letters of it (a typical prefix typed).
   const word = (heavy.normalized_name.split(' ')[1] ?? heavy.normalized_name).slice(0, 4);
   await setup.end();
@@ -162,21 +169,61 @@ export async function run(argv: string[]): Promise<void> {
   const now = Date.parse(BENCH_NOW);
   const list = (search: string | null): ListFilter => ({ search, entityType: null, minScore: 0, limit: 50, offset: 0 });
   const trending = (period: keyof typeof PERIODS, language: string | null = null): TrendingRequest => ({
-    country: top.country, language, from: ceilHour(now - PERIODS[period] * HOUR), to: ceilHour(now), entityType: null, limit: 20,
+    country: top.country,
+    language,
+    from: ceilHour(now - PERIODS[period] * HOUR),
+    to: ceilHour(now),
+    entityType: null,
+    limit: 20,
   });
   const cases: Case[] = [
-    { label: 'list', api: () => apiList(db, countries, list(null)), raw: () => rawList(db_, countries, list(null)), baseline: 'dedup aggregate over article_entities' },
-    { label: `list search=${word}`, api: () => apiList(db, countries, list(word)), raw: () => rawList(db_, countries, list(word)), baseline: 'same, ILIKE' },
+    {
+      label: 'list',
+      api: () => apiList(db, countries, list(null)),
+      raw: () => rawList(db_, countries, list(null)),
+      baseline: 'dedup aggregate over article_entities',
+    },
+    {
+      label: `list search=${word}`,
+      api: () => apiList(db, countries, list(word)),
+      raw: () => rawList(db_, countries, list(word)),
+      baseline: 'same, ILIKE',
+    },
     ...(countries === null
-      ? [{ label: `list search=${word} (vs ILIKE on entity_best)`, api: () => apiList(db, null, list(word)), raw: () => ilikeOverBest(db_, list(word)), baseline: 'entity_best + ILIKE scan' }]
+      ? [
+          {
+            label: `list search=${word} (vs ILIKE on entity_best)`,
+            api: () => apiList(db, null, list(word)),
+            raw: () => ilikeOverBest(db_, list(word)),
+            baseline: 'entity_best + ILIKE scan',
+          },
+        ]
       : []),
     ...(Object.keys(PERIODS) as (keyof typeof PERIODS)[]).map((p) => ({
-      label: `trending ${top.country} ${p}`, api: () => apiTrending(db, trending(p)), raw: () => rawTrending(db_, trending(p)), baseline: 'url_profiles x article_entities',
+      label: `trending ${top.country} ${p}`,
+      api: () => apiTrending(db, trending(p)),
+      raw: () => rawTrending(db_, trending(p)),
+      baseline: 'url_profiles x article_entities',
     })),
-    { label: `trending ${top.country} 24h lang`, api: () => apiTrending(db, trending('24h', 'en')), raw: () => rawTrending(db_, trending('24h', 'en')), baseline: 'url_profiles x article_entities' },
+    {
+      label: `trending ${top.country} 24h lang`,
+      api: () => apiTrending(db, trending('24h', 'en')),
+      raw: () => rawTrending(db_, trending('24h', 'en')),
+      baseline: 'url_profiles x article_entities',
+    },
     ...[heavy, typical].flatMap((e) => [
-      { label: `detail (${e.n} articles)`, api: () => apiDetail(db, countries, e.normalized_name), raw: () => rawDetail(db_, countries, e.normalized_name), baseline: 'best + count over article_entities' },
-      { label: `articles (${e.n} articles)`, api: () => apiArticles(db, countries, e.normalized_name), raw: () => rawArticles(db_, countries, e.normalized_name), baseline: 'sort of the links' },
+      {
+        label: `detail (${e.n} articles)`,
+        api: () => apiDetail(db, countries, e.normalized_name),
+        raw: () => rawDetail(db_, countries, e.normalized_name),
+        baseline: 'best + count over article_entities',
+      },
+      {
+        label: `articles (${e.n} articles)`,
+        api: () => apiArticles(db, countries, e.normalized_name),
+        raw: () => rawArticles(db_, countries, e.normalized_name),
+        baseline: 'sort of the links',
+      },
     ]),
   ];
 
@@ -194,20 +241,47 @@ export async function run(argv: string[]): Promise<void> {
       const ta: number[] = [];
       const tr: number[] = [];
       for (let i = 0; i < runs; i++) {
-        const pair = [async () => { const t = performance.now(); await c.api(); ta.push(performance.now() - t); },
-          async () => { const t = performance.now(); await c.raw(); tr.push(performance.now() - t); }];
+        const pair = [
+          async () => {
+            const t = performance.now();
+            await c.api();
+            ta.push(performance.now() - t);
+          },
+          async () => {
+            const t = performance.now();
+            await c.raw();
+            tr.push(performance.now() - t);
+          },
+        ];
         if (i % 2) pair.reverse();
         for (const f of pair) await f();
       }
-      results.push([c.label, fmt(median(ta), 2), fmt(p95(ta), 2), fmt(median(tr), 1), fmt(p95(tr), 1), fmtRatio(ratio(median(tr), median(ta))), c.baseline, equal ? 'yes' : 'NO']);
-      log(`${c.label}: ${fmt(median(ta), 2)} ms vs ${fmt(median(tr), 1)} ms (${fmtRatio(ratio(median(tr), median(ta)))})${equal ? '' : ' MISMATCH'}`);
+      results.push([
+        c.label,
+        fmt(median(ta), 2),
+        fmt(p95(ta), 2),
+        fmt(median(tr), 1),
+        fmt(p95(tr), 1),
+        fmtRatio(ratio(median(tr), median(ta))),
+        c.baseline,
+        equal ? 'yes' : 'NO',
+      ]);
+      log(
+        `${c.label}: ${fmt(median(ta), 2)} ms vs ${fmt(median(tr), 1)} ms (${fmtRatio(ratio(median(tr), median(ta)))})${equal ? '' : ' MISMATCH'}`,
+      );
     }
   } finally {
     await db_.end();
   }
-  console.log(`\nentities: ${rollupsDb(scale, lines)}: ${Object.entries(sizes).map(([k, v]) => `${k} ${fmt(Number(v))}`).join(', ')}`);
-  console.log(`scope ${countries ? countries.join(',') : 'all markets (unrestricted key)'}; trending region ${top.country} (most profiles), windows end at ${BENCH_NOW}; ` +
-    `${runs} alternating runs per case after a compared warm-up pair; ms per case on one direct connection (database time + local round trip)\n`);
+  console.log(
+    `\nentities: ${rollupsDb(scale, lines)}: ${Object.entries(sizes)
+      .map(([k, v]) => `${k} ${fmt(Number(v))}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `scope ${countries ? countries.join(',') : 'all markets (unrestricted key)'}; trending region ${top.country} (most profiles), windows end at ${BENCH_NOW}; ` +
+      `${runs} alternating runs per case after a compared warm-up pair; ms per case on one direct connection (database time + local round trip)\n`,
+  );
   console.log(table(['case', 'route p50 ms', 'route p95 ms', 'raw p50 ms', 'raw p95 ms', 'raw/route', 'raw baseline', 'equal'], results));
   if (mismatches) throw new Error(`${mismatches} cases where the route and the raw aggregate disagree`);
 }

@@ -25,7 +25,16 @@ const arg = (argv: string[], name: string, fallback: string) => {
   return i >= 0 ? argv[i + 1] : fallback;
 };
 
-const SORTS: SortKey[] = ['derived', 'impressions_1h', 'impressions_24h', 'impressions_7d', 'impressions_30d', 'first_seen', 'last_seen', 'avg_position'];
+const SORTS: SortKey[] = [
+  'derived',
+  'impressions_1h',
+  'impressions_24h',
+  'impressions_7d',
+  'impressions_30d',
+  'first_seen',
+  'last_seen',
+  'avg_position',
+];
 const DAY = 86_400_000;
 
 export async function run(argv: string[]): Promise<void> {
@@ -33,12 +42,16 @@ export async function run(argv: string[]): Promise<void> {
   const runs = Number(arg(argv, '--runs', '15'));
   const pg = await connectTo(dbName);
   const marker = await pg.query(`SELECT value FROM bench_meta WHERE name = 'load'`).catch(() => ({ rows: [] as unknown[] }));
-  if (marker.rows.length === 0) throw new Error(`${dbName} has no completed load (bench_meta 'load'): load it first (npm run bench -- rollups:load)`);
+  if (marker.rows.length === 0)
+    throw new Error(`${dbName} has no completed load (bench_meta 'load'): load it first (npm run bench -- rollups:load)`);
   const applied = await migrate(pg);
   if (applied.length) log(`applied ${applied.join(', ')}`);
-  const { rows: [data] } = await pg.query<{ profiles: string; now: Date; markets: string[] }>(
+  const {
+    rows: [data],
+  } = await pg.query<{ profiles: string; now: Date; markets: string[] }>(
     `SELECT (SELECT count(*) FROM url_profiles) AS profiles, (SELECT max(hour) FROM observations) + interval '1 hour' AS now,
-            (SELECT array_agg(DISTINCT country) FROM market_days) AS markets`);
+            (SELECT array_agg(DISTINCT country) FROM market_days) AS markets`,
+  );
   const now = new Date(data.now);
   const end = windowEnd(now);
   let t = performance.now();
@@ -51,20 +64,34 @@ export async function run(argv: string[]): Promise<void> {
 
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   const bindings = {
-    DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_feed:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com', NOW: now.toISOString(),
+    DATABASE_URL: dbUrl(dbName),
+    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
+    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
+    REDIS_PREFIX: `bench_feed:${Date.now().toString(36)}`,
+    APP_URL: 'https://app.example.com',
+    NOW: now.toISOString(),
   };
   const db = createDb(bindings);
   const store = createStore({ ...bindings });
-  const project = await createProject(db, { name: `bench feed ${now.toISOString()}`, plan: 'enterprise', countries: data.markets, rateLimitPerMinute: 1_000_000 });
+  const project = await createProject(db, {
+    name: `bench feed ${now.toISOString()}`,
+    plan: 'enterprise',
+    countries: data.markets,
+    rateLimitPerMinute: 1_000_000,
+  });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
 
   // (1) Database time of a first page, per sort: its one statement (keys and items) and the count beside it.
   const filter: FeedFilter = {
     scope: withCountry(scopeOf({ projectId: project.id, allowedCountries: data.markets, categories: null }), 'all'),
-    language: null, categories: null, entities: null, matchAll: false,
-    seenAfter: new Date(now.getTime() - 730 * DAY), seenBefore: null, firstSeenFrom: null,
+    language: null,
+    categories: null,
+    entities: null,
+    matchAll: false,
+    seenAfter: new Date(now.getTime() - 730 * DAY),
+    seenBefore: null,
+    firstSeenFrom: null,
   };
   const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
   const dbRows: string[][] = [];
@@ -75,7 +102,12 @@ export async function run(argv: string[]): Promise<void> {
       await countProfiles(db, filter, true);
       const count = performance.now() - t;
       t = performance.now();
-      await readPage(db, filter, { sort, order: 'desc', limit: 50, offset: 0, after: null, snapshot: null }, { end, dayStart: new Date(today - 29 * DAY), markdown: false });
+      await readPage(
+        db,
+        filter,
+        { sort, order: 'desc', limit: 50, offset: 0, after: null, snapshot: null },
+        { end, dayStart: new Date(today - 29 * DAY), markdown: false },
+      );
       const page = performance.now() - t;
       if (i === 0) continue; // the first round warms buffers and plans
       parts.count.push(count);
@@ -117,7 +149,8 @@ export async function run(argv: string[]): Promise<void> {
     const times: Record<string, number[]> = { bare: [], cached: [], live: [], offset50: [], cursor50: [] };
     for (const sort of ['(default)', ...SORTS]) times[sort] = [];
     for (let i = 0; i < runs; i++) {
-      for (const sort of ['(default)', ...SORTS]) times[sort].push((await uncached(sort === '(default)' ? '/v2/feed' : `/v2/feed?sort_by=${sort}`)).ms);
+      for (const sort of ['(default)', ...SORTS])
+        times[sort].push((await uncached(sort === '(default)' ? '/v2/feed' : `/v2/feed?sort_by=${sort}`)).ms);
       times.offset50.push((await uncached('/v2/feed?sort_by=derived&offset=2450')).ms);
       times.cursor50.push((await uncached(`/v2/feed?sort_by=derived&cursor=${cursor}`)).ms);
       times.live.push((await uncached('/v2/live?since_minutes=1440')).ms);
@@ -127,22 +160,40 @@ export async function run(argv: string[]): Promise<void> {
     }
     const base = median(times.bare);
     const first = median(times.derived);
-    const row = (name: string, list: number[], vs = base) => [name, String(list.length), fmt(median(list), 1), fmt(p95(list), 1), fmtRatio(ratio(median(list), vs))];
-    console.log(`\nfeed: ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets, now = ${now.toISOString()}, limit 50, ${dbName}\n`);
-    console.log('database time per first page (ms; query functions over the gateway\'s Neon HTTP endpoint; count runs beside keys)\n');
+    const row = (name: string, list: number[], vs = base) => [
+      name,
+      String(list.length),
+      fmt(median(list), 1),
+      fmt(p95(list), 1),
+      fmtRatio(ratio(median(list), vs)),
+    ];
+    console.log(
+      `\nfeed: ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets, now = ${now.toISOString()}, limit 50, ${dbName}\n`,
+    );
+    console.log("database time per first page (ms; query functions over the gateway's Neon HTTP endpoint; count runs beside keys)\n");
     console.log(table(['sort (desc)', 'page p50 (keys + items)', 'page p95', 'count p50'], dbRows));
     console.log('\nwhole requests in workerd (ms; response cache cleared before each uncached request)\n');
-    console.log(table(['request', 'runs', 'p50', 'p95', 'vs bare'], [
-      row('bare Worker route (JSON 404)', times.bare),
-      row('/v2/feed cached answer (sort_by=derived)', times.cached),
-      ...['(default)', ...SORTS].map((s) => row(`/v2/feed first page, sort ${s}`, times[s])),
-      row('/v2/live?since_minutes=1440', times.live),
-    ]));
-    console.log(`\n${table(['page 50 (sort_by=derived)', 'runs', 'p50', 'p95', 'vs first page'], [
-      row('first page', times.derived, first),
-      row('offset=2450', times.offset50, first),
-      row('cursor (page 50)', times.cursor50, first),
-    ])}`);
+    console.log(
+      table(
+        ['request', 'runs', 'p50', 'p95', 'vs bare'],
+        [
+          row('bare Worker route (JSON 404)', times.bare),
+          row('/v2/feed cached answer (sort_by=derived)', times.cached),
+          ...['(default)', ...SORTS].map((s) => row(`/v2/feed first page, sort ${s}`, times[s])),
+          row('/v2/live?since_minutes=1440', times.live),
+        ],
+      ),
+    );
+    console.log(
+      `\n${table(
+        ['page 50 (sort_by=derived)', 'runs', 'p50', 'p95', 'vs first page'],
+        [
+          row('first page', times.derived, first),
+          row('offset=2450', times.offset50, first),
+          row('cursor (page 50)', times.cursor50, first),
+        ],
+      )}`,
+    );
   } finally {
     await worker?.dispose();
     await gateway.close();

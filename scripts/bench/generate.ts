@@ -13,9 +13,11 @@ export const BENCH_SEED = 1;
  * lines only (the generator is stopped). The stream is consumed by whoever iterates it.
  */
 export async function* generatedLines(scale: string, limit = Number.POSITIVE_INFINITY): AsyncGenerator<string> {
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'),
+  const child = spawn(
+    join(ROOT, 'node_modules', '.bin', 'tsx'),
     [join(ROOT, 'scripts/generate/index.ts'), '--scale', scale, '--seed', String(BENCH_SEED), '--now', BENCH_NOW],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const rl = createInterface({ input: child.stdout, crlfDelay: Infinity });
   let n = 0;

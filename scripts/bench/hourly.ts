@@ -16,13 +16,22 @@ export interface Profile {
 export async function activeProfiles(db: Queryable, now: Date, days: number): Promise<Profile[]> {
   const since = Number.isFinite(days) ? new Date(now.getTime() - days * 24 * HOUR_MS).toISOString() : '-infinity';
   const { rows } = await db.query<Profile>(
-    `SELECT url_id::text, country, language FROM url_profiles WHERE last_seen >= $1::timestamptz ORDER BY url_id, country, language`, [since]);
+    `SELECT url_id::text, country, language FROM url_profiles WHERE last_seen >= $1::timestamptz ORDER BY url_id, country, language`,
+    [since],
+  );
   return rows;
 }
 
-const line = (p: Profile, hour: Date, impressions: number, position: number) => JSON.stringify({
-  type: 'observation', url_id: p.url_id, country: p.country, language: p.language, hour: hour.toISOString(), impressions, position,
-});
+const line = (p: Profile, hour: Date, impressions: number, position: number) =>
+  JSON.stringify({
+    type: 'observation',
+    url_id: p.url_id,
+    country: p.country,
+    language: p.language,
+    hour: hour.toISOString(),
+    impressions,
+    position,
+  });
 
 /**
  * The lines of hour `hour`: each profile once (10% with zero impressions), plus 2% late lines for the

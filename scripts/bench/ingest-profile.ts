@@ -32,8 +32,14 @@ function timed(db: Queryable): { client: Queryable; report(top: number): string;
       },
     },
     total: () => total,
-    report: (top) => table(['statement', 'calls', 's'],
-      [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, top).map(([k, s]) => [`\`${k.replace(/\|/g, '\\|')}\``, s.calls, fmt(s.ms / 1000, 2)])),
+    report: (top) =>
+      table(
+        ['statement', 'calls', 's'],
+        [...stats]
+          .sort((a, b) => b[1].ms - a[1].ms)
+          .slice(0, top)
+          .map(([k, s]) => [`\`${k.replace(/\|/g, '\\|')}\``, s.calls, fmt(s.ms / 1000, 2)]),
+      ),
   };
 }
 
@@ -56,10 +62,16 @@ export async function run(argv: string[]): Promise<void> {
     }
     const profiled = timed(db);
     const started = performance.now();
-    const summary = await ingest(profiled.client, batch, { rollups: mode === 'rebuild-at-end' ? 'rebuild-at-end' : 'incremental', now, batchSize: mode === 'hourly' ? batch.length : undefined });
+    const summary = await ingest(profiled.client, batch, {
+      rollups: mode === 'rebuild-at-end' ? 'rebuild-at-end' : 'incremental',
+      now,
+      batchSize: mode === 'hourly' ? batch.length : undefined,
+    });
     const seconds = (performance.now() - started) / 1000;
-    log(`${mode}: ${fmt(batch.length)} lines in ${fmt(seconds, 2)} s (${fmt(batch.length / seconds)} lines/s), ` +
-      `${fmt(profiled.total() / 1000, 2)} s in the database, ${summary.skipped} skipped`);
+    log(
+      `${mode}: ${fmt(batch.length)} lines in ${fmt(seconds, 2)} s (${fmt(batch.length / seconds)} lines/s), ` +
+        `${fmt(profiled.total() / 1000, 2)} s in the database, ${summary.skipped} skipped`,
+    );
     console.log(profiled.report(top));
   } finally {
     await db.end();

@@ -62,8 +62,14 @@ async function batched(client: pg.Client, rows: Obs[], size: number): Promise<vo
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])
        ON CONFLICT (url_id, country, language, hour) DO UPDATE SET impressions = excluded.impressions, position = excluded.position
        WHERE (scratch_observations.impressions, scratch_observations.position) IS DISTINCT FROM (excluded.impressions, excluded.position)`,
-      [part.map((r) => r.url_id), part.map((r) => r.country), part.map((r) => r.language), part.map((r) => r.hour),
-        part.map((r) => r.impressions), part.map((r) => r.position)],
+      [
+        part.map((r) => r.url_id),
+        part.map((r) => r.country),
+        part.map((r) => r.language),
+        part.map((r) => r.hour),
+        part.map((r) => r.impressions),
+        part.map((r) => r.position),
+      ],
     );
   }
   await client.query('COMMIT');
@@ -94,7 +100,9 @@ export async function run(argv: string[]): Promise<void> {
   }
   log(`lines: ${JSON.stringify(counts)}`);
 
-  const gateway = withWs ? await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }) : null;
+  const gateway = withWs
+    ? await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
+    : null;
   if (gateway) configureDriver(gatewayInfo(gateway, dbUrl('postgres')));
 
   type Variant = { name: string; go: () => Promise<number> };
@@ -231,11 +239,15 @@ export async function run(argv: string[]): Promise<void> {
     }
     return [v.name, fmt(m / 1000, 2), fmt(obs.length / (m / 1000)), fmt(lines.length / (m / 1000)), fmtRatio(ratio(base, m))];
   });
-  console.log(`\ningest: first ${fmt(lines.length)} lines of --scale bench --seed 1 --now ${BENCH_NOW} ` +
-    `(${fmt(obs.length)} observations, ${fmt(counts.article ?? 0)} articles), batch size ${batchSize}, median of ${runs} runs\n`);
+  console.log(
+    `\ningest: first ${fmt(lines.length)} lines of --scale bench --seed 1 --now ${BENCH_NOW} ` +
+      `(${fmt(obs.length)} observations, ${fmt(counts.article ?? 0)} articles), batch size ${batchSize}, median of ${runs} runs\n`,
+  );
   console.log(table(['variant', 'median s', 'observations/s', 'lines/s', 'speed vs baseline'], rows));
   if (hourly) {
-    console.log(`\nhourly batches: ${hours} per run (${fmt(median(hourlyLines))} lines per run, ${fmt(median(hourlyLines) / hours)} per hour), ` +
-      `active profiles: ${Number.isFinite(activeDays) ? `seen in the last ${activeDays} days` : 'every profile of the slice'}; ${exact}`);
+    console.log(
+      `\nhourly batches: ${hours} per run (${fmt(median(hourlyLines))} lines per run, ${fmt(median(hourlyLines) / hours)} per hour), ` +
+        `active profiles: ${Number.isFinite(activeDays) ? `seen in the last ${activeDays} days` : 'every profile of the slice'}; ${exact}`,
+    );
   }
 }

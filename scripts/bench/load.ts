@@ -52,14 +52,26 @@ export async function run(argv: string[]): Promise<void> {
     const domain = articles.find((a) => a.domain)?.domain ?? 'example.com';
 
     const candidates: MixEntry[] = [
-      { name: 'tracking metrics (warm)', needs: '/v1/tracking/lists/{list_id}/metrics', path: `/v1/tracking/lists/${publisherList}/metrics?period=7d`, weight: 3, keyed: true },
+      {
+        name: 'tracking metrics (warm)',
+        needs: '/v1/tracking/lists/{list_id}/metrics',
+        path: `/v1/tracking/lists/${publisherList}/metrics?period=7d`,
+        weight: 3,
+        keyed: true,
+      },
       { name: 'tracking lists', needs: '/v1/tracking/lists', path: '/v1/tracking/lists', weight: 1, keyed: true },
       { name: 'geo regions', needs: '/v1/geo/regions', path: '/v1/geo/regions?with_stats=true', weight: 2, keyed: true },
       { name: 'geo region', needs: '/v2/geo/regions/{alpha_2}', path: '/v2/geo/regions/US', weight: 1, keyed: true },
       { name: 'articles page', needs: '/v1/articles', path: '/v1/articles?limit=20', weight: 1, keyed: true },
       { name: 'usage', needs: '/v1/usage', path: '/v1/usage', weight: 1, keyed: true },
       { name: 'feed page', needs: '/v2/feed', path: '/v2/feed?limit=20', weight: 2, keyed: true },
-      { name: 'public check', needs: '/public/platform-profile', path: `/public/platform-profile?domain=${encodeURIComponent(domain)}`, weight: 1, keyed: false },
+      {
+        name: 'public check',
+        needs: '/public/platform-profile',
+        path: `/public/platform-profile?domain=${encodeURIComponent(domain)}`,
+        weight: 1,
+        keyed: false,
+      },
     ];
     const mix = candidates.filter((c) => doc.paths[c.needs]);
     const skipped = candidates.filter((c) => !doc.paths[c.needs]).map((c) => c.name);
@@ -72,7 +84,8 @@ export async function run(argv: string[]): Promise<void> {
     for (const entry of mix) {
       for (let i = 0; i < 3; i++) {
         const warm = await get(entry.path, entry.keyed); // warms caches (aggregates, key cache)
-        if (warm.status !== 200) throw new Error(`${entry.name}: ${entry.path} answers ${warm.status} ${JSON.stringify(warm.body).slice(0, 300)}`);
+        if (warm.status !== 200)
+          throw new Error(`${entry.name}: ${entry.path} answers ${warm.status} ${JSON.stringify(warm.body).slice(0, 300)}`);
       }
       const before = await stats();
       const times: number[] = [];
@@ -88,9 +101,11 @@ export async function run(argv: string[]): Promise<void> {
 
     // The thundering herd (README "Single flight for aggregates"): 100 concurrent identical cold requests for the demo's large
     // entity list (limit 200, 6-day custom window, hour grain), next to one such request alone.
-    const large = lists.find((l) => l.kind === 'entity' && (l as any).name === 'Everything (large)')?.id ?? lists.find((l) => l.kind === 'entity')!.id;
-    const herdPath = (day: number) => `/v1/tracking/lists/${large}/metrics?limit=200&grain=hour&period=custom`
-      + `&date_from=2026-11-0${day}T00:00:00Z&date_to=2026-11-${String(day + 6).padStart(2, '0')}T00:00:00Z`;
+    const large =
+      lists.find((l) => l.kind === 'entity' && (l as any).name === 'Everything (large)')?.id ?? lists.find((l) => l.kind === 'entity')!.id;
+    const herdPath = (day: number) =>
+      `/v1/tracking/lists/${large}/metrics?limit=200&grain=hour&period=custom` +
+      `&date_from=2026-11-0${day}T00:00:00Z&date_to=2026-11-${String(day + 6).padStart(2, '0')}T00:00:00Z`;
     const timed = async (path: string) => {
       const res = await fetch(new URL(path, base), { headers: { 'X-API-Key': key } });
       await res.arrayBuffer();
@@ -109,15 +124,28 @@ export async function run(argv: string[]): Promise<void> {
       const outcome = `${r.status} ${r.cache || (r.retryAfter ? `Retry-After ${r.retryAfter}` : '')}`.trim();
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     }
-    const herdReport = table(['cold request for the large list (limit 200, 6 days, hour grain)', 'wall ms', 'outcomes', 'PostgreSQL round trips'], [
-      ['1 alone', fmt(aloneMs), `${alone.status} ${alone.cache}`, ''],
-      ['100 concurrent identical', fmt(herdMs), Object.entries(outcomes).map(([k, v]) => `${k}: ${v}`).join(', '), fmt(herdAfter.sql - herdBefore.sql)],
-    ]);
+    const herdReport = table(
+      ['cold request for the large list (limit 200, 6 days, hour grain)', 'wall ms', 'outcomes', 'PostgreSQL round trips'],
+      [
+        ['1 alone', fmt(aloneMs), `${alone.status} ${alone.cache}`, ''],
+        [
+          '100 concurrent identical',
+          fmt(herdMs),
+          Object.entries(outcomes)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', '),
+          fmt(herdAfter.sql - herdBefore.sql),
+        ],
+      ],
+    );
 
     // The mix under load: every connection cycles through a weighted, interleaved sequence.
     const latencies = new Map<string, number[]>(mix.map((m) => [m.name, []]));
     const statuses = new Map<string, Record<number, number>>(mix.map((m) => [m.name, {}]));
-    const sequence = mix.flatMap((m) => Array.from({ length: m.weight }, (_, i) => ({ m, order: (i + 0.5) / m.weight }))).sort((a, b) => a.order - b.order).map((x) => x.m);
+    const sequence = mix
+      .flatMap((m) => Array.from({ length: m.weight }, (_, i) => ({ m, order: (i + 0.5) / m.weight })))
+      .sort((a, b) => a.order - b.order)
+      .map((x) => x.m);
     const requests = sequence.map((m) => ({
       method: 'GET' as const,
       path: m.path,
@@ -137,21 +165,63 @@ export async function run(argv: string[]): Promise<void> {
     log(`bare route: ${connections} connections for ${Math.min(duration, 20)} s`);
     const bare = await autocannon({ url: new URL('/bare-route-404', base).toString(), connections, duration: Math.min(duration, 20) });
 
-    const codes = (r: any) => Object.entries(r.statusCodeStats ?? {}).map(([s, v]: [string, any]) => `${s}: ${fmt(v.count)}`).join(', ');
+    const codes = (r: any) =>
+      Object.entries(r.statusCodeStats ?? {})
+        .map(([s, v]: [string, any]) => `${s}: ${fmt(v.count)}`)
+        .join(', ');
     console.log(`\nLoad: ${connections} connections, mix ${duration} s, bare ${Math.min(duration, 20)} s (demo data, now = ${FUZZ_NOW})\n`);
-    console.log(table(['run', 'requests', 'rps', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'statuses'], [
-      ['mix', fmt(mixed.requests.total), fmt(mixed.requests.average), fmt(mixed.latency.p50), fmt(mixed.latency.p99), fmt(mixed.errors), fmt(mixed.non2xx), codes(mixed)],
-      ['bare route (JSON 404)', fmt(bare.requests.total), fmt(bare.requests.average), fmt(bare.latency.p50), fmt(bare.latency.p99), fmt(bare.errors), '(all 404 by design)', codes(bare)],
-      ['mix / bare', '', `${fmt(mixed.requests.average / bare.requests.average, 2)}x`, `${fmt(mixed.latency.p50 / Math.max(bare.latency.p50, 0.001), 1)}x`, '', '', '', ''],
-    ]));
+    console.log(
+      table(
+        ['run', 'requests', 'rps', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'statuses'],
+        [
+          [
+            'mix',
+            fmt(mixed.requests.total),
+            fmt(mixed.requests.average),
+            fmt(mixed.latency.p50),
+            fmt(mixed.latency.p99),
+            fmt(mixed.errors),
+            fmt(mixed.non2xx),
+            codes(mixed),
+          ],
+          [
+            'bare route (JSON 404)',
+            fmt(bare.requests.total),
+            fmt(bare.requests.average),
+            fmt(bare.latency.p50),
+            fmt(bare.latency.p99),
+            fmt(bare.errors),
+            '(all 404 by design)',
+            codes(bare),
+          ],
+          [
+            'mix / bare',
+            '',
+            `${fmt(mixed.requests.average / bare.requests.average, 2)}x`,
+            `${fmt(mixed.latency.p50 / Math.max(bare.latency.p50, 0.001), 1)}x`,
+            '',
+            '',
+            '',
+            '',
+          ],
+        ],
+      ),
+    );
     console.log(`\nSingle flight\n\n${herdReport}`);
     console.log('\nPer route (under load: p50/p99 and statuses; alone and warm: median and gateway round trips per request)\n');
-    console.log(table(['route', 'weight', 'requests', 'p50 ms', 'p99 ms', 'statuses', 'alone ms', 'PostgreSQL / req', 'Redis / req'], mix.map((m) => {
-      const t = latencies.get(m.name)!;
-      const c = cost.get(m.name)!;
-      const s = Object.entries(statuses.get(m.name)!).map(([k, v]) => `${k}: ${fmt(v)}`).join(', ');
-      return [m.name, m.weight, fmt(t.length), fmt(median(t)), fmt(quantile(t, 0.99)), s, fmt(c.ms), fmt(c.sql, 2), fmt(c.redis, 2)];
-    })));
+    console.log(
+      table(
+        ['route', 'weight', 'requests', 'p50 ms', 'p99 ms', 'statuses', 'alone ms', 'PostgreSQL / req', 'Redis / req'],
+        mix.map((m) => {
+          const t = latencies.get(m.name)!;
+          const c = cost.get(m.name)!;
+          const s = Object.entries(statuses.get(m.name)!)
+            .map(([k, v]) => `${k}: ${fmt(v)}`)
+            .join(', ');
+          return [m.name, m.weight, fmt(t.length), fmt(median(t)), fmt(quantile(t, 0.99)), s, fmt(c.ms), fmt(c.sql, 2), fmt(c.redis, 2)];
+        }),
+      ),
+    );
     const unplanned = mixed.non2xx - (mixed.statusCodeStats?.['429']?.count ?? 0);
     console.log(`\nerrors: ${mixed.errors}, non-2xx other than 429: ${unplanned} (target: 0 and 0)`);
     if (mixed.errors || unplanned) process.exitCode = 1;

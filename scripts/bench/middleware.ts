@@ -79,13 +79,20 @@ function bundle(dir: string): string {
   const main = join(dir, 'middleware-worker.ts');
   writeFileSync(main, WORKER(ROOT));
   const config = join(dir, 'wrangler.json');
-  writeFileSync(config, JSON.stringify({
-    name: 'bench-middleware', main,
-    compatibility_date: '2026-11-01', compatibility_flags: ['nodejs_compat'],
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      name: 'bench-middleware',
+      main,
+      compatibility_date: '2026-11-01',
+      compatibility_flags: ['nodejs_compat'],
+    }),
+  );
   const outdir = join(dir, 'out');
   execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--config', config, '--outdir', outdir], {
-    stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: dir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+    cwd: dir,
   });
   return join(outdir, 'middleware-worker.js');
 }
@@ -104,14 +111,20 @@ export async function run(argv: string[]): Promise<void> {
   const dbName = await benchDataDb(argv);
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   const bindings = {
-    DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-    UPSTASH_REDIS_REST_URL: gateway.upstashUrl, UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-    REDIS_PREFIX: `bench_mw:${Date.now().toString(36)}`, APP_URL: 'https://app.example.com',
+    DATABASE_URL: dbUrl(dbName),
+    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
+    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
+    REDIS_PREFIX: `bench_mw:${Date.now().toString(36)}`,
+    APP_URL: 'https://app.example.com',
   };
   // A fresh tenant per run: Scale plan, limits far above what the run sends.
   const db = createDb(bindings);
   const project = await createProject(db, {
-    name: `bench ${new Date().toISOString()}`, plan: 'scale', countries: ['US', 'GB'], rateLimitPerMinute: 1_000_000,
+    name: `bench ${new Date().toISOString()}`,
+    plan: 'scale',
+    countries: ['US', 'GB'],
+    rateLimitPerMinute: 1_000_000,
   });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
 
@@ -125,9 +138,17 @@ export async function run(argv: string[]): Promise<void> {
       bare: { path: '/bench/bare/ping', headers: {}, label: 'bare handler (no middleware)' },
       services: { path: '/bench/services/ping', headers: {}, label: 'services only (db, store, clock)' },
       chain: { path: KEYED_PING, headers: keyed, label: 'full chain (services, key, plan gates, limits)' },
-      geo: { path: '/v1/geo/regions?with_stats=true', headers: keyed, label: 'full chain + geo regions with_stats (cached reference read)' },
+      geo: {
+        path: '/v1/geo/regions?with_stats=true',
+        headers: keyed,
+        label: 'full chain + geo regions with_stats (cached reference read)',
+      },
       aggregate: { path: `/bench/chain/aggregate?items=${items}`, headers: keyed, label: `full chain + cached aggregate (${items} rows)` },
-      payload: { path: `/bench/bare/payload?items=${items}`, headers: {}, label: `bare handler sending the aggregate's bytes (${items} rows)` },
+      payload: {
+        path: `/bench/bare/payload?items=${items}`,
+        headers: {},
+        label: `bare handler sending the aggregate's bytes (${items} rows)`,
+      },
     } as const;
     type Name = keyof typeof routes;
     const bytes: Partial<Record<string, number>> = {};
@@ -161,14 +182,40 @@ export async function run(argv: string[]): Promise<void> {
     const base = median(times.bare);
     const keyedBase = median(times.chain);
     const rows = names.map((n) => [
-      routes[n].label, fmt(bytes[n] ?? 0), fmt(median(times[n]), 2), fmt(p95(times[n]), 2), fmt(median(times[n]) - base, 2), fmtRatio(ratio(median(times[n]), base)),
-      fmtRatio(ratio(median(times[n]), keyedBase)), fmt(counters[n].redis / requests, 3), fmt(counters[n].sql / requests, 3),
+      routes[n].label,
+      fmt(bytes[n] ?? 0),
+      fmt(median(times[n]), 2),
+      fmt(p95(times[n]), 2),
+      fmt(median(times[n]) - base, 2),
+      fmtRatio(ratio(median(times[n]), base)),
+      fmtRatio(ratio(median(times[n]), keyedBase)),
+      fmt(counters[n].redis / requests, 3),
+      fmt(counters[n].sql / requests, 3),
     ]);
-    console.log(`\nmiddleware: ${requests} sequential requests per route after ${warmup} warm-up each, interleaved; ` +
-      `workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7; one warm key (Scale plan)\n`);
-    console.log(table(['route', 'body bytes', 'median ms', 'p95 ms', 'added median ms', 'vs bare', 'vs keyed trivial', 'Redis req / request', 'SQL req / request'], rows));
-    console.log(`\ncached-read ratio (median / keyed trivial route, same run): geo ${fmtRatio(ratio(median(times.geo), keyedBase))}, ` +
-      `aggregate ${fmtRatio(ratio(median(times.aggregate), keyedBase))}`);
+    console.log(
+      `\nmiddleware: ${requests} sequential requests per route after ${warmup} warm-up each, interleaved; ` +
+        `workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7; one warm key (Scale plan)\n`,
+    );
+    console.log(
+      table(
+        [
+          'route',
+          'body bytes',
+          'median ms',
+          'p95 ms',
+          'added median ms',
+          'vs bare',
+          'vs keyed trivial',
+          'Redis req / request',
+          'SQL req / request',
+        ],
+        rows,
+      ),
+    );
+    console.log(
+      `\ncached-read ratio (median / keyed trivial route, same run): geo ${fmtRatio(ratio(median(times.geo), keyedBase))}, ` +
+        `aggregate ${fmtRatio(ratio(median(times.aggregate), keyedBase))}`,
+    );
   } finally {
     await worker?.dispose();
     await gateway.close();

@@ -28,21 +28,32 @@ export async function run(argv: string[]): Promise<void> {
   // Never loads the bench set behind anyone's back: it must be there (npm run bench -- rollups:load).
   const { client: pg } = await ensureRollupsData({ scale });
   const dbName = rollupsDb(scale);
-  const { rows: [counts] } = await pg.query<{ articles: string; publishers: string; profiles: string }>(
+  const {
+    rows: [counts],
+  } = await pg.query<{ articles: string; publishers: string; profiles: string }>(
     `SELECT (SELECT count(*) FROM articles) AS articles, (SELECT count(*) FROM publishers) AS publishers,
-            (SELECT count(*) FROM publishers WHERE profile_title IS NOT NULL) AS profiles`);
+            (SELECT count(*) FROM publishers WHERE profile_title IS NOT NULL) AS profiles`,
+  );
   // The largest publishers first: the most articles to pick the newest six from.
   const { rows: domains } = await pg.query<{ domain: string }>(
-    `SELECT a.domain FROM articles a GROUP BY a.domain ORDER BY count(*) DESC, a.domain LIMIT $1`, [Math.max(100, coldRuns + 1)]);
+    `SELECT a.domain FROM articles a GROUP BY a.domain ORDER BY count(*) DESC, a.domain LIMIT $1`,
+    [Math.max(100, coldRuns + 1)],
+  );
   await pg.end();
   if (domains.length < 2) throw new Error(`${dbName}: no publishing domains`);
-  log(`${dbName}: ${fmt(Number(counts.articles))} articles, ${fmt(Number(counts.publishers))} publishers (${fmt(Number(counts.profiles))} with a profile)`);
+  log(
+    `${dbName}: ${fmt(Number(counts.articles))} articles, ${fmt(Number(counts.publishers))} publishers (${fmt(Number(counts.profiles))} with a profile)`,
+  );
 
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   const bindings = {
-    DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_public:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000',
+    DATABASE_URL: dbUrl(dbName),
+    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
+    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
+    REDIS_PREFIX: `bench_public:${Date.now().toString(36)}`,
+    APP_URL: 'https://app.example.com',
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000',
   };
   const stats = async () => (await (await fetch(new URL('/stats', gateway.neonHttpUrl))).json()) as { sql: number; redis: number };
   let worker: RunningWorker | undefined;
@@ -52,21 +63,38 @@ export async function run(argv: string[]): Promise<void> {
     const { mf, url } = worker;
     const headers = { 'CF-Connecting-IP': '203.0.113.7' };
     // Small data sets (demo, test) have fewer publishers: the bulk is topped up with unknown domains.
-    const hundred = [...domains.slice(0, 100).map((d) => d.domain), ...Array.from({ length: 100 }, (_, i) => `unknown-${i}.example`)].slice(0, 100);
+    const hundred = [...domains.slice(0, 100).map((d) => d.domain), ...Array.from({ length: 100 }, (_, i) => `unknown-${i}.example`)].slice(
+      0,
+      100,
+    );
     const hot = domains[domains.length - 1]!.domain;
-    const colds = domains.slice(0, domains.length - 1).map((d) => d.domain).slice(0, coldRuns);
+    const colds = domains
+      .slice(0, domains.length - 1)
+      .map((d) => d.domain)
+      .slice(0, coldRuns);
     const coldCount = colds.length;
     const request = (name: Name, i: number): [string, RequestInit, number] => {
       switch (name) {
-        case 'bare': return ['/nope', { headers }, 404];
-        case 'cached': return [`/public/platform-profile?domain=${hot}`, { headers }, 200];
-        case 'cold': return [`/public/platform-profile?domain=${colds[i]}`, { headers }, 200];
-        case 'bulk': return ['/public/platform-profile/bulk', { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ domains: hundred }) }, 200];
+        case 'bare':
+          return ['/nope', { headers }, 404];
+        case 'cached':
+          return [`/public/platform-profile?domain=${hot}`, { headers }, 200];
+        case 'cold':
+          return [`/public/platform-profile?domain=${colds[i]}`, { headers }, 200];
+        case 'bulk':
+          return [
+            '/public/platform-profile/bulk',
+            { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ domains: hundred }) },
+            200,
+          ];
       }
     };
     const times: Record<Name, number[]> = { bare: [], cached: [], cold: [], bulk: [] };
     const counters: Record<Name, { sql: number; redis: number; n: number }> = {
-      bare: { sql: 0, redis: 0, n: 0 }, cached: { sql: 0, redis: 0, n: 0 }, cold: { sql: 0, redis: 0, n: 0 }, bulk: { sql: 0, redis: 0, n: 0 },
+      bare: { sql: 0, redis: 0, n: 0 },
+      cached: { sql: 0, redis: 0, n: 0 },
+      cold: { sql: 0, redis: 0, n: 0 },
+      bulk: { sql: 0, redis: 0, n: 0 },
     };
     const call = async (name: Name, i: number, count: boolean) => {
       const [path, init, expected] = request(name, i);
@@ -112,14 +140,23 @@ export async function run(argv: string[]): Promise<void> {
       bulk: 'bulk check, 100 distinct domains',
     };
     const rows = (['bare', 'cached', 'cold', 'bulk'] as Name[]).map((n) => [
-      label[n], times[n].length, fmt(median(times[n]), 2), fmt(p95(times[n]), 2), fmtRatio(ratio(median(times[n]), base)),
-      fmt(counters[n].sql / counters[n].n, 2), fmt(counters[n].redis / counters[n].n, 2),
+      label[n],
+      times[n].length,
+      fmt(median(times[n]), 2),
+      fmt(p95(times[n]), 2),
+      fmtRatio(ratio(median(times[n]), base)),
+      fmt(counters[n].sql / counters[n].n, 2),
+      fmt(counters[n].redis / counters[n].n, 2),
     ]);
     console.log(`\npublic: sequential requests, interleaved; workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7\n`);
     console.log(table(['request', 'n', 'median ms', 'p95 ms', 'vs bare', 'SQL req / request', 'Redis req / request'], rows));
     const cachedRatio = ratio(median(times.cached), base);
-    console.log(`\ncached single check: ${fmtRatio(cachedRatio)} of the bare route (target <= 1.5x): ${cachedRatio <= 1.5 ? 'met' : 'NOT met'}`);
-    console.log(`bulk of 100: ${fmt(counters.bulk.sql / counters.bulk.n, 2)} SQL requests per request (target 1): ${counters.bulk.sql === counters.bulk.n ? 'met' : 'NOT met'}`);
+    console.log(
+      `\ncached single check: ${fmtRatio(cachedRatio)} of the bare route (target <= 1.5x): ${cachedRatio <= 1.5 ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `bulk of 100: ${fmt(counters.bulk.sql / counters.bulk.n, 2)} SQL requests per request (target 1): ${counters.bulk.sql === counters.bulk.n ? 'met' : 'NOT met'}`,
+    );
   } finally {
     await worker?.dispose();
     await gateway.close();

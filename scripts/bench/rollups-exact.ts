@@ -44,14 +44,18 @@ async function snapshot(db: Queryable): Promise<Map<string, Set<string>>> {
 export async function rollupsDiffer(db: Queryable): Promise<string[]> {
   const kept = await snapshot(db);
   // rebuildRollups commits its own transaction: swallow that COMMIT and roll everything back instead.
-  const held: Queryable = { query: (text, values) => (text === 'COMMIT' ? Promise.resolve({ rows: [], rowCount: 0 }) : db.query(text, values)) };
+  const held: Queryable = {
+    query: (text, values) => (text === 'COMMIT' ? Promise.resolve({ rows: [], rowCount: 0 }) : db.query(text, values)),
+  };
   try {
     await rebuildRollups(held);
     const rebuilt = await snapshot(db);
-    return [...kept].filter(([table, rows]) => {
-      const other = rebuilt.get(table)!;
-      return rows.size !== other.size || [...rows].some((r) => !other.has(r));
-    }).map(([table]) => table);
+    return [...kept]
+      .filter(([table, rows]) => {
+        const other = rebuilt.get(table)!;
+        return rows.size !== other.size || [...rows].some((r) => !other.has(r));
+      })
+      .map(([table]) => table);
   } finally {
     await db.query('ROLLBACK').catch(() => undefined);
   }

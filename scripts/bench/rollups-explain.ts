@@ -20,7 +20,9 @@ export async function run(argv: string[]): Promise<void> {
   const kind = get('--kind', 'entity') as DimensionKind;
   const n = Number(get('--keys', '200'));
   const { rows } = await client.query<{ key: string }>(
-    `SELECT key FROM url_dimensions WHERE kind = $1 GROUP BY key ORDER BY count(*) DESC, key LIMIT $2`, [kind, n]);
+    `SELECT key FROM url_dimensions WHERE kind = $1 GROUP BY key ORDER BY count(*) DESC, key LIMIT $2`,
+    [kind, n],
+  );
   const { rows: markets } = await client.query<{ country: string }>('SELECT DISTINCT country FROM market_days ORDER BY 1');
   const to = new Date(BENCH_NOW);
   const from = new Date(to.getTime() - HOURS[get('--window', '30d')] * 3_600_000);
@@ -35,7 +37,9 @@ export async function run(argv: string[]): Promise<void> {
     },
   } as unknown as Db;
   // A listed key scope (resolveMarkets reads nothing for a key with markets).
-  const keyScope = (await resolveMarkets(explaining, scopeOf({ projectId: null, allowedCountries: markets.map((m) => m.country), categories: null }))).scope;
+  const keyScope = (
+    await resolveMarkets(explaining, scopeOf({ projectId: null, allowedCountries: markets.map((m) => m.country), categories: null }))
+  ).scope;
   const scope: KeyedScope = { kind, keys: rows.map((r) => r.key), keyScope, language: null };
   if (!argv.includes('--jit')) await client.query('SET jit = off');
   if (argv.includes('--raw')) {

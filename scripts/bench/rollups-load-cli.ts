@@ -3,7 +3,8 @@ import { ensureRollupsData } from './rollups-load';
 
 export async function run(argv: string[]): Promise<void> {
   const { client, info } = await ensureRollupsData({
-    reload: argv.includes('--reload'), scale: argv.includes('--scale') ? argv[argv.indexOf('--scale') + 1] : 'bench',
+    reload: argv.includes('--reload'),
+    scale: argv.includes('--scale') ? argv[argv.indexOf('--scale') + 1] : 'bench',
     lines: argv.includes('--lines') ? Number(argv[argv.indexOf('--lines') + 1]) : undefined,
   });
   const { rows } = await client.query(`SELECT (SELECT count(*) FROM observations)::int8 AS observations,

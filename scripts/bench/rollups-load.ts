@@ -15,7 +15,7 @@ import { fmt, log } from './stats';
  * (another scale, or only the first `lines` lines) to check the benchmark quickly.
  */
 export const rollupsDb = (scale: string, lines?: number) =>
-  (scale === 'bench' && !lines ? 'bench_rollups' : `bench_rollups_${scale}${lines ? `_${lines}` : ''}`);
+  scale === 'bench' && !lines ? 'bench_rollups' : `bench_rollups_${scale}${lines ? `_${lines}` : ''}`;
 
 export interface LoadInfo {
   seconds: number;
@@ -40,10 +40,13 @@ async function readMeta(client: pg.Client, scale: string): Promise<LoadInfo | nu
 /** A database loaded by an earlier version: newer migrations, and roll-up tables they added filled. */
 async function upgrade(client: pg.Client): Promise<void> {
   await migrate(client);
-  const { rows: [missing] } = await client.query<{ hulls: boolean; totals: boolean; entities: boolean }>(
+  const {
+    rows: [missing],
+  } = await client.query<{ hulls: boolean; totals: boolean; entities: boolean }>(
     `SELECT NOT EXISTS (SELECT 1 FROM dim_activity) AND EXISTS (SELECT 1 FROM url_spans) AS hulls,
             NOT EXISTS (SELECT 1 FROM dim_days WHERE country = '${ALL_MARKETS}') AND EXISTS (SELECT 1 FROM dim_days) AS totals,
-            NOT EXISTS (SELECT 1 FROM entity_best) AND EXISTS (SELECT 1 FROM article_entities) AS entities`);
+            NOT EXISTS (SELECT 1 FROM entity_best) AND EXISTS (SELECT 1 FROM article_entities) AS entities`,
+  );
   if (missing.entities) {
     log('building the entity read models (entity_best, entity_hours) of the loaded data');
     await client.query(`SET work_mem = '512MB'`);
@@ -53,8 +56,11 @@ async function upgrade(client: pg.Client): Promise<void> {
     await client.query('VACUUM (ANALYZE) entity_best, entity_hours, entity_days');
   }
   // 0010_trending_tops on a database whose other entity read models are already built.
-  const { rows: [tops] } = await client.query<{ missing: boolean }>(
-    `SELECT NOT EXISTS (SELECT 1 FROM entity_hour_tops) AND EXISTS (SELECT 1 FROM entity_hours) AS missing`);
+  const {
+    rows: [tops],
+  } = await client.query<{ missing: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM entity_hour_tops) AND EXISTS (SELECT 1 FROM entity_hours) AS missing`,
+  );
   if (tops.missing) {
     log('building the trending tops (entity_hour_tops, entity_day_tops) of the loaded data');
     await client.query(`SET work_mem = '512MB'`);
@@ -112,11 +118,15 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
       return { client, info };
     }
     // Never drop a database that holds data without being asked to (a load takes ~45 minutes).
-    const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM observations LIMIT 1) o`).catch(() => ({ rows: [{ n: '0' }] }));
+    const { rows } = await client
+      .query<{ n: string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM observations LIMIT 1) o`)
+      .catch(() => ({ rows: [{ n: '0' }] }));
     await client.end();
     if (rows[0].n !== '0') {
-      throw new Error(`${ROLLUPS_DB} holds data without a matching load marker (interrupted load, or another seed/now): ` +
-        'rerun with --reload to drop and load it again');
+      throw new Error(
+        `${ROLLUPS_DB} holds data without a matching load marker (interrupted load, or another seed/now): ` +
+          'rerun with --reload to drop and load it again',
+      );
     }
   }
   log(`${ROLLUPS_DB}: loading the ${scale} set (seed ${BENCH_SEED}, now ${BENCH_NOW}); this takes a while`);
@@ -130,11 +140,13 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
     batchSize: 10_000,
     rollups: 'rebuild-at-end',
     onRebuildStep: (line) => log(`rebuild: ${line}`),
-    onProgress: opts.onProgress ?? ((p) => {
-      if (p.seconds - last < 30) return;
-      last = p.seconds;
-      log(`load: ${fmt(p.read)} lines in ${fmt(p.seconds)} s (${fmt(p.read / p.seconds)} lines/s)`);
-    }),
+    onProgress:
+      opts.onProgress ??
+      ((p) => {
+        if (p.seconds - last < 30) return;
+        last = p.seconds;
+        log(`load: ${fmt(p.read)} lines in ${fmt(p.seconds)} s (${fmt(p.read / p.seconds)} lines/s)`);
+      }),
   });
   const seconds = (Date.now() - started) / 1000;
   if (summary.skipped > 0) throw new Error(`load skipped ${summary.skipped} lines: ${JSON.stringify(summary.errors.slice(0, 3))}`);
@@ -143,7 +155,9 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   await client.query('VACUUM (ANALYZE)');
   const info: LoadInfo = { seconds, lines: summary.read, now: BENCH_NOW, scale, loadedAt: new Date().toISOString(), fresh: true };
   await client.query(META);
-  await client.query(`INSERT INTO bench_meta (name, value) VALUES ('load', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [JSON.stringify(info)]);
+  await client.query(`INSERT INTO bench_meta (name, value) VALUES ('load', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [
+    JSON.stringify(info),
+  ]);
   log(`${ROLLUPS_DB}: loaded ${fmt(summary.read)} lines in ${fmt(seconds)} s`);
   return { client, info };
 }
@@ -161,7 +175,7 @@ export async function benchDataDb(argv: string[]): Promise<string> {
   const named = at('--db');
   if (named) return named;
   // The whole set goes through ensureRollupsData too: it brings an older load up to the current migrations.
-  const given = at('--lines') ?? (await fullSetLoaded() ? 'all' : String(CACHED_READ_LINES));
+  const given = at('--lines') ?? ((await fullSetLoaded()) ? 'all' : String(CACHED_READ_LINES));
   const lines = given === 'all' ? undefined : Number(given);
   const { client } = await ensureRollupsData({ lines });
   await client.end();

@@ -20,8 +20,11 @@ function members(kind: string): string {
   const sql = MEMBERS[kind];
   if (!sql) throw new Error(`no raw membership query for kind ${kind}`);
   // entity and trend ids are uuids: compare as uuid so the index on the id column is usable.
-  return kind === 'entity' ? sql.replace('entity_id::text = ANY($1::text[])', 'entity_id = ANY($1::uuid[])')
-    : kind === 'trend' ? sql.replace('trend_id::text = ANY($1::text[])', 'trend_id = ANY($1::uuid[])') : sql;
+  return kind === 'entity'
+    ? sql.replace('entity_id::text = ANY($1::text[])', 'entity_id = ANY($1::uuid[])')
+    : kind === 'trend'
+      ? sql.replace('trend_id::text = ANY($1::text[])', 'trend_id = ANY($1::uuid[])')
+      : sql;
 }
 
 /** Day-grain series: UTC day buckets cut by the window, as buckets() defines them. */
@@ -64,7 +67,15 @@ export async function rawDistinct(db: Db, scope: KeyedScope, from: Date, to: Dat
      GROUP BY a.key`,
     [scope.keys, marketList(scope.keyScope), scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString()],
   );
-  return new Map(rows.map((r) => [r.key, {
-    publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null,
-  }]));
+  return new Map(
+    rows.map((r) => [
+      r.key,
+      {
+        publications: r.publications,
+        publishers: r.publishers,
+        trends: r.trends,
+        lastSeen: r.last_seen ? new Date(r.last_seen) : null,
+      },
+    ]),
+  );
 }

@@ -7,7 +7,14 @@
 import { createDb, type Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
-import { distinctByKey, distinctFromSpans, seriesByKey, type KeyedScope, type KeyDistinct, type KeySeries } from '../../shared/rollups/read';
+import {
+  distinctByKey,
+  distinctFromSpans,
+  seriesByKey,
+  type KeyedScope,
+  type KeyDistinct,
+  type KeySeries,
+} from '../../shared/rollups/read';
 import { resolveMarkets, scopeOf } from '../../shared/scope';
 import { startGateway } from '../gateway/index';
 import { dbUrl, PG_BASE } from './db';
@@ -20,7 +27,10 @@ const WINDOWS: Record<string, number> = { '24h': 24, '7d': 7 * 24, '30d': 30 * 2
 
 const list = (argv: string[], name: string, fallback: string) => {
   const i = argv.indexOf(name);
-  return (i >= 0 ? argv[i + 1] : fallback).split(',').map((s) => s.trim()).filter(Boolean);
+  return (i >= 0 ? argv[i + 1] : fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 };
 
 interface Answer {
@@ -47,10 +57,15 @@ async function timed(series: () => Promise<Map<string, KeySeries>>, distinct: ()
 /** `--distinct spans` times the url_spans walk instead of the path distinctByKey picks (the hulls here). */
 let distinctPath: 'auto' | 'spans' = 'auto';
 const viaRollups = (db: Db, scope: KeyedScope, from: Date, to: Date) =>
-  timed(() => seriesByKey(db, scope, from, to, 'day'),
-    () => (distinctPath === 'spans' ? distinctFromSpans(db, scope, from, to) : distinctByKey(db, scope, from, to)));
+  timed(
+    () => seriesByKey(db, scope, from, to, 'day'),
+    () => (distinctPath === 'spans' ? distinctFromSpans(db, scope, from, to) : distinctByKey(db, scope, from, to)),
+  );
 const viaRaw = (db: Db, scope: KeyedScope, from: Date, to: Date) =>
-  timed(() => rawSeries(db, scope, from, to), () => rawDistinct(db, scope, from, to));
+  timed(
+    () => rawSeries(db, scope, from, to),
+    () => rawDistinct(db, scope, from, to),
+  );
 
 /** Differences between two answers (empty when equal; position sums compared to 1e-6 relative). */
 function differences(scope: KeyedScope, a: Answer, b: Answer): string[] {
@@ -71,8 +86,11 @@ function differences(scope: KeyedScope, a: Answer, b: Answer): string[] {
 
 /** The N keys of a kind with the most URLs (the heaviest ones to read), deterministic. */
 async function topKeys(db: Db, kind: DimensionKind, n: number): Promise<string[]> {
-  const rows = await queryRows<{ key: string }>(db,
-    `SELECT key FROM url_dimensions WHERE kind = $1 GROUP BY key ORDER BY count(*) DESC, key LIMIT $2`, [kind, n]);
+  const rows = await queryRows<{ key: string }>(
+    db,
+    `SELECT key FROM url_dimensions WHERE kind = $1 GROUP BY key ORDER BY count(*) DESC, key LIMIT $2`,
+    [kind, n],
+  );
   return rows.map((r) => r.key);
 }
 
@@ -88,7 +106,9 @@ export async function run(argv: string[]): Promise<void> {
   const lines = argv.includes('--lines') ? Number(list(argv, '--lines', '0')[0]) : undefined;
   const ROLLUPS_DB = rollupsDb(scale, lines);
   const { client, info } = await ensureRollupsData({ reload: argv.includes('--reload'), scale, lines });
-  const { rows: [sizes] } = await client.query<Record<string, string>>(`SELECT
+  const {
+    rows: [sizes],
+  } = await client.query<Record<string, string>>(`SELECT
     (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM url_profiles) AS profiles,
     (SELECT count(*) FROM articles) AS articles, (SELECT count(*) FROM url_dimensions) AS url_dimensions,
     (SELECT count(*) FROM dim_hours) AS dim_hours, (SELECT count(*) FROM dim_days) AS dim_days,
@@ -136,8 +156,16 @@ export async function run(argv: string[]): Promise<void> {
             // Alternate which goes first so that drift does not favour one side. The raw side stops
             // after `--raw-budget` seconds in a case (at least 3 runs): its big cases take minutes.
             const rawDue = tx.length < 3 || rawSpent < rawBudgetMs;
-            const pair = [async () => void tr.push(await viaRollups(db, scope, from, to)),
-              async () => { if (rawDue) { const t = await viaRaw(db, scope, from, to); rawSpent += t.seriesMs + t.distinctMs; tx.push(t); } }];
+            const pair = [
+              async () => void tr.push(await viaRollups(db, scope, from, to)),
+              async () => {
+                if (rawDue) {
+                  const t = await viaRaw(db, scope, from, to);
+                  rawSpent += t.seriesMs + t.distinctMs;
+                  tx.push(t);
+                }
+              },
+            ];
             if (i % 2) pair.reverse();
             for (const f of pair) await f();
           }
@@ -149,12 +177,27 @@ export async function run(argv: string[]): Promise<void> {
           const xd = med(tx, (t) => t.distinctMs);
           const xt = med(tx, (t) => t.seriesMs + t.distinctMs);
           const pubs = [...r0.answer.distinct.values()].reduce((sum, d) => sum + d.publications, 0);
-          results.push([kind, n, w, fmt(pubs), `${tr.length}/${tx.length}`,
-            fmt(rs, 1), fmt(xs, 1), fmtRatio(ratio(xs, rs)),
-            fmt(rd, 1), fmt(xd, 1), fmtRatio(ratio(xd, rd)),
-            fmt(rt, 1), fmt(xt, 1), fmtRatio(ratio(xt, rt)), diff.length ? 'NO' : 'yes']);
-          log(`${label}: series ${fmt(rs, 1)} vs ${fmt(xs, 1)} ms (${fmtRatio(ratio(xs, rs))}), distinct ${fmt(rd, 1)} vs ${fmt(xd, 1)} ms ` +
-            `(${fmtRatio(ratio(xd, rd))}), both ${fmtRatio(ratio(xt, rt))}${diff.length ? ' (MISMATCH)' : ''}`);
+          results.push([
+            kind,
+            n,
+            w,
+            fmt(pubs),
+            `${tr.length}/${tx.length}`,
+            fmt(rs, 1),
+            fmt(xs, 1),
+            fmtRatio(ratio(xs, rs)),
+            fmt(rd, 1),
+            fmt(xd, 1),
+            fmtRatio(ratio(xd, rd)),
+            fmt(rt, 1),
+            fmt(xt, 1),
+            fmtRatio(ratio(xt, rt)),
+            diff.length ? 'NO' : 'yes',
+          ]);
+          log(
+            `${label}: series ${fmt(rs, 1)} vs ${fmt(xs, 1)} ms (${fmtRatio(ratio(xs, rs))}), distinct ${fmt(rd, 1)} vs ${fmt(xd, 1)} ms ` +
+              `(${fmtRatio(ratio(xd, rd))}), both ${fmtRatio(ratio(xt, rt))}${diff.length ? ' (MISMATCH)' : ''}`,
+          );
         }
       }
     }
@@ -162,12 +205,38 @@ export async function run(argv: string[]): Promise<void> {
     await gateway.close();
   }
 
-  console.log(`\nrollups: ${ROLLUPS_DB} (${fmt(info.lines)} lines loaded in ${fmt(info.seconds)} s${info.fresh ? ' by this run' : ', reused'}): ` +
-    `${Object.entries(sizes).map(([k, v]) => `${k} ${/^\d+$/.test(v) ? fmt(Number(v)) : v}`).join(', ')}`);
-  console.log(`JIT: ${jitOff ? 'off (ALTER DATABASE ... SET jit = off)' : 'server default (on)'}; windows end at ${BENCH_NOW}; all ${countries.length} countries, every language; medians (runs roll-ups/raw) after a ` +
-    `warm-up pair whose answers are compared; series = seriesByKey at day grain, distinct = ${distinctPath === 'spans' ? 'distinctFromSpans (forced url_spans walk)' : 'distinctByKey (activity hulls for this scope)'}; ms per call over ` +
-    `neon-http through the local gateway\n`);
-  console.log(table(['kind', 'keys', 'window', 'publications', 'runs', 'series roll-ups ms', 'series raw ms', 'series raw/roll-ups',
-    'distinct roll-ups ms', 'distinct raw ms', 'distinct raw/roll-ups', 'both roll-ups ms', 'both raw ms', 'both raw/roll-ups', 'equal'], results));
+  console.log(
+    `\nrollups: ${ROLLUPS_DB} (${fmt(info.lines)} lines loaded in ${fmt(info.seconds)} s${info.fresh ? ' by this run' : ', reused'}): ` +
+      `${Object.entries(sizes)
+        .map(([k, v]) => `${k} ${/^\d+$/.test(v) ? fmt(Number(v)) : v}`)
+        .join(', ')}`,
+  );
+  console.log(
+    `JIT: ${jitOff ? 'off (ALTER DATABASE ... SET jit = off)' : 'server default (on)'}; windows end at ${BENCH_NOW}; all ${countries.length} countries, every language; medians (runs roll-ups/raw) after a ` +
+      `warm-up pair whose answers are compared; series = seriesByKey at day grain, distinct = ${distinctPath === 'spans' ? 'distinctFromSpans (forced url_spans walk)' : 'distinctByKey (activity hulls for this scope)'}; ms per call over ` +
+      `neon-http through the local gateway\n`,
+  );
+  console.log(
+    table(
+      [
+        'kind',
+        'keys',
+        'window',
+        'publications',
+        'runs',
+        'series roll-ups ms',
+        'series raw ms',
+        'series raw/roll-ups',
+        'distinct roll-ups ms',
+        'distinct raw ms',
+        'distinct raw/roll-ups',
+        'both roll-ups ms',
+        'both raw ms',
+        'both raw/roll-ups',
+        'equal',
+      ],
+      results,
+    ),
+  );
   if (mismatches) throw new Error(`${mismatches} cases where roll-ups and raw observations disagree`);
 }

@@ -52,7 +52,16 @@ interface Route {
   aggregate?: boolean;
 }
 
-const SORTS = ['derived', 'impressions_1h', 'impressions_24h', 'impressions_7d', 'impressions_30d', 'first_seen', 'last_seen', 'avg_position'];
+const SORTS = [
+  'derived',
+  'impressions_1h',
+  'impressions_24h',
+  'impressions_7d',
+  'impressions_30d',
+  'first_seen',
+  'last_seen',
+  'avg_position',
+];
 const enc = encodeURIComponent;
 
 const ROUTES: Route[] = [
@@ -64,12 +73,20 @@ const ROUTES: Route[] = [
   { name: 'GET /v1/tracking/lists', variants: () => ['/v1/tracking/lists'] },
   { name: 'GET /v1/tracking/lists/{id}', variants: (s) => [`/v1/tracking/lists/${s.list}`] },
   {
-    name: 'GET .../lists/{id}/metrics', aggregate: true,
-    variants: (s) => [`/v1/tracking/lists/${s.list}/metrics?period=7d&limit=50`, `/v1/tracking/lists/${s.list}/metrics?period=30d&limit=50&offset=50`],
+    name: 'GET .../lists/{id}/metrics',
+    aggregate: true,
+    variants: (s) => [
+      `/v1/tracking/lists/${s.list}/metrics?period=7d&limit=50`,
+      `/v1/tracking/lists/${s.list}/metrics?period=30d&limit=50&offset=50`,
+    ],
   },
   {
-    name: 'GET .../lists/{id}/rollup', aggregate: true,
-    variants: (s) => [`/v1/tracking/lists/${s.list}/rollup?period=7d`, `/v1/tracking/lists/${s.list}/rollup?period=30d&country=${s.market}`],
+    name: 'GET .../lists/{id}/rollup',
+    aggregate: true,
+    variants: (s) => [
+      `/v1/tracking/lists/${s.list}/rollup?period=7d`,
+      `/v1/tracking/lists/${s.list}/rollup?period=30d&country=${s.market}`,
+    ],
   },
   { name: 'GET /v2/feed', variants: () => [...SORTS.map((sort) => `/v2/feed?sort_by=${sort}&limit=50`), '/v2/feed?limit=50&offset=2000'] },
   { name: 'GET /v2/feed/{url_id}', variants: (_, i) => [`/v2/feed/${i.urlId}`] },
@@ -77,7 +94,11 @@ const ROUTES: Route[] = [
   { name: 'GET /v1/trends', variants: () => ['/v1/trends?limit=50', '/v1/trends?limit=50&offset=500'] },
   { name: 'GET /v1/trends/{id}', variants: (_, i) => [`/v1/trends/${i.trend}`] },
   { name: 'GET /v1/trends/{id}/articles', variants: (_, i) => [`/v1/trends/${i.trend}/articles?limit=50`] },
-  { name: 'GET /v1/trends/{id}/rollup', aggregate: true, variants: (s, i) => [`/v1/trends/${i.trend}/rollup?period=7d`, `/v1/trends/${i.trend}/rollup?period=30d&country=${s.market}`] },
+  {
+    name: 'GET /v1/trends/{id}/rollup',
+    aggregate: true,
+    variants: (s, i) => [`/v1/trends/${i.trend}/rollup?period=7d`, `/v1/trends/${i.trend}/rollup?period=30d&country=${s.market}`],
+  },
   { name: 'GET /v1/themes', variants: () => ['/v1/themes'] },
   { name: 'GET /v1/themes/{id}/topics', variants: (_, i) => [`/v1/themes/${i.theme}/topics`] },
   { name: 'GET /v1/topics/{id}/trends', variants: (_, i) => [`/v1/topics/${i.topic}/trends?limit=50`] },
@@ -87,13 +108,21 @@ const ROUTES: Route[] = [
   { name: 'GET /v1/entities/{name}/articles', variants: (_, i) => [`/v1/entities/${enc(i.entity)}/articles?limit=50`] },
   { name: 'GET /v1/articles', variants: () => ['/v1/articles?limit=50', '/v1/articles?limit=50&offset=2000'] },
   { name: 'GET /v1/articles/{id}', variants: (_, i) => [`/v1/articles/${i.article}`] },
-  { name: 'GET /v1/analytics/categories', variants: () => ['/v1/analytics/categories?period=7d', '/v1/analytics/categories?period=30d&top_level=true'] },
+  {
+    name: 'GET /v1/analytics/categories',
+    variants: () => ['/v1/analytics/categories?period=7d', '/v1/analytics/categories?period=30d&top_level=true'],
+  },
   {
     // The public edge keeps answers in isolate memory (functions/public/edge.ts): each cold request asks for a domain not asked before.
-    name: 'GET /public/platform-profile', variants: (_, i) => [`/public/platform-profile?domain=${i.domains[0]}`],
+    name: 'GET /public/platform-profile',
+    variants: (_, i) => [`/public/platform-profile?domain=${i.domains[0]}`],
     cold: (s, i, run) => `/public/platform-profile?domain=${i.domains[1 + ((s.index * 20 + run) % (i.domains.length - 1))]}`,
   },
-  { name: 'POST /public/platform-profile/bulk', variants: () => ['/public/platform-profile/bulk'], body: (i) => ({ domains: i.domains.slice(0, 5) }) },
+  {
+    name: 'POST /public/platform-profile/bulk',
+    variants: () => ['/public/platform-profile/bulk'],
+    body: (i) => ({ domains: i.domains.slice(0, 5) }),
+  },
 ];
 
 interface Sample {
@@ -107,25 +136,35 @@ export async function run(argv: string[]): Promise<void> {
   const warmRuns = Number(arg(argv, '--warm', '20'));
   const only = arg(argv, '--only', '');
   const pg = await connectTo(dbName);
-  const { rows: [data] } = await pg.query<{ observations: string; profiles: string; now: Date; markets: string[]; category: string }>(
+  const {
+    rows: [data],
+  } = await pg.query<{ observations: string; profiles: string; now: Date; markets: string[]; category: string }>(
     `SELECT (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM url_profiles) AS profiles,
             (SELECT max(hour) FROM observations) + interval '30 minutes' AS now,
             (SELECT array_agg(DISTINCT country ORDER BY country) FROM market_days) AS markets,
-            (SELECT key FROM url_dimensions WHERE kind = 'category' AND strpos(substr(key, 2), '/') = 0 GROUP BY key ORDER BY count(*) DESC LIMIT 1) AS category`);
+            (SELECT key FROM url_dimensions WHERE kind = 'category' AND strpos(substr(key, 2), '/') = 0 GROUP BY key ORDER BY count(*) DESC LIMIT 1) AS category`,
+  );
   const { rows: top } = await pg.query<{ id: string }>(
-    `SELECT key AS id FROM url_dimensions WHERE kind = 'entity' GROUP BY key ORDER BY count(*) DESC LIMIT 200`);
+    `SELECT key AS id FROM url_dimensions WHERE kind = 'entity' GROUP BY key ORDER BY count(*) DESC LIMIT 200`,
+  );
   const { rows: domains } = await pg.query<{ domain: string }>('SELECT domain FROM publishers ORDER BY domain LIMIT 61');
   await pg.end();
   const now = new Date(data.now).toISOString();
   // The biggest market of the data is the one-market scope.
   const market = data.markets.includes('US') ? 'US' : data.markets[0];
-  log(`data: ${fmt(Number(data.observations))} observations, ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets; now = ${now}`);
+  log(
+    `data: ${fmt(Number(data.observations))} observations, ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets; now = ${now}`,
+  );
 
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   const bindings = {
-    DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_routes:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com', NOW: now,
+    DATABASE_URL: dbUrl(dbName),
+    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
+    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
+    REDIS_PREFIX: `bench_routes:${Date.now().toString(36)}`,
+    APP_URL: 'https://app.example.com',
+    NOW: now,
     // Cold aggregates are computed in the request, so that their cost is measured.
     AGGREGATE_INLINE_COST: '1000000000000',
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -140,7 +179,13 @@ export async function run(argv: string[]): Promise<void> {
     { name: `plan ${data.category}`, plan: 'grow', categories: [data.category], countries: null },
   ];
   for (const { name, plan, categories, countries } of kinds) {
-    const p = await createProject(db, { name: `bench routes ${name} ${now}`, plan, categories, countries: data.markets, rateLimitPerMinute: 1_000_000 });
+    const p = await createProject(db, {
+      name: `bench routes ${name} ${now}`,
+      plan,
+      categories,
+      countries: data.markets,
+      rateLimitPerMinute: 1_000_000,
+    });
     const { key } = await createKey(db, { projectId: p.id, name: 'bench', countries });
     const list = await createList(db, { projectId: p.id, kind: 'entity', name: 'bench 200', items });
     scopes.push({ index: scopes.length, name, key, list: list.id, market: market.toLowerCase() });
@@ -157,7 +202,11 @@ export async function run(argv: string[]): Promise<void> {
       const t = performance.now();
       const res = await target.mf.dispatchFetch(new URL(path, target.url), {
         method: body === undefined ? 'GET' : 'POST',
-        headers: { 'X-API-Key': scope.key, 'CF-Connecting-IP': '203.0.113.9', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: {
+          'X-API-Key': scope.key,
+          'CF-Connecting-IP': '203.0.113.9',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
@@ -215,18 +264,29 @@ export async function run(argv: string[]): Promise<void> {
       const first = ids.get(scopes[0])!;
       const [path] = route.variants(scopes[0], first);
       const started = performance.now();
-      await Promise.all(Array.from({ length: 10 }, async () => {
-        for (let r = 0; r < warmRuns; r++) await send(warm!, scopes[0], path, route.body?.(first));
-      }));
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          for (let r = 0; r < warmRuns; r++) await send(warm!, scopes[0], path, route.body?.(first));
+        }),
+      );
       rps = (10 * warmRuns) / ((performance.now() - started) / 1000);
       const db = coldSamples.map((s) => s.dbMs);
       const e2e = coldSamples.map((s) => s.ms);
       const over = median(db) > 50 || median(e2e) > 150;
       rows.push([
-        `${route.name}${route.aggregate ? ' (aggregate)' : ''}${closed.size ? ` (closed to ${[...closed].join(', ')})` : ''}`, coldSamples.length,
-        fmt(median(db), 1), fmt(p95(db), 1), fmt(median(e2e), 1), fmt(p95(e2e), 1), fmt(median(warmMs), 1), fmt(rps, 0), over ? 'over' : 'ok',
+        `${route.name}${route.aggregate ? ' (aggregate)' : ''}${closed.size ? ` (closed to ${[...closed].join(', ')})` : ''}`,
+        coldSamples.length,
+        fmt(median(db), 1),
+        fmt(p95(db), 1),
+        fmt(median(e2e), 1),
+        fmt(p95(e2e), 1),
+        fmt(median(warmMs), 1),
+        fmt(rps, 0),
+        over ? 'over' : 'ok',
       ]);
-      log(`${route.name}: cold db p50 ${fmt(median(db), 1)} ms, e2e p50 ${fmt(median(e2e), 1)} ms; warm p50 ${fmt(median(warmMs), 1)} ms, ${fmt(rps, 0)} rps`);
+      log(
+        `${route.name}: cold db p50 ${fmt(median(db), 1)} ms, e2e p50 ${fmt(median(e2e), 1)} ms; warm p50 ${fmt(median(warmMs), 1)} ms, ${fmt(rps, 0)} rps`,
+      );
     }
     log(`scopes: ${scopes.map((s) => s.name).join(', ')}; cold x${coldRuns} per variant and scope, warm x${warmRuns}`);
     console.log(table(['route', 'cold n', 'db p50 ms', 'db p95 ms', 'e2e p50 ms', 'e2e p95 ms', 'warm p50 ms', 'warm rps', 'goal'], rows));
@@ -251,4 +311,3 @@ function busy(spans: { start: number; end: number }[]): number {
   }
   return total;
 }
-

@@ -24,8 +24,17 @@ const opt = (argv: string[], name: string) => {
 /** In the bench's port range (docs/BENCHMARKS.md). */
 const INSPECTOR_PORT = 8831;
 
-interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
-interface Profile { nodes: { id: number; callFrame: CallFrame }[]; samples: number[]; timeDeltas: number[] }
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber: number;
+}
+interface Profile {
+  nodes: { id: number; callFrame: CallFrame }[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** A minimal DevTools protocol client: one command at a time. */
 async function devtools(url: string) {
@@ -38,10 +47,11 @@ async function devtools(url: string) {
     if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
   });
   return {
-    send: <T>(method: string, params: object = {}) => new Promise<T>((resolve) => {
-      pending.set(++id, resolve as (result: unknown) => void);
-      ws.send(JSON.stringify({ id, method, params }));
-    }),
+    send: <T>(method: string, params: object = {}) =>
+      new Promise<T>((resolve) => {
+        pending.set(++id, resolve as (result: unknown) => void);
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
     close: () => ws.close(),
   };
 }
@@ -52,7 +62,12 @@ export async function run(argv: string[]): Promise<void> {
   let probe: Probe | undefined = PROBES[name];
   let bindings: Record<string, string> = NO_SERVICES;
   if (argv.includes('--keyed')) {
-    services = await startDemoServices({ server: PG_BASE, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', database: `bench_profile_${process.pid}`, log });
+    services = await startDemoServices({
+      server: PG_BASE,
+      redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      database: `bench_profile_${process.pid}`,
+      log,
+    });
     probe = keyedProbe(name, services.keys.find((k) => k.name === 'full')!.key);
     bindings = services.bindings;
   }
@@ -65,7 +80,17 @@ export async function run(argv: string[]): Promise<void> {
   const vars = { APP_URL: 'https://app.example.com', CURSOR_SECRET: DEV_CURSOR_SECRET, ENVIRONMENT: 'development' };
   const mf = new Miniflare({
     ...convertV4MiniflareOptions({
-      workers: [{ name: 'api', modules: true, scriptPath: b.script, modulesRoot: dir, compatibilityDate: '2026-11-01', compatibilityFlags: flags, bindings: { ...vars, ...bindings } }],
+      workers: [
+        {
+          name: 'api',
+          modules: true,
+          scriptPath: b.script,
+          modulesRoot: dir,
+          compatibilityDate: '2026-11-01',
+          compatibilityFlags: flags,
+          bindings: { ...vars, ...bindings },
+        },
+      ],
     }),
     inspectorPort: INSPECTOR_PORT,
   });
@@ -86,11 +111,19 @@ export async function run(argv: string[]): Promise<void> {
 
     const map = new SourceMap(JSON.parse(readFileSync(`${b.script}.map`, 'utf8')));
     const where = ({ functionName, url: script, lineNumber, columnNumber }: CallFrame) => {
-      if (!script.endsWith(`/${basename(b.script)}`) && script !== basename(b.script)) return script ? script.split('/').pop()! : functionName || '(native)';
+      if (!script.endsWith(`/${basename(b.script)}`) && script !== basename(b.script))
+        return script ? script.split('/').pop()! : functionName || '(native)';
       const entry = map.findEntry(lineNumber, columnNumber);
       const source = 'originalSource' in entry ? entry.originalSource : '(bundle glue)';
       if (argv.includes('--files')) return source.replace(/.*node_modules\//, '').replace(/^(\.\.\/)+/, '');
-      return source.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? source.replace(/^(\.\.\/)+/, '').split('/').slice(0, 2).join('/');
+      return (
+        source.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ??
+        source
+          .replace(/^(\.\.\/)+/, '')
+          .split('/')
+          .slice(0, 2)
+          .join('/')
+      );
     };
     const nodes = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
     const self = new Map<string, number>();
@@ -102,7 +135,9 @@ export async function run(argv: string[]): Promise<void> {
       busy += ms;
       self.set(where(frame), (self.get(where(frame)) ?? 0) + ms);
     });
-    console.log(`\n${name} ${probe.method} ${path} -> ${res.status}: wall ${fmt(wall, 1)} ms, busy ${fmt(busy, 1)} ms (sampled), flags [${flags.join(', ')}]; profile: ${file}\n`);
+    console.log(
+      `\n${name} ${probe.method} ${path} -> ${res.status}: wall ${fmt(wall, 1)} ms, busy ${fmt(busy, 1)} ms (sampled), flags [${flags.join(', ')}]; profile: ${file}\n`,
+    );
     for (const [at, ms] of [...self].sort((x, y) => y[1] - x[1]).slice(0, Number(opt(argv, '--top') ?? 15))) {
       console.log(`${fmt(ms, 1).padStart(8)} ms  ${at}`);
     }

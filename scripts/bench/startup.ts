@@ -12,7 +12,20 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unstable_readConfig } from 'wrangler';
-import { bundle, BUDGET_KIB, keyedProbe, kib, NO_SERVICES, PROBES, ROOT, topPackages, WORKERS, type Bundle, type Probe, type WorkerName } from '../lib/bundles';
+import {
+  bundle,
+  BUDGET_KIB,
+  keyedProbe,
+  kib,
+  NO_SERVICES,
+  PROBES,
+  ROOT,
+  topPackages,
+  WORKERS,
+  type Bundle,
+  type Probe,
+  type WorkerName,
+} from '../lib/bundles';
 import { startDemoServices, type DemoServices } from '../lib/demo-stack';
 import { runScript } from '../lib/worker';
 import { PG_BASE } from './db';
@@ -32,21 +45,28 @@ const MINIMAL = 'minimal';
 function minimalConfig(dir: string): string {
   const config = unstable_readConfig({ config: join(ROOT, 'wrangler.toml'), env: 'geo' }, { hideWarnings: true });
   const file = join(dir, 'wrangler.json');
-  writeFileSync(file, JSON.stringify({
-    name: MINIMAL,
-    main: join(ROOT, 'scripts/bench/startup/minimal.ts'),
-    compatibility_date: config.compatibility_date,
-    compatibility_flags: config.compatibility_flags,
-    minify: config.minify,
-    keep_names: config.keep_names,
-    upload_source_maps: config.upload_source_maps,
-    alias: Object.fromEntries(Object.entries(config.alias ?? {}).map(([from, to]) => [from, join(ROOT, String(to))])),
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      name: MINIMAL,
+      main: join(ROOT, 'scripts/bench/startup/minimal.ts'),
+      compatibility_date: config.compatibility_date,
+      compatibility_flags: config.compatibility_flags,
+      minify: config.minify,
+      keep_names: config.keep_names,
+      upload_source_maps: config.upload_source_maps,
+      alias: Object.fromEntries(Object.entries(config.alias ?? {}).map(([from, to]) => [from, join(ROOT, String(to))])),
+    }),
+  );
   return file;
 }
 
 const wrangler = join(ROOT, 'node_modules/.bin/wrangler');
-const quiet: ExecFileSyncOptions = { stdio: ['ignore', 'ignore', 'pipe'], cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } };
+const quiet: ExecFileSyncOptions = {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  cwd: ROOT,
+  env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+};
 
 /** The upload form `wrangler check startup --worker` takes (the same build as `bundle`). */
 function pack(config: string, env: string, file: string): void {
@@ -57,11 +77,15 @@ function pack(config: string, env: string, file: string): void {
 function profileStartup(bundleFile: string, out: string): number {
   execFileSync(wrangler, ['check', 'startup', '--worker', bundleFile, '--outfile', out], quiet);
   const profile = JSON.parse(readFileSync(out, 'utf8')) as {
-    nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[];
+    nodes: { id: number; callFrame: { functionName: string } }[];
+    samples: number[];
+    timeDeltas: number[];
   };
   const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
   let busy = 0;
-  profile.samples.forEach((id, i) => { if (!idle.has(id)) busy += profile.timeDeltas[i + 1] ?? 0; });
+  profile.samples.forEach((id, i) => {
+    if (!idle.has(id)) busy += profile.timeDeltas[i + 1] ?? 0;
+  });
   return busy / 1000;
 }
 
@@ -72,10 +96,15 @@ async function firstRequest(b: Bundle, probe: Probe, bindings: Record<string, st
     const times: number[] = [];
     for (let i = 0; i < 6; i++) {
       const started = performance.now();
-      const res = await worker.mf.dispatchFetch(new URL(probe.path, worker.url), { method: probe.method, headers: probe.headers, body: probe.body });
+      const res = await worker.mf.dispatchFetch(new URL(probe.path, worker.url), {
+        method: probe.method,
+        headers: probe.headers,
+        body: probe.body,
+      });
       const text = await res.text();
       times.push(performance.now() - started);
-      if (res.status !== probe.status) throw new Error(`${b.name}: ${probe.method} ${probe.path} answered ${res.status}: ${text.slice(0, 200)}`);
+      if (res.status !== probe.status)
+        throw new Error(`${b.name}: ${probe.method} ${probe.path} answered ${res.status}: ${text.slice(0, 200)}`);
     }
     return { first: times[0], warm: median(times.slice(1)) };
   } finally {
@@ -106,7 +135,12 @@ export async function run(argv: string[]): Promise<void> {
       for (const name of targets) busy.get(name)!.push(profileStartup(join(dir, `${name}.bundle`), join(dir, `${name}-${r}.cpuprofile`)));
     }
     log('demo data behind a local gateway (the keyed first requests)');
-    services = await startDemoServices({ server: PG_BASE, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', database: `bench_startup_${process.pid}`, log });
+    services = await startDemoServices({
+      server: PG_BASE,
+      redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      database: `bench_startup_${process.pid}`,
+      log,
+    });
     const key = services.keys.find((k) => k.name === 'full')!.key;
     const served = targets.filter((name) => PROBES[name as keyof typeof PROBES]);
     const keyless = new Map<string, { first: number; warm: number }[]>(served.map((t) => [t, []]));
@@ -127,20 +161,45 @@ export async function run(argv: string[]): Promise<void> {
       const b = bundles.get(name)!;
       const budget = name === MINIMAL ? '' : `${BUDGET_KIB[name as keyof typeof BUDGET_KIB]} KiB`;
       const measured = keyless.has(name);
-      const figures = (m: Map<string, { first: number }[]>) => measured
-        ? [fmt(firstOf(m, name), 1), fmt(cold(m, name), 1), fmtRatio(ratio(cold(m, name), cold(m, MINIMAL)))]
-        : ['n/a', 'n/a', 'n/a'];
+      const figures = (m: Map<string, { first: number }[]>) =>
+        measured
+          ? [fmt(firstOf(m, name), 1), fmt(cold(m, name), 1), fmtRatio(ratio(cold(m, name), cold(m, MINIMAL)))]
+          : ['n/a', 'n/a', 'n/a'];
       return [
-        name, fmt(startupOf(name), 1), ...figures(keyless), ...figures(keyed),
+        name,
+        fmt(startupOf(name), 1),
+        ...figures(keyless),
+        ...figures(keyed),
         measured ? fmt(median(keyed.get(name)!.map((q) => q.warm)), 1) : 'n/a',
-        kib(b.raw), kib(b.gzip), budget, topPackages(b, 4),
+        kib(b.raw),
+        kib(b.gzip),
+        budget,
+        topPackages(b, 4),
       ];
     });
-    console.log(`\nStartup: \`wrangler check startup\`, busy ms, median of ${runs} runs; first request: wall ms in workerd (Miniflare), median of ${runs} fresh isolates; cold = startup + first request, ratio to the minimal Worker's\n`);
-    console.log(table(
-      ['Worker', 'startup ms', 'keyless first ms', 'keyless cold ms', 'vs minimal', 'keyed first ms', 'keyed cold ms', 'vs minimal', 'next keyed ms', 'raw', 'gzip', 'budget', 'largest packages (KiB minified)'],
-      rows,
-    ));
+    console.log(
+      `\nStartup: \`wrangler check startup\`, busy ms, median of ${runs} runs; first request: wall ms in workerd (Miniflare), median of ${runs} fresh isolates; cold = startup + first request, ratio to the minimal Worker's\n`,
+    );
+    console.log(
+      table(
+        [
+          'Worker',
+          'startup ms',
+          'keyless first ms',
+          'keyless cold ms',
+          'vs minimal',
+          'keyed first ms',
+          'keyed cold ms',
+          'vs minimal',
+          'next keyed ms',
+          'raw',
+          'gzip',
+          'budget',
+          'largest packages (KiB minified)',
+        ],
+        rows,
+      ),
+    );
   } finally {
     await services?.dispose();
     rmSync(dir, { recursive: true, force: true });

@@ -28,21 +28,31 @@ export async function run(argv: string[]): Promise<void> {
   const coldRuns = Number(arg(argv, '--cold', '7'));
   const warmRuns = Number(arg(argv, '--warm', '50'));
   const pg = await connectTo(dbName);
-  const { rows: [data] } = await pg.query<{ observations: string; profiles: string; now: Date; markets: string[] }>(
+  const {
+    rows: [data],
+  } = await pg.query<{ observations: string; profiles: string; now: Date; markets: string[] }>(
     `SELECT (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM url_profiles) AS profiles,
             (SELECT max(hour) FROM observations) + interval '30 minutes' AS now,
-            (SELECT array_agg(DISTINCT country) FROM market_days) AS markets`);
+            (SELECT array_agg(DISTINCT country) FROM market_days) AS markets`,
+  );
   const { rows: top } = await pg.query<{ id: string }>(
-    `SELECT key AS id FROM url_dimensions WHERE kind = 'entity' GROUP BY key ORDER BY count(*) DESC LIMIT 200`);
+    `SELECT key AS id FROM url_dimensions WHERE kind = 'entity' GROUP BY key ORDER BY count(*) DESC LIMIT 200`,
+  );
   await pg.end();
   const now = new Date(data.now).toISOString();
-  log(`data: ${fmt(Number(data.observations))} observations, ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets; now = ${now}`);
+  log(
+    `data: ${fmt(Number(data.observations))} observations, ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets; now = ${now}`,
+  );
 
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   const bindings = {
-    DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_tracking:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com', NOW: now,
+    DATABASE_URL: dbUrl(dbName),
+    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
+    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
+    REDIS_PREFIX: `bench_tracking:${Date.now().toString(36)}`,
+    APP_URL: 'https://app.example.com',
+    NOW: now,
     // Cold pages are computed in the request (not queued), so that the cost of computing is measured.
     AGGREGATE_INLINE_COST: '1000000000000',
     // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
@@ -50,7 +60,12 @@ export async function run(argv: string[]): Promise<void> {
   };
   const db = createDb(bindings);
   const store = createStore({ ...bindings });
-  const project = await createProject(db, { name: `bench tracking ${now}`, plan: 'scale', countries: data.markets, rateLimitPerMinute: 1_000_000 });
+  const project = await createProject(db, {
+    name: `bench tracking ${now}`,
+    plan: 'scale',
+    countries: data.markets,
+    rateLimitPerMinute: 1_000_000,
+  });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
   const list = await createList(db, { projectId: project.id, kind: 'entity', name: 'bench 200', items: top.map((t) => ({ key: t.id })) });
 
@@ -86,7 +101,14 @@ export async function run(argv: string[]): Promise<void> {
     await call(redisOnly, metricsPath, 200);
     await call(worker, smallPath, 200);
 
-    const times = { cold: [] as number[], memory: [] as number[], small: [] as number[], redis: [] as number[], bare: [] as number[], keyed: [] as number[] };
+    const times = {
+      cold: [] as number[],
+      memory: [] as number[],
+      small: [] as number[],
+      redis: [] as number[],
+      bare: [] as number[],
+      keyed: [] as number[],
+    };
     const expectHit = (outcome: { ms: number; cache: string | null }, what: string) => {
       if (outcome.cache !== 'hit') throw new Error(`${what} run served from ${outcome.cache}`);
       return outcome.ms;
@@ -107,19 +129,32 @@ export async function run(argv: string[]): Promise<void> {
     }
     const base = median(times.bare);
     const keyed = median(times.keyed);
-    const rows = ([
-      ['bare Worker route (JSON 404)', times.bare],
-      ['keyed trivial route (middleware bench Worker: full chain, trivial handler)', times.keyed],
-      ['metrics, warm from the isolate\'s memory', times.memory],
-      ['metrics, warm from memory, limit=1 (the same path with a small body)', times.small],
-      ['metrics, warm from Redis (isolate cache off)', times.redis],
-      ['metrics, cold (computed from the roll-ups)', times.cold],
-    ] as const).map(([name, t]) => [name, String(t.length), fmt(median(t), 1), fmt(p95(t), 1), fmtRatio(ratio(median(t), base)), fmtRatio(ratio(median(t), keyed))]);
-    console.log(`\ntracking: GET ${metricsPath.replace(list.id, '{list_id}')} for a 200-entity list (top entities by publications), ` +
-      `${data.markets.length} markets, body ${fmt(bytes)} bytes, workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7\n`);
+    const rows = (
+      [
+        ['bare Worker route (JSON 404)', times.bare],
+        ['keyed trivial route (middleware bench Worker: full chain, trivial handler)', times.keyed],
+        ["metrics, warm from the isolate's memory", times.memory],
+        ['metrics, warm from memory, limit=1 (the same path with a small body)', times.small],
+        ['metrics, warm from Redis (isolate cache off)', times.redis],
+        ['metrics, cold (computed from the roll-ups)', times.cold],
+      ] as const
+    ).map(([name, t]) => [
+      name,
+      String(t.length),
+      fmt(median(t), 1),
+      fmt(p95(t), 1),
+      fmtRatio(ratio(median(t), base)),
+      fmtRatio(ratio(median(t), keyed)),
+    ]);
+    console.log(
+      `\ntracking: GET ${metricsPath.replace(list.id, '{list_id}')} for a 200-entity list (top entities by publications), ` +
+        `${data.markets.length} markets, body ${fmt(bytes)} bytes, workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7\n`,
+    );
     console.log(table(['request', 'runs', 'median ms', 'p95 ms', 'vs bare', 'vs keyed trivial'], rows));
-    console.log(`\ncached-read ratio (warm metrics median / keyed trivial route median, same run): ` +
-      `memory ${fmtRatio(ratio(median(times.memory), keyed))}, Redis ${fmtRatio(ratio(median(times.redis), keyed))}`);
+    console.log(
+      `\ncached-read ratio (warm metrics median / keyed trivial route median, same run): ` +
+        `memory ${fmtRatio(ratio(median(times.memory), keyed))}, Redis ${fmtRatio(ratio(median(times.redis), keyed))}`,
+    );
   } finally {
     await chain?.dispose();
     await redisOnly?.dispose();

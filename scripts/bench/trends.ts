@@ -28,7 +28,8 @@ const arg = (argv: string[], name: string, fallback: string) => {
 };
 
 /** The query modules take a Db and use only `$client.query`: a direct pg client measures database time. */
-const direct = (client: pg.Client) => ({ $client: { query: async (text: string, params: unknown[]) => (await client.query(text, params)).rows } }) as unknown as Db;
+const direct = (client: pg.Client) =>
+  ({ $client: { query: async (text: string, params: unknown[]) => (await client.query(text, params)).rows } }) as unknown as Db;
 
 async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number[]> {
   await fn();
@@ -41,15 +42,28 @@ async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number[
   return out;
 }
 
-interface Sample { id: string; topic: string; theme: string; articles: number }
+interface Sample {
+  id: string;
+  topic: string;
+  theme: string;
+  articles: number;
+}
 
 async function samples(client: pg.Client): Promise<{ big: Sample; typical: Sample; counts: Record<string, number> }> {
-  const pick = async (order: string) => (await client.query<Sample>(
-    `SELECT t.id::text, t.topic_id::text AS topic, n.parent_id::text AS theme, t.article_count AS articles
-     FROM trends t JOIN hierarchy_nodes n ON n.id = t.topic_id ORDER BY ${order} LIMIT 1`)).rows[0]!;
+  const pick = async (order: string) =>
+    (
+      await client.query<Sample>(
+        `SELECT t.id::text, t.topic_id::text AS topic, n.parent_id::text AS theme, t.article_count AS articles
+     FROM trends t JOIN hierarchy_nodes n ON n.id = t.topic_id ORDER BY ${order} LIMIT 1`,
+      )
+    ).rows[0]!;
   const big = await pick('t.article_count DESC, t.id');
-  const typical = await pick(`abs(t.article_count - (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY article_count) FROM trends)), t.id`);
-  const { rows: [counts] } = await client.query(`SELECT (SELECT count(*) FROM trends)::int AS trends, (SELECT count(*) FROM trend_articles)::int AS assignments,
+  const typical = await pick(
+    `abs(t.article_count - (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY article_count) FROM trends)), t.id`,
+  );
+  const {
+    rows: [counts],
+  } = await client.query(`SELECT (SELECT count(*) FROM trends)::int AS trends, (SELECT count(*) FROM trend_articles)::int AS assignments,
     (SELECT count(*) FROM trend_edges)::int AS edges, (SELECT count(*) FROM trend_days)::int AS trend_days`);
   return { big, typical, counts };
 }
@@ -64,9 +78,15 @@ async function databaseTimes(client: pg.Client, runs: number, s: { big: Sample; 
     ['US key', scopeOf({ projectId: null, allowedCountries: ['US'], categories: null })],
   ];
   const filters: [string, Partial<TrendFilter>][] = [
-    ['no filter', {}], ['min_articles=0', { minArticles: 0 }], ['min_articles=100', { minArticles: 100 }], ['state=hot', { state: 'hot' }],
-    ['structural_type=cyclic', { structuralType: 'cyclic' }], ['semantic_type=news', { semanticType: 'news' }],
-    ['semantic_type=unclassified', { semanticType: 'unclassified' }], ['topic_id', { topicId: s.big.topic }], ['theme_id', { themeId: s.big.theme }],
+    ['no filter', {}],
+    ['min_articles=0', { minArticles: 0 }],
+    ['min_articles=100', { minArticles: 100 }],
+    ['state=hot', { state: 'hot' }],
+    ['structural_type=cyclic', { structuralType: 'cyclic' }],
+    ['semantic_type=news', { semanticType: 'news' }],
+    ['semantic_type=unclassified', { semanticType: 'unclassified' }],
+    ['topic_id', { topicId: s.big.topic }],
+    ['theme_id', { themeId: s.big.theme }],
   ];
   const listTimes: number[] = [];
   for (const [scopeName, scope] of scopes) {
@@ -75,34 +95,60 @@ async function databaseTimes(client: pg.Client, runs: number, s: { big: Sample; 
         for (const [filterName, filter] of filters) {
           const t = await timeIt(runs, () => listTrends(db, scope, { minArticles: 1, sortBy, sortOrder, limit: 50, offset: 0, ...filter }));
           listTimes.push(median(t));
-          if (sortOrder === 'desc' && (scopeName === 'all markets' || filterName === 'no filter')) add(`list ${sortBy} desc, ${filterName} (${scopeName})`, t);
+          if (sortOrder === 'desc' && (scopeName === 'all markets' || filterName === 'no filter'))
+            add(`list ${sortBy} desc, ${filterName} (${scopeName})`, t);
         }
       }
     }
   }
-  rows.push([`list: all ${listTimes.length} sort x order x filter x scope combinations, max of medians`, fmt(Math.max(...listTimes), 2), '', fmtRatio(ratio(Math.max(...listTimes), base))]);
+  rows.push([
+    `list: all ${listTimes.length} sort x order x filter x scope combinations, max of medians`,
+    fmt(Math.max(...listTimes), 2),
+    '',
+    fmtRatio(ratio(Math.max(...listTimes), base)),
+  ]);
   const all = scopes[0][1];
-  for (const [name, sample] of [['largest', s.big], ['median', s.typical]] as const) {
+  for (const [name, sample] of [
+    ['largest', s.big],
+    ['median', s.typical],
+  ] as const) {
     add(`detail, ${name} trend (${fmt(sample.articles)} articles)`, await timeIt(runs, () => getTrend(db, all, sample.id)));
     for (const sortBy of ['first_seen_at', 'published_at', 'assignment_score'] as const) {
-      add(`articles by ${sortBy}, ${name} trend`, await timeIt(runs, () => listTrendArticles(db, all, sample.id, { sortBy, sortOrder: 'desc', limit: 50, offset: 0 })));
+      add(
+        `articles by ${sortBy}, ${name} trend`,
+        await timeIt(runs, () => listTrendArticles(db, all, sample.id, { sortBy, sortOrder: 'desc', limit: 50, offset: 0 })),
+      );
     }
   }
-  add('articles, largest trend, US key', await timeIt(runs, () => listTrendArticles(db, scopes[1][1], s.big.id, { sortBy: 'first_seen_at', sortOrder: 'desc', limit: 50, offset: 0 })));
+  add(
+    'articles, largest trend, US key',
+    await timeIt(runs, () =>
+      listTrendArticles(db, scopes[1][1], s.big.id, { sortBy: 'first_seen_at', sortOrder: 'desc', limit: 50, offset: 0 }),
+    ),
+  );
   add('children, largest trend', await timeIt(runs, () => listEdges(db, all, s.big.id, 'child')));
   add('themes (all markets)', await timeIt(runs, () => listThemes(db, all)));
   add('themes (US key)', await timeIt(runs, () => listThemes(db, scopes[1][1])));
   add('topics of a theme (all markets)', await timeIt(runs, () => listTopics(db, all, s.big.theme)));
-  add('topic trends, largest topic', await timeIt(runs, () => listTrends(db, all, { topicId: s.big.topic, minArticles: 0, sortBy: 'last_article_at', sortOrder: 'desc', limit: 50, offset: 0 })));
+  add(
+    'topic trends, largest topic',
+    await timeIt(runs, () =>
+      listTrends(db, all, { topicId: s.big.topic, minArticles: 0, sortBy: 'last_article_at', sortOrder: 'desc', limit: 50, offset: 0 }),
+    ),
+  );
   return { base, rows };
 }
 
 async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sample; typical: Sample }, markets: string[]) {
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   const bindings = {
-    DATABASE_URL: dbUrl(dbName), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken, REDIS_PREFIX: `bench_trends:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com', NOW: now,
+    DATABASE_URL: dbUrl(dbName),
+    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
+    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
+    REDIS_PREFIX: `bench_trends:${Date.now().toString(36)}`,
+    APP_URL: 'https://app.example.com',
+    NOW: now,
     // Cold roll-ups are computed in the request (not queued), so that the cost of computing is measured.
     AGGREGATE_INLINE_COST: '1000000000000',
     // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
@@ -110,7 +156,12 @@ async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sa
   };
   const db = createDb(bindings);
   const store = createStore({ ...bindings });
-  const project = await createProject(db, { name: `bench trends ${now}`, plan: 'scale', countries: markets, rateLimitPerMinute: 1_000_000 });
+  const project = await createProject(db, {
+    name: `bench trends ${now}`,
+    plan: 'scale',
+    countries: markets,
+    rateLimitPerMinute: 1_000_000,
+  });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
   let worker: RunningWorker | undefined;
   try {
@@ -140,7 +191,12 @@ async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sa
     await call('/nope', 404);
     for (const [, p] of paths) await call(p, 200);
     await call(rollupPath, 200);
-    const times = new Map<string, number[]>([['bare', []], ['rollup cold', []], ['rollup warm', []], ...paths.map(([n]) => [n, []] as [string, number[]])]);
+    const times = new Map<string, number[]>([
+      ['bare', []],
+      ['rollup cold', []],
+      ['rollup warm', []],
+      ...paths.map(([n]) => [n, []] as [string, number[]]),
+    ]);
     for (let i = 0; i < runs; i++) {
       times.get('bare')!.push((await call('/nope', 404)).ms);
       for (const [n, p] of paths) times.get(n)!.push((await call(p, 200)).ms);
@@ -155,7 +211,14 @@ async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sa
       times.get('rollup warm')!.push(warm.ms);
     }
     const base = median(times.get('bare')!);
-    const label = (n: string) => (n === 'bare' ? 'bare Worker route (JSON 404)' : n === 'rollup cold' ? `roll-up 30d, largest trend, cold (computed)` : n === 'rollup warm' ? 'roll-up 30d, largest trend, warm (Redis)' : n);
+    const label = (n: string) =>
+      n === 'bare'
+        ? 'bare Worker route (JSON 404)'
+        : n === 'rollup cold'
+          ? `roll-up 30d, largest trend, cold (computed)`
+          : n === 'rollup warm'
+            ? 'roll-up 30d, largest trend, warm (Redis)'
+            : n;
     return [...times].map(([n, t]) => [label(n), String(t.length), fmt(median(t), 1), fmt(p95(t), 1), fmtRatio(ratio(median(t), base))]);
   } finally {
     await worker?.dispose();
@@ -173,16 +236,27 @@ export async function run(argv: string[]): Promise<void> {
   try {
     await client.query('ANALYZE trends, trend_days, trend_articles, trend_edges, hierarchy_nodes');
     const s = await samples(client);
-    const { rows: [meta] } = await client.query<{ now: Date; markets: string[] }>(
-      `SELECT (SELECT max(hour) FROM observations) + interval '30 minutes' AS now, (SELECT array_agg(DISTINCT country) FROM market_days) AS markets`);
+    const {
+      rows: [meta],
+    } = await client.query<{ now: Date; markets: string[] }>(
+      `SELECT (SELECT max(hour) FROM observations) + interval '30 minutes' AS now, (SELECT array_agg(DISTINCT country) FROM market_days) AS markets`,
+    );
     const now = new Date(meta.now).toISOString();
-    log(`data (${dbName}): ${Object.entries(s.counts).map(([k, v]) => `${fmt(v)} ${k}`).join(', ')}; now = ${now}`);
+    log(
+      `data (${dbName}): ${Object.entries(s.counts)
+        .map(([k, v]) => `${fmt(v)} ${k}`)
+        .join(', ')}; now = ${now}`,
+    );
     const dbResult = await databaseTimes(client, runs, s);
-    console.log(`\ntrends, database time: the routes' query functions over one direct PostgreSQL 15 connection (${dbName}), ${runs} runs each, vs SELECT 1 (${fmt(dbResult.base, 2)} ms)\n`);
+    console.log(
+      `\ntrends, database time: the routes' query functions over one direct PostgreSQL 15 connection (${dbName}), ${runs} runs each, vs SELECT 1 (${fmt(dbResult.base, 2)} ms)\n`,
+    );
     console.log(table(['query', 'median ms', 'p95 ms', 'vs SELECT 1'], dbResult.rows));
     if (httpRuns > 0) {
       const rows = await httpTimes(dbName, now, httpRuns, s, meta.markets);
-      console.log(`\ntrends, end to end: workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7, ${meta.markets.length} markets\n`);
+      console.log(
+        `\ntrends, end to end: workerd via Miniflare, gateway -> PostgreSQL 15 (${dbName}) + Redis 7, ${meta.markets.length} markets\n`,
+      );
       console.log(table(['request', 'runs', 'median ms', 'p95 ms', 'vs bare'], rows));
     }
   } finally {

@@ -12,7 +12,9 @@ const stack = await startStack({
 let failed = true;
 try {
   const report = await runContractSuite(stack.url, stack.keys.find((k) => k.name === 'full')!.key);
-  console.log(`${report.requests} requests, ${report.assertions} assertions, ${report.failures.length} failed; statuses ${JSON.stringify(report.statuses)}`);
+  console.log(
+    `${report.requests} requests, ${report.assertions} assertions, ${report.failures.length} failed; statuses ${JSON.stringify(report.statuses)}`,
+  );
   for (const f of report.failures) console.log(`  ${f.request}\n    ${f.test}: ${f.message.slice(0, 300)}`);
   failed = report.failures.length > 0 || report.requests === 0;
 } finally {

@@ -10,8 +10,17 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
 
-export interface ContractFailure { request: string; test: string; message: string }
-export interface ContractReport { requests: number; assertions: number; failures: ContractFailure[]; statuses: Record<string, number> }
+export interface ContractFailure {
+  request: string;
+  test: string;
+  message: string;
+}
+export interface ContractReport {
+  requests: number;
+  assertions: number;
+  failures: ContractFailure[];
+  statuses: Record<string, number>;
+}
 
 /** Runs a tool in `cwd` (Portman writes its working files under `./tmp` there). */
 export function run(command: string, args: string[], cwd: string): Promise<string> {
@@ -41,13 +50,45 @@ export async function runContractSuite(base: URL, apiKey: string, served?: strin
     await writeFile(join(dir, 'openapi.json'), doc);
     const collection = join(dir, 'collection.json');
     const origin = base.origin;
-    const portman = await run('portman', ['-l', join(dir, 'openapi.json'), '-b', origin, '-c', join(ROOT, 'scripts/contract/portman-config.json'),
-      '-s', join(ROOT, 'scripts/contract/postman-config.json'), '-o', collection, '--envFile', join(dir, 'none.env')], dir);
+    const portman = await run(
+      'portman',
+      [
+        '-l',
+        join(dir, 'openapi.json'),
+        '-b',
+        origin,
+        '-c',
+        join(ROOT, 'scripts/contract/portman-config.json'),
+        '-s',
+        join(ROOT, 'scripts/contract/postman-config.json'),
+        '-o',
+        collection,
+        '--envFile',
+        join(dir, 'none.env'),
+      ],
+      dir,
+    );
     const generated = await readFile(collection, 'utf8').catch(() => null);
     if (!generated) throw new Error(`portman wrote no collection:\n${portman.slice(-2000)}`);
     const report = join(dir, 'newman.json');
-    const newman = await run('newman', ['run', collection, '--env-var', `apiKey=${apiKey}`, '--env-var', `baseUrl=${origin}`,
-      '--reporters', 'json', '--reporter-json-export', report, '--timeout-request', '60000'], dir);
+    const newman = await run(
+      'newman',
+      [
+        'run',
+        collection,
+        '--env-var',
+        `apiKey=${apiKey}`,
+        '--env-var',
+        `baseUrl=${origin}`,
+        '--reporters',
+        'json',
+        '--reporter-json-export',
+        report,
+        '--timeout-request',
+        '60000',
+      ],
+      dir,
+    );
     const text = await readFile(report, 'utf8').catch(() => null);
     if (!text) throw new Error(`newman wrote no report:\n${newman.slice(-2000)}`);
     const { run: result } = JSON.parse(text) as { run: { executions: NewmanExecution[] } };
@@ -56,7 +97,10 @@ export async function runContractSuite(base: URL, apiKey: string, served?: strin
       out.requests++;
       const status = String(execution.response?.code ?? 'none');
       out.statuses[status] = (out.statuses[status] ?? 0) + 1;
-      const query = (execution.request.url.query ?? []).filter((q) => !q.disabled).map((q) => `${q.key}=${q.value}`).join('&');
+      const query = (execution.request.url.query ?? [])
+        .filter((q) => !q.disabled)
+        .map((q) => `${q.key}=${q.value}`)
+        .join('&');
       const request = `${execution.request.method} /${execution.request.url.path.join('/')}${query ? `?${query}` : ''} -> ${status}`;
       for (const assertion of execution.assertions ?? []) {
         out.assertions++;

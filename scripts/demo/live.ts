@@ -23,8 +23,12 @@ function uuidFrom(rng: Rng): string {
 }
 
 async function newArticle(db: Queryable, rng: Rng, at: Date): Promise<object[]> {
-  const { rows: [{ n }] } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM articles');
-  const { rows: [template] } = await db.query<Record<string, any>>(
+  const {
+    rows: [{ n }],
+  } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM articles');
+  const {
+    rows: [template],
+  } = await db.query<Record<string, any>>(
     `SELECT a.*, coalesce((SELECT json_agg(json_build_object('name', e.name, 'type', ae.type, 'kg_id', e.kg_id)) FROM article_entities ae JOIN entities e ON e.id = ae.entity_id WHERE ae.url_id = a.id), '[]') AS ents,
             coalesce((SELECT json_agg(json_build_object('name', c.name, 'confidence', c.confidence)) FROM article_categories c WHERE c.url_id = a.id), '[]') AS cats,
             (SELECT json_agg(json_build_object('country', p.country, 'language', p.language)) FROM url_profiles p WHERE p.url_id = a.id) AS markets
@@ -34,21 +38,59 @@ async function newArticle(db: Queryable, rng: Rng, at: Date): Promise<object[]> 
   if (!template?.markets) return [];
   const id = uuidFrom(rng);
   const names = (template.ents as { name: string }[]).map((e) => e.name);
-  const slot = { E: names[0] ?? template.publisher, E2: names[1] ?? template.publisher, K: template.title.split(' ')[1] ?? 'news', K2: 'update', P: template.publisher, weekday: at.getUTCDay() };
+  const slot = {
+    E: names[0] ?? template.publisher,
+    E2: names[1] ?? template.publisher,
+    K: template.title.split(' ')[1] ?? 'news',
+    K2: 'update',
+    P: template.publisher,
+    weekday: at.getUTCDay(),
+  };
   const { title, titleEn } = titles(rng, template.content_language, slot, slot);
   const seen = at.toISOString();
   const market = rng.pick(template.markets as { country: string; language: string }[]);
   return [
     {
-      type: 'article', id, url: `https://${template.domain}/live/${id.slice(0, 8)}`, domain: template.domain, publisher: template.publisher,
-      favicon_url: template.favicon_url, title, title_en: titleEn, summary: template.summary, body: template.body, content_language: template.content_language,
-      date_published: seen, date_modified: seen, meta: template.meta, enrichment: template.enrichment, rss_feeds: null, images: template.images,
-      markdown_content: null, first_seen_at: seen, refreshed_at: seen, categories: template.cats,
+      type: 'article',
+      id,
+      url: `https://${template.domain}/live/${id.slice(0, 8)}`,
+      domain: template.domain,
+      publisher: template.publisher,
+      favicon_url: template.favicon_url,
+      title,
+      title_en: titleEn,
+      summary: template.summary,
+      body: template.body,
+      content_language: template.content_language,
+      date_published: seen,
+      date_modified: seen,
+      meta: template.meta,
+      enrichment: template.enrichment,
+      rss_feeds: null,
+      images: template.images,
+      markdown_content: null,
+      first_seen_at: seen,
+      refreshed_at: seen,
+      categories: template.cats,
       entities: (template.ents as { name: string; type: string; kg_id: string | null }[]).map((e) => ({
-        name: e.name, type: e.type, ...(e.kg_id && { kg_id: e.kg_id }), mentions: 1, unified_score: 0.5, embedding_similarity: 0.5, source: 'live',
+        name: e.name,
+        type: e.type,
+        ...(e.kg_id && { kg_id: e.kg_id }),
+        mentions: 1,
+        unified_score: 0.5,
+        embedding_similarity: 0.5,
+        source: 'live',
       })),
     },
-    { type: 'observation', url_id: id, country: market.country, language: market.language, hour: hourOf(at).toISOString(), impressions: rng.int(20, 400), position: rng.uniform(1, 12) },
+    {
+      type: 'observation',
+      url_id: id,
+      country: market.country,
+      language: market.language,
+      hour: hourOf(at).toISOString(),
+      impressions: rng.int(20, 400),
+      position: rng.uniform(1, 12),
+    },
   ];
 }
 
@@ -66,23 +108,36 @@ export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts:
   for (let i = 0; i < Math.min(boosts, active.length); i++) {
     const p = active[rng.int(0, active.length - 1)];
     // An observation replaces its hour, so the new value is the hour's total so far plus this minute.
-    records.push({ type: 'observation', url_id: p.url_id, country: p.country, language: p.language, hour: hour.toISOString(),
-      impressions: (p.impressions ?? 0) + Math.floor(rng.next() ** 3 * 60) + 1, position: rng.uniform(1, 15) });
+    records.push({
+      type: 'observation',
+      url_id: p.url_id,
+      country: p.country,
+      language: p.language,
+      hour: hour.toISOString(),
+      impressions: (p.impressions ?? 0) + Math.floor(rng.next() ** 3 * 60) + 1,
+      position: rng.uniform(1, 15),
+    });
     p.impressions = null; // a profile picked twice in one step must not double its base
   }
   for (let i = 0; i < newUrls; i++) records.push(...(await newArticle(db, rng, at)));
-  return ingest(db, dedupe(records).map((r) => JSON.stringify(r)));
+  return ingest(
+    db,
+    dedupe(records).map((r) => JSON.stringify(r)),
+  );
 }
 
 function dedupe(records: object[]): object[] {
   const seen = new Map<string, object>();
-  for (const r of records as Record<string, string>[]) seen.set(r.type === 'observation' ? `${r.url_id}|${r.country}|${r.language}|${r.hour}` : `${r.type}|${r.id}`, r);
+  for (const r of records as Record<string, string>[])
+    seen.set(r.type === 'observation' ? `${r.url_id}|${r.country}|${r.language}|${r.hour}` : `${r.type}|${r.id}`, r);
   return [...seen.values()];
 }
 
 /** Fills the hours missed since the last observation (at most a week), a step per hour. */
 export async function topUp(db: Queryable, now: Date): Promise<number> {
-  const { rows: [{ last }] } = await db.query<{ last: Date | null }>('SELECT max(hour) AS last FROM observations');
+  const {
+    rows: [{ last }],
+  } = await db.query<{ last: Date | null }>('SELECT max(hour) AS last FROM observations');
   if (!last) return 0;
   const start = Math.max(new Date(last).getTime() + HOUR, hourOf(now).getTime() - MAX_TOP_UP_HOURS * HOUR);
   let hours = 0;

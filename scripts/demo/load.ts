@@ -8,9 +8,13 @@ import { ingest } from '../../shared/ingest/index';
 export { DEMO_SEED } from '../../shared/demo-ids';
 
 export async function loadDemoData(client: Queryable, now: Date, log: (line: string) => void) {
-  const generator = spawn('tsx', ['scripts/generate/index.ts', '--scale', 'demo', '--seed', String(DEMO_SEED), '--now', now.toISOString()], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const generator = spawn(
+    'tsx',
+    ['scripts/generate/index.ts', '--scale', 'demo', '--seed', String(DEMO_SEED), '--now', now.toISOString()],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<number>((resolve) => generator.on('close', (code) => resolve(code ?? 1)));
   // The database is empty and nothing reads it yet: roll-ups are built once at the end, not per batch.
   const summary = await ingest(client, createInterface({ input: generator.stdout, crlfDelay: Infinity }), { rollups: 'rebuild-at-end' });

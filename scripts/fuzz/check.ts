@@ -22,7 +22,14 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').r
 
 /** Fields that say when something was observed: never after now. */
 const OBSERVATION_TIMES = new Set([
-  'first_seen', 'last_seen', 'first_seen_at', 'article_first_seen_at', 'last_article_at', 'first_data_at', 'refreshed_at', 'last_scanned_at',
+  'first_seen',
+  'last_seen',
+  'first_seen_at',
+  'article_first_seen_at',
+  'last_article_at',
+  'first_data_at',
+  'refreshed_at',
+  'last_scanned_at',
 ]);
 
 /** The property test over any JSON body: numbers finite, integers safe, observation times not after `now` (ms). */
@@ -52,7 +59,10 @@ export function createChecker(doc: Schema, now = Infinity) {
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
   // Formats used by the API (ajv-formats is not needed for these four).
   ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-  ajv.addFormat('date-time', (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)));
+  ajv.addFormat(
+    'date-time',
+    (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+  );
   ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
   ajv.addFormat('uri', (s: string) => URL.canParse(s));
   ajv.addFormat('url', (s: string) => URL.canParse(s));
@@ -64,9 +74,14 @@ export function createChecker(doc: Schema, now = Infinity) {
     const id = `${op.method} ${op.path} ${status}`;
     if (!validators.has(id)) {
       const schema = op.responses[status]?.content?.['application/json']?.schema;
-      validators.set(id, schema
-        ? ajv.compile({ $ref: `openapi.json#/${pointer('paths', op.path, op.method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}` })
-        : null);
+      validators.set(
+        id,
+        schema
+          ? ajv.compile({
+              $ref: `openapi.json#/${pointer('paths', op.path, op.method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}`,
+            })
+          : null,
+      );
     }
     return validators.get(id)!;
   }
@@ -103,7 +118,10 @@ export function createChecker(doc: Schema, now = Infinity) {
     if (res.status >= 400 && (body === null || typeof body !== 'object' || !('detail' in body))) problems.push('error body without detail');
     problems.push(...propertyProblems(body, now));
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+      const errors = (validate.errors ?? [])
+        .slice(0, 3)
+        .map((e) => `${e.instancePath || '/'} ${e.message}`)
+        .join('; ');
       problems.push(`body breaks the ${status} schema: ${errors}`);
     }
     return problems;

@@ -38,14 +38,15 @@ export interface FuzzRequest {
   mutation: string;
 }
 
-
 export function operationsOf(doc: Schema): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Schema][]) {
     for (const [method, op] of Object.entries(item) as [string, Schema][]) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       ops.push({
-        method: method.toUpperCase(), path, operationId: op.operationId ?? `${method} ${path}`,
+        method: method.toUpperCase(),
+        path,
+        operationId: op.operationId ?? `${method} ${path}`,
         parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])],
         requestBody: op.requestBody?.content?.['application/json']?.schema,
         responses: op.responses ?? {},
@@ -54,7 +55,6 @@ export function operationsOf(doc: Schema): Operation[] {
   }
   return ops;
 }
-
 
 /** Values seen in responses, by field name (`id`, `list_id`, `alpha_2`, ...). */
 export type Pools = Map<string, string[]>;
@@ -97,7 +97,8 @@ export function validValue(rng: Rng, schema: Schema = {}, name: string, pools: P
   const real = poolFor(pools, name);
   if (real.length && rng.chance(0.8)) return rng.pick(real);
   if (schema.enum) return String(rng.pick(schema.enum));
-  if (schema.type === 'array') return Array.from({ length: rng.int(1, 2) }, () => validValue(rng, schema.items, name, pools, now) as string);
+  if (schema.type === 'array')
+    return Array.from({ length: rng.int(1, 2) }, () => validValue(rng, schema.items, name, pools, now) as string);
   if (schema.type === 'boolean') return rng.pick(['true', 'false']);
   if (schema.type === 'integer' || schema.type === 'number') {
     const lo = schema.minimum ?? 0;
@@ -111,7 +112,6 @@ export function validValue(rng: Rng, schema: Schema = {}, name: string, pools: P
   if (schema.default !== undefined) return String(schema.default);
   return rng.pick(['a', 'news', 'Sports', 'de', 'heat pump', 'US']);
 }
-
 
 export interface Keys {
   full: string;
@@ -148,12 +148,27 @@ export function sweep(rng: Rng, ops: Operation[], pools: Pools, keys: Keys, now:
 }
 
 /** One request: valid (most), or with one hostile mutation (or the `forced` one). */
-export function makeRequest(rng: Rng, op: Operation, pools: Pools, keys: Keys, now: number, hostileShare = 0.4, forced?: Forced): FuzzRequest {
+export function makeRequest(
+  rng: Rng,
+  op: Operation,
+  pools: Pools,
+  keys: Keys,
+  now: number,
+  hostileShare = 0.4,
+  forced?: Forced,
+): FuzzRequest {
   const query: [string, string][] = [];
   const path: Record<string, string> = {};
   const hostile = !forced && rng.chance(hostileShare);
   const mutation = forced ? 'param' : hostile ? rng.pick(['param', 'param', 'param', 'repeat', 'extra', 'key', 'body']) : 'valid';
-  const target = forced?.param ?? rng.pick(op.parameters.filter((p) => p.in === 'query' || p.in === 'path').map((p) => p.name).concat(['']));
+  const target =
+    forced?.param ??
+    rng.pick(
+      op.parameters
+        .filter((p) => p.in === 'query' || p.in === 'path')
+        .map((p) => p.name)
+        .concat(['']),
+    );
   let label = mutation;
   for (const p of op.parameters) {
     if (p.in !== 'query' && p.in !== 'path') continue;
@@ -177,8 +192,9 @@ export function makeRequest(rng: Rng, op: Operation, pools: Pools, keys: Keys, n
     label = `repeat ${query[query.length - 1][0]}`;
   }
   if (mutation === 'extra') query.push([rng.pick(['x', 'debug', 'key', 'api_key']), rng.pick(HOSTILE)[1](rng, 'value')]);
-  const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => path[name] ?? UUID(rng))
-    + (query.length ? `?${query.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
+  const url =
+    op.path.replace(/\{([^}]+)\}/g, (_, name: string) => path[name] ?? UUID(rng)) +
+    (query.length ? `?${query.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
   let key: string | undefined = keys.full;
   if (mutation === 'key') {
@@ -195,8 +211,15 @@ export function makeRequest(rng: Rng, op: Operation, pools: Pools, keys: Keys, n
     headers['content-type'] = 'application/json';
     body = JSON.stringify(op.requestBody.example ?? {});
     if (mutation === 'body') {
-      body = rng.pick(['{', '', 'null', '[]', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{"x":"\\u0000"}}}',
-        JSON.stringify({ jsonrpc: '2.0', id: 'x'.repeat(10_000), method: 'ping' }), '"\\ud800"']);
+      body = rng.pick([
+        '{',
+        '',
+        'null',
+        '[]',
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{"x":"\\u0000"}}}',
+        JSON.stringify({ jsonrpc: '2.0', id: 'x'.repeat(10_000), method: 'ping' }),
+        '"\\ud800"',
+      ]);
       label = `body ${body.slice(0, 40)}`;
     }
   }

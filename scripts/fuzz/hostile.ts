@@ -7,10 +7,13 @@ import { UUID, type Rng } from './random';
  * route's pattern checks and reach whatever comes after them.
  */
 export const HOSTILE: [string, (rng: Rng, valid: string) => string][] = [
-  ['nul', (_, valid) => {
-    const at = valid.startsWith('%') ? 3 : Math.min(1, valid.length); // after the first character, never inside an escape
-    return `${valid.slice(0, at)}%00${valid.slice(at)}`;
-  }],
+  [
+    'nul',
+    (_, valid) => {
+      const at = valid.startsWith('%') ? 3 : Math.min(1, valid.length); // after the first character, never inside an escape
+      return `${valid.slice(0, at)}%00${valid.slice(at)}`;
+    },
+  ],
   ['control', (_, valid) => `${valid}%1B%5B0m`],
   ['bad-percent', () => '%E0%A4%A'],
   ['not-utf8', () => '%C3%28'],

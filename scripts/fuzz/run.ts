@@ -70,9 +70,21 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   // sweep (every parameter x every hostile value; skipped when hostileShare is 0), then random
   // requests spread evenly over the operations up to `requests` in all.
   const systematic = options.hostileShare === 0 ? [] : sweep(rng, ops, pools, options.keys, now).slice(0, options.requests);
-  const requests = [...systematic, ...Array.from({ length: options.requests - systematic.length }, (_, i) =>
-    makeRequest(rng, ops[i % ops.length], pools, options.keys, now, options.hostileShare))];
-  const report: FuzzReport = { requests: 0, swept: systematic.length, operations: ops.length, seconds: 0, byStatus: {}, perOperation: {}, failures: [] };
+  const requests = [
+    ...systematic,
+    ...Array.from({ length: options.requests - systematic.length }, (_, i) =>
+      makeRequest(rng, ops[i % ops.length], pools, options.keys, now, options.hostileShare),
+    ),
+  ];
+  const report: FuzzReport = {
+    requests: 0,
+    swept: systematic.length,
+    operations: ops.length,
+    seconds: 0,
+    byStatus: {},
+    perOperation: {},
+    failures: [],
+  };
   let next = 0;
   const worker = async () => {
     while (next < requests.length) {
@@ -88,7 +100,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       report.perOperation[req.op.operationId] = (report.perOperation[req.op.operationId] ?? 0) + 1;
       const problems = res.status === 599 ? ['no response'] : check(req.op, res);
       if (problems.length) {
-        report.failures.push({ operation: req.op.operationId, request: `${req.method} ${req.url.slice(0, 300)}`, mutation: req.mutation, status: res.status, problems, body: res.text.slice(0, 500) });
+        report.failures.push({
+          operation: req.op.operationId,
+          request: `${req.method} ${req.url.slice(0, 300)}`,
+          mutation: req.mutation,
+          status: res.status,
+          problems,
+          body: res.text.slice(0, 500),
+        });
       }
     }
   };
@@ -99,8 +118,16 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 
 /** A short human summary: counts by status and the first failures. */
 export function describeReport(report: FuzzReport, show = 10): string {
-  const statuses = Object.entries(report.byStatus).sort().map(([s, n]) => `${s}: ${n}`).join(', ');
-  const lines = [`${report.requests} requests (${report.swept} of them the hostile sweep) over ${report.operations} operations in ${report.seconds.toFixed(1)} s (${statuses}); ${report.failures.length} failures`];
-  for (const f of report.failures.slice(0, show)) lines.push(`  ${f.operation} [${f.mutation}] ${f.request} -> ${f.status}: ${f.problems.join('; ')}\n    ${f.body.replace(/\s+/g, ' ').slice(0, 300)}`);
+  const statuses = Object.entries(report.byStatus)
+    .sort()
+    .map(([s, n]) => `${s}: ${n}`)
+    .join(', ');
+  const lines = [
+    `${report.requests} requests (${report.swept} of them the hostile sweep) over ${report.operations} operations in ${report.seconds.toFixed(1)} s (${statuses}); ${report.failures.length} failures`,
+  ];
+  for (const f of report.failures.slice(0, show))
+    lines.push(
+      `  ${f.operation} [${f.mutation}] ${f.request} -> ${f.status}: ${f.problems.join('; ')}\n    ${f.body.replace(/\s+/g, ' ').slice(0, 300)}`,
+    );
   return lines.join('\n');
 }

@@ -21,7 +21,9 @@ function inRange(v: number, min: { v: number; excl: boolean }, max: { v: number;
 }
 
 function zrange(s: Store, key: string, start: string, stop: string, opts: string[]): Reply {
-  let byScore = false, rev = false, withScores = false;
+  let byScore = false,
+    rev = false,
+    withScores = false;
   let limit: [number, number] | undefined;
   for (let i = 0; i < opts.length; i++) {
     const o = opts[i].toUpperCase();
@@ -45,7 +47,8 @@ function zrange(s: Store, key: string, start: string, stop: string, opts: string
     if (limit) items = items.slice(limit[0], limit[1] < 0 ? undefined : limit[0] + limit[1]);
   } else {
     const n = items.length;
-    let a = parseInteger(start), b = parseInteger(stop);
+    let a = parseInteger(start),
+      b = parseInteger(stop);
     if (a < 0) a = Math.max(0, n + a);
     if (b < 0) b = n + b;
     items = a > b || a >= n ? [] : items.slice(a, Math.min(b, n - 1) + 1);
@@ -67,7 +70,8 @@ function zadd(s: Store, a: string[]): Reply {
   const pairs: Array<[number, string]> = [];
   for (let i = 0; i < rest.length; i += 2) pairs.push([parseFloatArg(rest[i]), rest[i + 1]]);
   const z = s.ensure(key, 'zset').value;
-  let added = 0, changed = 0;
+  let added = 0,
+    changed = 0;
   let last: number | null = null;
   for (const [v, m] of pairs) {
     const old = z.get(m);
@@ -101,10 +105,13 @@ const zset = (s: Store, k: string) => s.getTyped(k, 'zset')?.value;
 
 export const collectionCommands: Record<string, CommandSpec> = {
   HSET: { arity: -4, fn: hset },
-  HMSET: { arity: -4, fn: (s, a) => {
-    hset(s, a);
-    return new Status('OK');
-  } },
+  HMSET: {
+    arity: -4,
+    fn: (s, a) => {
+      hset(s, a);
+      return new Status('OK');
+    },
+  },
   HGET: { arity: 3, fn: (s, a) => hash(s, a[0])?.get(a[1]) ?? null },
   HMGET: { arity: -3, fn: (s, a) => a.slice(1).map((f) => hash(s, a[0])?.get(f) ?? null) },
   HGETALL: { arity: 2, fn: (s, a) => [...(hash(s, a[0]) ?? new Map<string, string>())].flat() },
@@ -154,7 +161,13 @@ export const collectionCommands: Record<string, CommandSpec> = {
   SCARD: { arity: 2, fn: (s, a) => set(s, a[0])?.size ?? 0 },
   ZADD: { arity: -4, fn: zadd },
   ZINCRBY: { arity: 4, fn: (s, a) => zadd(s, [a[0], 'INCR', a[1], a[2]]) },
-  ZSCORE: { arity: 3, fn: (s, a) => { const v = zset(s, a[0])?.get(a[1]); return v === undefined ? null : score(v); } },
+  ZSCORE: {
+    arity: 3,
+    fn: (s, a) => {
+      const v = zset(s, a[0])?.get(a[1]);
+      return v === undefined ? null : score(v);
+    },
+  },
   ZCARD: { arity: 2, fn: (s, a) => zset(s, a[0])?.size ?? 0 },
   ZRANGE: { arity: -4, fn: (s, a) => zrange(s, a[0], a[1], a[2], a.slice(3)) },
   ZREVRANGE: { arity: -4, fn: (s, a) => zrange(s, a[0], a[1], a[2], ['REV', ...a.slice(3)]) },
@@ -162,7 +175,8 @@ export const collectionCommands: Record<string, CommandSpec> = {
   ZCOUNT: {
     arity: 4,
     fn: (s, a) => {
-      const lo = bound(a[1]), hi = bound(a[2]);
+      const lo = bound(a[1]),
+        hi = bound(a[2]);
       return [...(zset(s, a[0])?.values() ?? [])].filter((v) => inRange(v, lo, hi)).length;
     },
   },
@@ -180,7 +194,8 @@ export const collectionCommands: Record<string, CommandSpec> = {
     fn: (s, a) => {
       const z = zset(s, a[0]);
       if (!z) return 0;
-      const lo = bound(a[1]), hi = bound(a[2]);
+      const lo = bound(a[1]),
+        hi = bound(a[2]);
       let n = 0;
       for (const [m, v] of z) if (inRange(v, lo, hi) && z.delete(m)) n++;
       s.dropIfEmpty(a[0]);

@@ -59,7 +59,10 @@ function ttl(s: Store, key: string, ms: boolean): number {
 
 function set(s: Store, a: string[]): Reply {
   const [key, value, ...opts] = a;
-  let nx = false, xx = false, get = false, keep = false;
+  let nx = false,
+    xx = false,
+    get = false,
+    keep = false;
   let at: number | undefined;
   for (let i = 0; i < opts.length; i++) {
     const o = opts[i].toUpperCase();
@@ -100,10 +103,11 @@ export const stringCommands: Record<string, CommandSpec> = {
   },
   MGET: {
     arity: -2,
-    fn: (s, a) => a.map((k) => {
-      const e = s.get(k);
-      return e?.type === 'string' ? e.value : null;
-    }),
+    fn: (s, a) =>
+      a.map((k) => {
+        const e = s.get(k);
+        return e?.type === 'string' ? e.value : null;
+      }),
   },
   MSET: {
     arity: -3,
@@ -170,14 +174,20 @@ export const stringCommands: Record<string, CommandSpec> = {
     },
   },
   DBSIZE: { arity: 1, fn: (s) => s.size() },
-  FLUSHDB: { arity: -1, fn: (s) => {
-    s.flush();
-    return OK;
-  } },
-  FLUSHALL: { arity: -1, fn: (s) => {
-    s.flush();
-    return OK;
-  } },
+  FLUSHDB: {
+    arity: -1,
+    fn: (s) => {
+      s.flush();
+      return OK;
+    },
+  },
+  FLUSHALL: {
+    arity: -1,
+    fn: (s) => {
+      s.flush();
+      return OK;
+    },
+  },
   TIME: {
     arity: 1,
     fn: (s) => {

@@ -142,7 +142,10 @@ const resetKeys: Script = (call, k) => {
 /** Ordered: the first script whose markers all occur wins. */
 const RECOGNISED: Array<[string[], Script]> = [
   [['requestsInPreviousWindow', 'return {-1, effectiveLimit}'], slidingWindowLimit],
-  [['requestsInPreviousWindow', 'local usedTokens = requestsInPreviousWindow + requestsInCurrentWindow', 'effectiveLimit'], slidingWindowRemaining],
+  [
+    ['requestsInPreviousWindow', 'local usedTokens = requestsInPreviousWindow + requestsInCurrentWindow', 'effectiveLimit'],
+    slidingWindowRemaining,
+  ],
   [['redis.call("INCRBY", key, incrementBy)', 'return {r, effectiveLimit}'], fixedWindowLimit],
   [["local value = redis.call('GET', key)", 'return {effectiveLimit - usedTokens, effectiveLimit}'], fixedWindowRemaining],
   [['redis.call("HSET", key, "refilledAt", refilledAt, "tokens", remaining)', 'effectiveLimit'], tokenBucketLimit],

@@ -12,7 +12,10 @@ const SCRIPTING = new Set(['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'SCRIPT']
 const NOSCRIPT = 'NOSCRIPT No matching script. Please use EVAL.';
 
 function unknownCommand(cmd: string[]): ReplyError {
-  const args = cmd.slice(1, 20).map((a) => `'${a}' `).join('');
+  const args = cmd
+    .slice(1, 20)
+    .map((a) => `'${a}' `)
+    .join('');
   return new ReplyError(`ERR unknown command '${cmd[0]}', with args beginning with: ${args}`);
 }
 
@@ -104,7 +107,5 @@ export class MemoryRedis implements RedisBackend {
 }
 
 function unsupported(): ReplyError {
-  return new ReplyError(
-    "ERR the gateway's in-memory Redis runs only @upstash/ratelimit's Lua scripts; set REDIS_URL to use a real Redis",
-  );
+  return new ReplyError("ERR the gateway's in-memory Redis runs only @upstash/ratelimit's Lua scripts; set REDIS_URL to use a real Redis");
 }

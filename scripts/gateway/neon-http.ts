@@ -27,13 +27,31 @@ const ISOLATION: Record<string, string> = {
 };
 
 const ERROR_FIELDS = [
-  'severity', 'code', 'detail', 'hint', 'position', 'internalPosition', 'internalQuery', 'where',
-  'schema', 'table', 'column', 'dataType', 'constraint', 'file', 'line', 'routine',
+  'severity',
+  'code',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'file',
+  'line',
+  'routine',
 ] as const;
 
 function isQuery(v: unknown): v is NeonQuery {
-  return typeof v === 'object' && v !== null && typeof (v as NeonQuery).query === 'string' &&
-    ((v as NeonQuery).params === undefined || Array.isArray((v as NeonQuery).params));
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as NeonQuery).query === 'string' &&
+    ((v as NeonQuery).params === undefined || Array.isArray((v as NeonQuery).params))
+  );
 }
 
 function databaseName(connectionString: string | undefined): string | undefined {
@@ -66,9 +84,7 @@ async function run(client: pg.PoolClient, q: NeonQuery, arrayMode: boolean) {
     dataTypeModifier: f.dataTypeModifier,
     format: 'text',
   }));
-  const rows = arrayMode
-    ? r.rows
-    : r.rows.map((row) => Object.fromEntries(fields.map((f, i) => [f.name, row[i]])));
+  const rows = arrayMode ? r.rows : r.rows.map((row) => Object.fromEntries(fields.map((f, i) => [f.name, row[i]])));
   return { command: r.command, rowCount: r.rowCount, rows, rowAsArray: arrayMode, fields };
 }
 

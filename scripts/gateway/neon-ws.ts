@@ -24,10 +24,7 @@ function toBuffer(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
-export function createWsRelay(
-  target: () => { host: string; port: number },
-  log: (line: string) => void,
-): WsRelay {
+export function createWsRelay(target: () => { host: string; port: number }, log: (line: string) => void): WsRelay {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const open = new Set<{ ws: WebSocket; tcp: Socket }>();
 

@@ -19,10 +19,7 @@ export const SYNC_MESSAGE = new Uint8Array([0x53, 0, 0, 0, 4]);
  * Splits complete messages off the front of `buf`. Before startup, messages have no type byte
  * (length first); SSL/GSS/cancel requests are recognised by their code.
  */
-export function splitMessages(
-  buf: Buffer,
-  started: boolean,
-): { messages: ClientMessage[]; rest: Buffer; startupDone: boolean } {
+export function splitMessages(buf: Buffer, started: boolean): { messages: ClientMessage[]; rest: Buffer; startupDone: boolean } {
   const messages: ClientMessage[] = [];
   let off = 0;
   while (true) {

@@ -90,4 +90,3 @@ export class RealRedis implements RedisBackend {
     this.pool.close();
   }
 }
-

@@ -9,8 +9,23 @@ import { ReplyError, Status, type RedisBackend, type Reply } from './redis-types
 
 // Connection-state commands would corrupt the shared connections behind the REST API.
 const REFUSED = new Set([
-  'MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH', 'SELECT', 'AUTH', 'HELLO', 'RESET', 'QUIT',
-  'SUBSCRIBE', 'PSUBSCRIBE', 'SSUBSCRIBE', 'UNSUBSCRIBE', 'PUNSUBSCRIBE', 'MONITOR', 'CLIENT',
+  'MULTI',
+  'EXEC',
+  'DISCARD',
+  'WATCH',
+  'UNWATCH',
+  'SELECT',
+  'AUTH',
+  'HELLO',
+  'RESET',
+  'QUIT',
+  'SUBSCRIBE',
+  'PSUBSCRIBE',
+  'SSUBSCRIBE',
+  'UNSUBSCRIBE',
+  'PUNSUBSCRIBE',
+  'MONITOR',
+  'CLIENT',
 ]);
 
 function toCommand(v: unknown): string[] {
@@ -68,11 +83,19 @@ export function createUpstashHandler(backend: RedisBackend, token: string) {
       const out = allowed.length ? await backend.pipeline(allowed) : [];
       let j = 0;
       const replies = cmds.map((_, i) => errors[i] ?? out[j++]);
-      return sendJson(res, 200, replies.map((r) => item(r, b64)));
+      return sendJson(
+        res,
+        200,
+        replies.map((r) => item(r, b64)),
+      );
     }
     if (bad) return sendJson(res, 400, { error: bad.message });
     const replies = await backend.multi(cmds);
     if (replies instanceof ReplyError) return sendJson(res, 400, { error: replies.message });
-    sendJson(res, 200, replies.map((r) => item(r, b64)));
+    sendJson(
+      res,
+      200,
+      replies.map((r) => item(r, b64)),
+    );
   };
 }

@@ -8,7 +8,12 @@ import { sampleHour, trendRole, type TrendDef } from './trends';
 import { keywordIn } from './vocab';
 import { HOUR, iso, type World } from './world';
 
-export interface Stats { articles: number; observations: number; profiles: number; trendArticles: number }
+export interface Stats {
+  articles: number;
+  observations: number;
+  profiles: number;
+  trendArticles: number;
+}
 
 const PLACES = COUNTRIES.flatMap((c) => c.cities);
 
@@ -26,9 +31,16 @@ export class ArticleFactory {
   private readonly startUtc: number;
 
   /** `ids`: a stream of its own, so the n-th article has the same id for any `--now` (shared/demo-ids.ts names the first). */
-  constructor(private readonly world: World, private readonly rng: Rng, private readonly ids: Rng) {
+  constructor(
+    private readonly world: World,
+    private readonly rng: Rng,
+    private readonly ids: Rng,
+  ) {
     this.marketPicker = new WeightedPicker(world.markets, (m) => m.weight);
-    this.topicPicker = new WeightedPicker(world.topics.map((_, i) => i), () => 1);
+    this.topicPicker = new WeightedPicker(
+      world.topics.map((_, i) => i),
+      () => 1,
+    );
     this.hourIso = Array.from({ length: world.hours }, (_, i) => iso(world.windowStart + i * HOUR));
     this.maxWeight = Math.max(...world.markets.map((m) => m.weight));
     this.entityPickers = world.entitiesByTopic.map((pool) => new WeightedPicker(pool, (e) => e.weight));
@@ -65,9 +77,12 @@ export class ArticleFactory {
     const keywords = rng.sample([...new Set(trend ? [...trend.keywords, ...topic.topic.keywords] : topic.topic.keywords)], 2);
     const lang = publisher.market.language;
     const slots = (l: string): Slots => ({
-      E: ents[0]?.name ?? topic.topic.label, E2: ents[1]?.name ?? publisher.name,
-      K: keywordIn(keywords[0]!, l), K2: keywordIn(keywords[1] ?? keywords[0]!, l),
-      P: rng.pick(PLACES), weekday: new Date(t0).getUTCDay(),
+      E: ents[0]?.name ?? topic.topic.label,
+      E2: ents[1]?.name ?? publisher.name,
+      K: keywordIn(keywords[0]!, l),
+      K2: keywordIn(keywords[1] ?? keywords[0]!, l),
+      P: rng.pick(PLACES),
+      weekday: new Date(t0).getUTCDay(),
     });
     const local = slots(lang);
     const en = lang === 'en' ? local : { ...slots('en'), P: local.P };
@@ -81,10 +96,14 @@ export class ArticleFactory {
     const reached: Market[] = [market];
     for (const m of world.markets) {
       if (m === market) continue;
-      const p = m.language === lang ? world.scale.sameLanguageReach * (0.4 + 0.6 * popularity) : world.scale.crossLanguageReach * popularity;
+      const p =
+        m.language === lang ? world.scale.sameLanguageReach * (0.4 + 0.6 * popularity) : world.scale.crossLanguageReach * popularity;
       if (rng.chance(p)) reached.push(m);
     }
-    const lifespan = Math.min(240, Math.max(2, rng.logNormal(world.scale.lifespanMedianHours, world.scale.lifespanSigma) * (trend ? 1.3 : 1)));
+    const lifespan = Math.min(
+      240,
+      Math.max(2, rng.logNormal(world.scale.lifespanMedianHours, world.scale.lifespanSigma) * (trend ? 1.3 : 1)),
+    );
     const id = this.ids.uuid();
     let lastHour = hour;
     const obs: string[] = [];
@@ -100,8 +119,9 @@ export class ArticleFactory {
         const age = h - start;
         const curve = (1 - Math.exp(-(age + 1) / 1.2)) * Math.exp(-age / tau);
         position = Math.min(60, Math.max(1, position + rng.normal(0, 0.6) + 0.08 * (age / tau)));
-        const imps = Math.floor(potential * weight * curve * dailyCycle(this.startUtc + h, m.tz)
-          * Math.exp(rng.normal(0, 0.25)) / Math.sqrt(position));
+        const imps = Math.floor(
+          (potential * weight * curve * dailyCycle(this.startUtc + h, m.tz) * Math.exp(rng.normal(0, 0.25))) / Math.sqrt(position),
+        );
         obs.push(observationLine(id, m, this.hourIso[h]!, imps, Math.round(position * 10) / 10));
         lastHour = Math.max(lastHour, h);
         rows++;
@@ -114,22 +134,46 @@ export class ArticleFactory {
       const key = rng.token(10);
       const cdn = (size: string) => `https://cdn.example.net/${id}/${key}-${size}.jpg`;
       return {
-        source_url: `https://${publisher.domain}/img/${key}.jpg`, width: 1200, height: 675, content_type: 'image/jpeg',
+        source_url: `https://${publisher.domain}/img/${key}.jpg`,
+        width: 1200,
+        height: 675,
+        content_type: 'image/jpeg',
         storage_urls: { original: cdn('original'), w512: cdn('512'), w256: cdn('256'), w128: cdn('128'), w64: cdn('64') },
       };
     });
     const byType = (t: string) => ents.filter((e) => e.mentionType === t).map((e) => e.name);
     const secondary = rng.chance(0.4) ? world.topics.find((x) => x.theme === topic.theme && x !== topic) : undefined;
-    const section = topic.topic.category.split('/')[1]!.toLowerCase().replace(/[^a-z]+/g, '-');
-    const slug = titleEn.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+    const section = topic.topic.category
+      .split('/')[1]!
+      .toLowerCase()
+      .replace(/[^a-z]+/g, '-');
+    const slug = titleEn
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60);
     const ymd = iso(datePublished).slice(0, 10).replace(/-/g, '/');
     const article = {
-      type: 'article', id, url: `https://${publisher.domain}/${section}/${ymd}/${slug}-${rng.token(6)}`,
-      domain: publisher.domain, publisher: publisher.name, favicon_url: `https://${publisher.domain}/favicon.ico`,
-      title: titleLocal, title_en: titleEn, summary, summary_en: summaryEn, body,
-      content_language: lang, date_published: iso(datePublished),
+      type: 'article',
+      id,
+      url: `https://${publisher.domain}/${section}/${ymd}/${slug}-${rng.token(6)}`,
+      domain: publisher.domain,
+      publisher: publisher.name,
+      favicon_url: `https://${publisher.domain}/favicon.ico`,
+      title: titleLocal,
+      title_en: titleEn,
+      summary,
+      summary_en: summaryEn,
+      body,
+      content_language: lang,
+      date_published: iso(datePublished),
       date_modified: rng.chance(0.6) ? iso(Math.min(world.now, datePublished + rng.int(10, 600) * 60_000)) : null,
-      meta: { meta_title: `${titleLocal} | ${publisher.name}`, meta_description: summary, headline: titleLocal, section: topic.topic.label },
+      meta: {
+        meta_title: `${titleLocal} | ${publisher.name}`,
+        meta_description: summary,
+        headline: titleLocal,
+        section: topic.topic.label,
+      },
       enrichment: {
         actors: ents.filter((e) => e.mentionType === 'person' || e.mentionType === 'organization').map((e) => e.name),
         topic: [topic.topic.label, ...keywords.map((k) => k[0])],
@@ -137,16 +181,23 @@ export class ArticleFactory {
         format_type: rng.pick(['article', 'article', 'live_blog', 'analysis', 'gallery']),
         entities: { people: byType('person'), orgs: byType('organization'), places: byType('place') },
       },
-      rss_feeds: rng.chance(0.5) ? null : [{ url: `https://${publisher.domain}/rss/${section}.xml`, title: `${publisher.name} ${topic.topic.label}` }],
-      images, image_url: images[0]!.source_url,
+      rss_feeds: rng.chance(0.5)
+        ? null
+        : [{ url: `https://${publisher.domain}/rss/${section}.xml`, title: `${publisher.name} ${topic.topic.label}` }],
+      images,
+      image_url: images[0]!.source_url,
       markdown_content: rng.chance(world.scale.markdownShare) ? `# ${titleLocal}\n\n${body}` : null,
-      first_seen_at: iso(t0), refreshed_at: iso(Math.min(world.now, world.windowStart + (lastHour + 1) * HOUR)),
+      first_seen_at: iso(t0),
+      refreshed_at: iso(Math.min(world.now, world.windowStart + (lastHour + 1) * HOUR)),
       categories: [
         { name: topic.topic.category, confidence: Math.round(rng.uniform(0.7, 0.98) * 100) / 100 },
         ...(secondary ? [{ name: secondary.topic.category, confidence: Math.round(rng.uniform(0.2, 0.5) * 100) / 100 }] : []),
       ],
       entities: ents.map((e) => ({
-        name: e.name, type: e.mentionType, kg_id: e.kgId, mentions: rng.int(1, 8),
+        name: e.name,
+        type: e.mentionType,
+        kg_id: e.kgId,
+        mentions: rng.int(1, 8),
         unified_score: Math.round(rng.uniform(0.3, 0.99) * 1000) / 1000,
         embedding_similarity: Math.round(rng.uniform(0.2, 0.95) * 1000) / 1000,
         source: rng.pick(['title', 'body', 'ner', 'kg_linker']),
@@ -157,12 +208,17 @@ export class ArticleFactory {
     stats.articles++;
     stats.observations += obs.length;
     if (trend) {
-      out(JSON.stringify({
-        type: 'trend_article', trend_id: trend.id, url_id: id,
-        assignment_method: rng.pick(['embedding_knn', 'embedding_knn', 'entity_overlap', 'keyword_rule', 'manual']),
-        assignment_score: Math.round(rng.uniform(0.55, 0.98) * 1000) / 1000, trend_role: trendRole(rng, trend, hour),
-        assigned_at: iso(Math.min(world.now, t0 + rng.int(5, 180) * 60_000)),
-      }));
+      out(
+        JSON.stringify({
+          type: 'trend_article',
+          trend_id: trend.id,
+          url_id: id,
+          assignment_method: rng.pick(['embedding_knn', 'embedding_knn', 'entity_overlap', 'keyword_rule', 'manual']),
+          assignment_score: Math.round(rng.uniform(0.55, 0.98) * 1000) / 1000,
+          trend_role: trendRole(rng, trend, hour),
+          assigned_at: iso(Math.min(world.now, t0 + rng.int(5, 180) * 60_000)),
+        }),
+      );
       stats.trendArticles++;
     }
   }

@@ -86,9 +86,9 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - started) / 1000;
   process.stderr.write(
     `generated ${args.scale} (seed ${args.seed}, now ${iso(args.now)}): ${writer.lines.toLocaleString('en-US')} lines, ` +
-    `${stats.articles.toLocaleString('en-US')} articles, ${stats.profiles.toLocaleString('en-US')} url-market profiles, ` +
-    `${stats.observations.toLocaleString('en-US')} observations, ${stats.trendArticles.toLocaleString('en-US')} trend articles, ` +
-    `${world.trends.length} trends, ${world.edges.length} edges in ${seconds.toFixed(1)} s\n`,
+      `${stats.articles.toLocaleString('en-US')} articles, ${stats.profiles.toLocaleString('en-US')} url-market profiles, ` +
+      `${stats.observations.toLocaleString('en-US')} observations, ${stats.trendArticles.toLocaleString('en-US')} trend articles, ` +
+      `${world.trends.length} trends, ${world.edges.length} edges in ${seconds.toFixed(1)} s\n`,
   );
 }
 

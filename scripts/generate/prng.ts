@@ -81,7 +81,10 @@ export class WeightedPicker<T> {
   private readonly cumulative: number[] = [];
   readonly total: number;
 
-  constructor(readonly items: readonly T[], weight: (item: T, index: number) => number) {
+  constructor(
+    readonly items: readonly T[],
+    weight: (item: T, index: number) => number,
+  ) {
     let sum = 0;
     items.forEach((item, i) => {
       sum += Math.max(0, weight(item, i));

@@ -17,24 +17,48 @@ export interface Publisher {
 }
 
 const NAME_PARTS: Record<string, [string[], string[]]> = {
-  en: [['Daily', 'Morning', 'City', 'Metro', 'Global', 'National', 'Evening', 'Harbor', 'Capital', 'Valley'],
-    ['Herald', 'Post', 'Tribune', 'Chronicle', 'Ledger', 'Gazette', 'Wire', 'Observer', 'Dispatch', 'Courier', 'Record']],
-  de: [['Rhein', 'Nord', 'Süd', 'Ost', 'West', 'Stadt', 'Land', 'Elb', 'Alpen', 'Spree'],
-    ['Kurier', 'Anzeiger', 'Rundschau', 'Bote', 'Blatt', 'Nachrichten', 'Echo']],
-  fr: [['Le Journal', 'La Dépêche', 'Le Courrier', "L'Écho", 'La Gazette', 'Le Réveil'],
-    ['du Nord', "de l'Ouest", 'du Sud', 'de la Ville', 'du Centre', 'des Alpes']],
-  es: [['El Heraldo', 'Diario', 'La Voz', 'El Correo', 'La Crónica', 'El Mirador'],
-    ['del Sur', 'del Norte', 'de la Costa', 'del Valle', 'Central', 'del Río']],
-  pt: [['Folha', 'Jornal', 'Correio', 'Gazeta', 'Diário', 'Voz'], ['do Vale', 'da Serra', 'do Litoral', 'do Sul', 'da Capital', 'do Norte']],
-  it: [['Il Corriere', 'La Voce', 'Il Giornale', 'La Gazzetta', "L'Eco"], ['del Lago', 'di Valle', 'del Nord', 'del Sud', 'della Città']],
-  ja: [['Tokyo', 'Kansai', 'Nihon', 'Sakura', 'Minato', 'Hikari'], ['Nippo', 'Shimbun', 'Times', 'Jiji', 'Press']],
-  hi: [['Bharat', 'Desh', 'Aaj', 'Nav', 'Lok', 'Jan'], ['Samachar', 'Khabar', 'Darpan', 'Vani', 'Times']],
+  en: [
+    ['Daily', 'Morning', 'City', 'Metro', 'Global', 'National', 'Evening', 'Harbor', 'Capital', 'Valley'],
+    ['Herald', 'Post', 'Tribune', 'Chronicle', 'Ledger', 'Gazette', 'Wire', 'Observer', 'Dispatch', 'Courier', 'Record'],
+  ],
+  de: [
+    ['Rhein', 'Nord', 'Süd', 'Ost', 'West', 'Stadt', 'Land', 'Elb', 'Alpen', 'Spree'],
+    ['Kurier', 'Anzeiger', 'Rundschau', 'Bote', 'Blatt', 'Nachrichten', 'Echo'],
+  ],
+  fr: [
+    ['Le Journal', 'La Dépêche', 'Le Courrier', "L'Écho", 'La Gazette', 'Le Réveil'],
+    ['du Nord', "de l'Ouest", 'du Sud', 'de la Ville', 'du Centre', 'des Alpes'],
+  ],
+  es: [
+    ['El Heraldo', 'Diario', 'La Voz', 'El Correo', 'La Crónica', 'El Mirador'],
+    ['del Sur', 'del Norte', 'de la Costa', 'del Valle', 'Central', 'del Río'],
+  ],
+  pt: [
+    ['Folha', 'Jornal', 'Correio', 'Gazeta', 'Diário', 'Voz'],
+    ['do Vale', 'da Serra', 'do Litoral', 'do Sul', 'da Capital', 'do Norte'],
+  ],
+  it: [
+    ['Il Corriere', 'La Voce', 'Il Giornale', 'La Gazzetta', "L'Eco"],
+    ['del Lago', 'di Valle', 'del Nord', 'del Sud', 'della Città'],
+  ],
+  ja: [
+    ['Tokyo', 'Kansai', 'Nihon', 'Sakura', 'Minato', 'Hikari'],
+    ['Nippo', 'Shimbun', 'Times', 'Jiji', 'Press'],
+  ],
+  hi: [
+    ['Bharat', 'Desh', 'Aaj', 'Nav', 'Lok', 'Jan'],
+    ['Samachar', 'Khabar', 'Darpan', 'Vani', 'Times'],
+  ],
 };
 
 const TLD: Record<string, string> = { US: 'com', GB: 'co.uk', IN: 'in', CA: 'ca', AU: 'com.au', BR: 'com.br', MX: 'com.mx' };
 
 function slug(name: string): string {
-  return name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
 }
 
 export function buildPublishers(rng: Rng, marketCodes: readonly string[], count: number, themes: number): Publisher[] {
@@ -49,7 +73,7 @@ export function buildPublishers(rng: Rng, marketCodes: readonly string[], count:
     for (let i = 0; i < perMarket[mi]!; i++) {
       const isVideo = rng.chance(0.05);
       let name = `${rng.pick(first)} ${rng.pick(second)}${isVideo ? ' TV' : ''}`;
-      const tld = isVideo ? 'tv' : TLD[market.country] ?? market.country.toLowerCase();
+      const tld = isVideo ? 'tv' : (TLD[market.country] ?? market.country.toLowerCase());
       let domain = `${slug(name)}.${tld}`;
       for (let n = 2; domains.has(domain); n++) {
         name = `${name.replace(/ \d+$/, '')} ${n}`;
@@ -58,7 +82,11 @@ export function buildPublishers(rng: Rng, marketCodes: readonly string[], count:
       domains.add(domain);
       const size = Math.min(200, rng.pareto(1, 1.2));
       out.push({
-        domain, name, market, size, isVideo,
+        domain,
+        name,
+        market,
+        size,
+        isVideo,
         theme: rng.chance(0.3) ? rng.int(0, themes - 1) : null,
         kgId: rng.chance(0.6) ? `/g/11${rng.token(8)}` : null,
         followers: Math.round(size * rng.uniform(5_000, 30_000)),

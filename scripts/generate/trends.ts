@@ -11,8 +11,16 @@ export type State = (typeof STATES)[number];
 const STATE_SHARE: Record<State, number> = { emerging: 0.15, hot: 0.2, persistent: 0.25, seasonal_dormant: 0.15, decayed: 0.25 };
 const STATE_WEIGHT: Record<State, number> = { emerging: 1.5, hot: 3, persistent: 2, seasonal_dormant: 0.8, decayed: 1.5 };
 
-export interface TopicNode { id: string; themeId: string; theme: number; topic: Topic }
-export interface ThemeNode { id: string; theme: Theme }
+export interface TopicNode {
+  id: string;
+  themeId: string;
+  theme: number;
+  topic: Topic;
+}
+export interface ThemeNode {
+  id: string;
+  theme: Theme;
+}
 
 export interface TrendDef {
   id: string;
@@ -37,19 +45,25 @@ function curve(rng: Rng, state: State, H: number): Float64Array {
   const v = new Float64Array(H);
   const u = (a: number, b: number) => rng.uniform(a, b);
   if (state === 'emerging') {
-    const s = Math.max(0, H - u(24, 72)), rate = u(10, 20);
+    const s = Math.max(0, H - u(24, 72)),
+      rate = u(10, 20);
     for (let i = Math.ceil(s); i < H; i++) v[i] = Math.exp((i - s) / rate);
   } else if (state === 'hot') {
-    const s = Math.max(0, H - u(72, 240)), p = Math.max(s + 12, H - u(6, 48)), tau = u(24, 72);
+    const s = Math.max(0, H - u(72, 240)),
+      p = Math.max(s + 12, H - u(6, 48)),
+      tau = u(24, 72);
     for (let i = Math.ceil(s); i < H; i++) v[i] = i <= p ? ((i - s) / (p - s)) ** 2 : Math.exp(-(i - p) / tau);
   } else if (state === 'persistent') {
     const phase = u(0, 2 * Math.PI);
     for (let i = 0; i < H; i++) v[i] = 1 + 0.3 * Math.sin((2 * Math.PI * i) / 168 + phase);
   } else if (state === 'seasonal_dormant') {
-    const c = u(0.1, 0.35) * H, w = u(24, 60);
+    const c = u(0.1, 0.35) * H,
+      w = u(24, 60);
     for (let i = 0; i < Math.min(H, c + 3 * w); i++) v[i] = Math.exp(-((i - c) ** 2) / (2 * w * w));
   } else {
-    const s = u(0.15, 0.5) * H, p = s + u(12, 48), tau = u(18, 60);
+    const s = u(0.15, 0.5) * H,
+      p = s + u(12, 48),
+      tau = u(18, 60);
     for (let i = Math.ceil(s); i < H; i++) v[i] = i <= p ? (i - s) / (p - s) : Math.exp(-(i - p) / tau);
   }
   return v;
@@ -85,7 +99,10 @@ export function buildTrends(ctx: TrendContext, count: number): TrendDef[] {
       max = Math.max(max, raw[i]!);
     }
     const cumulative = new Float64Array(H);
-    let sum = 0, start = -1, peak = 0, last = 0;
+    let sum = 0,
+      start = -1,
+      peak = 0,
+      last = 0;
     for (let i = 0; i < H; i++) {
       const x = raw[i]! < max * 1e-3 ? 0 : raw[i]!;
       sum += x;
@@ -96,17 +113,37 @@ export function buildTrends(ctx: TrendContext, count: number): TrendDef[] {
     }
     const pool = new WeightedPicker(ctx.entitiesByTopic[ctx.topics.indexOf(topic)] ?? [], (e) => e.weight);
     const keyEntities = pool.items.length ? [...new Set(Array.from({ length: rng.int(2, 4) }, () => pool.pick(rng)))] : [];
-    const structural = state === 'persistent' ? 'evergreen' : state === 'seasonal_dormant' ? 'cyclic'
-      : rng.chance(0.85) ? 'event_driven' : 'unknown';
-    const semantic = rng.chance(0.1) ? null : structural === 'evergreen' ? rng.pick(['evergreen', 'lifestyle'])
-      : structural === 'cyclic' ? 'seasonal' : rng.pick(['news', 'news', 'event_based']);
+    const structural =
+      state === 'persistent' ? 'evergreen' : state === 'seasonal_dormant' ? 'cyclic' : rng.chance(0.85) ? 'event_driven' : 'unknown';
+    const semantic = rng.chance(0.1)
+      ? null
+      : structural === 'evergreen'
+        ? rng.pick(['evergreen', 'lifestyle'])
+        : structural === 'cyclic'
+          ? 'seasonal'
+          : rng.pick(['news', 'news', 'event_based']);
     out.push({
-      id: rng.uuid(), topic, state, structural, semantic, semanticConfidence: semantic ? rng.uniform(0.5, 0.97) : 0,
+      id: rng.uuid(),
+      topic,
+      state,
+      structural,
+      semantic,
+      semanticConfidence: semantic ? rng.uniform(0.5, 0.97) : 0,
       market,
-      scope: [market.country, ...rng.sample(countries.filter((c) => c !== market.country), rng.int(0, 2))],
-      keyEntities, keywords: rng.sample(topic.topic.keywords, rng.int(1, 2)),
+      scope: [
+        market.country,
+        ...rng.sample(
+          countries.filter((c) => c !== market.country),
+          rng.int(0, 2),
+        ),
+      ],
+      keyEntities,
+      keywords: rng.sample(topic.topic.keywords, rng.int(1, 2)),
       weight: STATE_WEIGHT[state] * Math.min(8, rng.pareto(1, 1.5)),
-      cumulative, startHour: Math.max(0, start), peakHour: peak, lastHour: last,
+      cumulative,
+      startHour: Math.max(0, start),
+      peakHour: peak,
+      lastHour: last,
     });
   }
   return out;
@@ -116,7 +153,8 @@ export function buildTrends(ctx: TrendContext, count: number): TrendDef[] {
 export function sampleHour(rng: Rng, t: TrendDef): number {
   const c = t.cumulative;
   const x = rng.next() * c[c.length - 1]!;
-  let lo = 0, hi = c.length - 1;
+  let lo = 0,
+    hi = c.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (c[mid]! > x) hi = mid;

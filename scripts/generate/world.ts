@@ -12,7 +12,13 @@ export const HOUR = 3_600_000;
 /** ISO 8601 with an explicit +00:00 offset, second precision. */
 export const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
-export interface Edge { parent: TrendDef; child: TrendDef; relation: string; strength: number; establishedAt: number }
+export interface Edge {
+  parent: TrendDef;
+  child: TrendDef;
+  relation: string;
+  strength: number;
+  establishedAt: number;
+}
 
 export interface World {
   scale: Scale;
@@ -37,8 +43,13 @@ export function buildWorld(rng: Rng, scale: Scale, now: number): World {
   const markets = scale.markets.map((c) => MARKETS[c]!);
   const themes = THEMES.slice(0, scale.themes).map((theme) => ({ id: rng.uuid(), theme }));
   const topics: TopicNode[] = themes.flatMap((t, ti) =>
-    t.theme.topics.slice(0, scale.topicsPerTheme).map((topic) => ({ id: rng.uuid(), themeId: t.id, theme: ti, topic })));
-  const entities = buildEntities(rng, topics.map((t) => t.topic), scale.entities);
+    t.theme.topics.slice(0, scale.topicsPerTheme).map((topic) => ({ id: rng.uuid(), themeId: t.id, theme: ti, topic })),
+  );
+  const entities = buildEntities(
+    rng,
+    topics.map((t) => t.topic),
+    scale.entities,
+  );
   const entitiesByTopic = topics.map((_, i) => entities.filter((e) => e.topic === i));
   const publishers = buildPublishers(rng, scale.markets, scale.publishers, themes.length);
   const trends = buildTrends(
@@ -56,13 +67,28 @@ export function buildWorld(rng: Rng, scale: Scale, now: number): World {
     if (rng.chance(0.5) && child.structural !== 'evergreen') child.structural = 'derivative';
     const at = windowStart + (Math.max(child.startHour, parent.startHour) + rng.uniform(6, 48)) * HOUR;
     edges.push({
-      parent, child, relation: rng.pick(['spin_off', 'continuation', 'escalation', 'merge', 'related']),
-      strength: Math.round(rng.uniform(0.3, 0.95) * 100) / 100, establishedAt: Math.min(now - HOUR, at),
+      parent,
+      child,
+      relation: rng.pick(['spin_off', 'continuation', 'escalation', 'merge', 'related']),
+      strength: Math.round(rng.uniform(0.3, 0.95) * 100) / 100,
+      establishedAt: Math.min(now - HOUR, at),
     });
   });
   return {
-    scale, now, windowStart, hours, markets, themes, topics, entitiesByTopic, entities, publishers,
-    chooser: new PublisherChooser(publishers), trends, trendPicker: new WeightedPicker(trends, (t) => t.weight), edges,
+    scale,
+    now,
+    windowStart,
+    hours,
+    markets,
+    themes,
+    topics,
+    entitiesByTopic,
+    entities,
+    publishers,
+    chooser: new PublisherChooser(publishers),
+    trends,
+    trendPicker: new WeightedPicker(trends, (t) => t.weight),
+    edges,
   };
 }
 
@@ -100,14 +126,23 @@ function trendRecord(rng: Rng, world: World, t: TrendDef): Record<string, unknow
   const peakMs = world.windowStart + t.peakHour * HOUR;
   const persistent = t.state === 'persistent';
   return {
-    type: 'trend', id: t.id, label, label_en: label, label_ru: `${e1}: ${keywordIn(kw, 'ru')}`,
+    type: 'trend',
+    id: t.id,
+    label,
+    label_en: label,
+    label_ru: `${e1}: ${keywordIn(kw, 'ru')}`,
     summary: `Coverage of ${kw[0]} involving ${e1} and ${e2}, centred on ${country.name}.`,
     label_local: local ? `${e1}: ${keywordIn(kw, t.market.language)}` : null,
     label_local_lang: local ? t.market.language : null,
-    state: stateOf(world, t), structural_type: t.structural, semantic_type: t.semantic,
+    state: stateOf(world, t),
+    structural_type: t.structural,
+    semantic_type: t.semantic,
     semantic_type_confidence: Math.round(t.semanticConfidence * 100) / 100,
-    topic_id: t.topic.id, primary_country: t.market.country, country_scope: t.scope,
-    key_entities: t.keyEntities.map((e) => e.name), key_topics: t.keywords.map((k) => k[0]),
+    topic_id: t.topic.id,
+    primary_country: t.market.country,
+    country_scope: t.scope,
+    key_entities: t.keyEntities.map((e) => e.name),
+    key_topics: t.keywords.map((k) => k[0]),
     expected_next_peak: t.structural === 'cyclic' ? iso(peakMs + rng.int(180, 365) * 24 * HOUR).slice(0, 10) : null,
     created_at: iso(persistent ? world.windowStart - rng.int(10, 200) * 24 * HOUR : world.windowStart + t.startHour * HOUR),
     updated_at: iso(Math.min(world.now, world.windowStart + (t.lastHour + 1) * HOUR)),
@@ -126,16 +161,40 @@ export function* worldRecords(rng: Rng, world: World): Generator<Record<string, 
     if (top) dominant.set(topic.id, top);
   }
   for (const { id, theme } of world.themes) {
-    yield { type: 'hierarchy_node', id, level: 2, label: theme.label, label_en: theme.label, label_ru: theme.labelRu,
-      summary: `Themes around ${theme.topics.map((t) => t.label.toLowerCase()).join(', ')}.`, parent_id: null, state: null };
+    yield {
+      type: 'hierarchy_node',
+      id,
+      level: 2,
+      label: theme.label,
+      label_en: theme.label,
+      label_ru: theme.labelRu,
+      summary: `Themes around ${theme.topics.map((t) => t.label.toLowerCase()).join(', ')}.`,
+      parent_id: null,
+      state: null,
+    };
   }
   for (const { id, themeId, topic } of world.topics) {
-    yield { type: 'hierarchy_node', id, level: 1, label: topic.label, label_en: topic.label, label_ru: topic.labelRu,
-      summary: `Stories on ${topic.keywords.map((k) => k[0]).join(', ')}.`, parent_id: themeId, state: dominant.get(id) ?? null };
+    yield {
+      type: 'hierarchy_node',
+      id,
+      level: 1,
+      label: topic.label,
+      label_en: topic.label,
+      label_ru: topic.labelRu,
+      summary: `Stories on ${topic.keywords.map((k) => k[0]).join(', ')}.`,
+      parent_id: themeId,
+      state: dominant.get(id) ?? null,
+    };
   }
   for (const t of world.trends) yield trendRecord(rng, world, t);
   for (const e of world.edges) {
-    yield { type: 'trend_edge', parent_id: e.parent.id, child_id: e.child.id, relation_type: e.relation,
-      strength: e.strength, established_at: iso(e.establishedAt) };
+    yield {
+      type: 'trend_edge',
+      parent_id: e.parent.id,
+      child_id: e.child.id,
+      relation_type: e.relation,
+      strength: e.strength,
+      established_at: iso(e.establishedAt),
+    };
   }
 }

@@ -22,8 +22,15 @@ export type WorkerName = (typeof WORKERS)[number];
 // (docs/PERFORMANCE.md "Budgets").
 const AREA_BUDGET_KIB = 215;
 export const BUDGET_KIB: Record<WorkerName, number> = {
-  tracking: AREA_BUDGET_KIB, feed: AREA_BUDGET_KIB, public: AREA_BUDGET_KIB, geo: AREA_BUDGET_KIB, trends: AREA_BUDGET_KIB,
-  entities: AREA_BUDGET_KIB, articles: AREA_BUDGET_KIB, jobs: AREA_BUDGET_KIB, mcp: 290,
+  tracking: AREA_BUDGET_KIB,
+  feed: AREA_BUDGET_KIB,
+  public: AREA_BUDGET_KIB,
+  geo: AREA_BUDGET_KIB,
+  trends: AREA_BUDGET_KIB,
+  entities: AREA_BUDGET_KIB,
+  articles: AREA_BUDGET_KIB,
+  jobs: AREA_BUDGET_KIB,
+  mcp: 290,
 };
 
 /** A path literal that only the named area registers. */
@@ -44,11 +51,11 @@ const HOLDS_EVERY_AREA = new Set(['mcp']);
 /** Whether a bundle holds its own area's routes and no other area's (the MCP Worker holds them all). */
 export function routesIn(code: string, name: WorkerName): { ok: boolean; verdict: string } {
   const text = code.replaceAll('"', "'");
-  const foreign = WORKERS
-    .filter((other) => other !== name && !HOLDS_EVERY_AREA.has(name))
-    .flatMap((other) => MARKERS[other].filter((m) => text.includes(m)).map((m) => `${other}:${m}`));
+  const foreign = WORKERS.filter((other) => other !== name && !HOLDS_EVERY_AREA.has(name)).flatMap((other) =>
+    MARKERS[other].filter((m) => text.includes(m)).map((m) => `${other}:${m}`),
+  );
   const ok = foreign.length === 0 && MARKERS[name].every((m) => text.includes(m));
-  const scope = HOLDS_EVERY_AREA.has(name) ? 'its own and every area\'s routes' : 'only its own routes';
+  const scope = HOLDS_EVERY_AREA.has(name) ? "its own and every area's routes" : 'only its own routes';
   return { ok, verdict: foreign.length ? `FOREIGN ${foreign.join(' ')}` : ok ? scope : 'MISSING its own routes' };
 }
 
@@ -80,10 +87,20 @@ const KEYED: Record<WorkerName | 'minimal', { method: string; path: string; body
   entities: { method: 'GET', path: '/v1/entities?limit=1' },
   articles: { method: 'GET', path: '/v1/analytics/categories' },
   jobs: undefined,
-  mcp: { method: 'POST', path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_languages', arguments: {} } } },
+  mcp: {
+    method: 'POST',
+    path: '/mcp',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_languages', arguments: {} } },
+  },
 };
 
-export interface Probe { method: string; path: string; status: number; headers?: Record<string, string>; body?: string }
+export interface Probe {
+  method: string;
+  path: string;
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
 
 /** The keyed first request of a Worker (200 with `key`), or undefined for the jobs Worker. */
 export function keyedProbe(name: WorkerName | 'minimal', key: string): Probe | undefined {
@@ -96,7 +113,9 @@ export function keyedProbe(name: WorkerName | 'minimal', key: string): Probe | u
 
 /** Unreachable services: the probes never get past the key check (or need no data). */
 export const NO_SERVICES = {
-  DATABASE_URL: 'postgres://probe@127.0.0.1:9/none', UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9', UPSTASH_REDIS_REST_TOKEN: 'none',
+  DATABASE_URL: 'postgres://probe@127.0.0.1:9/none',
+  UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9',
+  UPSTASH_REDIS_REST_TOKEN: 'none',
 };
 
 export interface Bundle {
@@ -120,7 +139,9 @@ export function bundle(name: string, dir: string, env: string = name, config = j
   rmSync(dir, { recursive: true, force: true });
   const meta = join(dir, 'meta.json');
   execFileSync(wrangler, ['deploy', '--dry-run', '--config', config, '--env', env, '--outdir', dir, '--metafile', meta], {
-    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+    cwd: ROOT,
   });
   // Named after the entry module: index.js for the areas.
   const { main, compatibility_flags: flags } = configOf(config, env);
@@ -160,6 +181,9 @@ export const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** `zod 196 KiB, @neondatabase/serverless 142 KiB, ...` (minified bytes in the bundle). */
 export const topPackages = (b: Bundle, n = 5) =>
-  b.packages.slice(0, n).map(([name, bytes]) => `${name} ${Math.round(bytes / 1024)}`).join(', ');
+  b.packages
+    .slice(0, n)
+    .map(([name, bytes]) => `${name} ${Math.round(bytes / 1024)}`)
+    .join(', ');
 
 export const overBudget = (b: Bundle, name: WorkerName) => b.gzip > BUDGET_KIB[name] * 1024;

@@ -27,7 +27,10 @@ const SOURCES = ['drizzle', 'scripts/generate', 'shared/ingest', 'scripts/demo']
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(join(ROOT, dir), { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
 }
 
 /** Hash of the sources that shape the demo database. */
@@ -77,8 +80,10 @@ async function onServer<T>(url: string, work: (c: pg.Client) => Promise<T>): Pro
 /** The template database with the demo data, built when missing. */
 async function demoTemplate(server: string, log: (line: string) => void): Promise<string> {
   const name = `fuzz_demo_${await dataHash()}`;
-  const exists = await onServer(`${server}/postgres`, async (c) =>
-    (await c.query(`SELECT 1 FROM pg_database WHERE datname = $1 AND datallowconn`, [name])).rowCount === 1);
+  const exists = await onServer(
+    `${server}/postgres`,
+    async (c) => (await c.query(`SELECT 1 FROM pg_database WHERE datname = $1 AND datallowconn`, [name])).rowCount === 1,
+  );
   if (exists) return name;
   log(`building the demo template ${name} (once per change of the data sources, ~30 s)`);
   const building = `${name}_building_${process.pid}`;
@@ -92,7 +97,10 @@ async function demoTemplate(server: string, log: (line: string) => void): Promis
     const { rowCount } = await c.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name]);
     if (rowCount) await c.query(`DROP DATABASE ${building} WITH (FORCE)`);
     else await c.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
-    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'fuzz\\_demo\\_%' AND datname <> $1 AND datname NOT LIKE '%\\_building\\_%'`, [name]);
+    const { rows } = await c.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE 'fuzz\\_demo\\_%' AND datname <> $1 AND datname NOT LIKE '%\\_building\\_%'`,
+      [name],
+    );
     // Without FORCE: a template another checkout is cloning right now stays (the drop fails).
     for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
   });
@@ -108,17 +116,28 @@ async function gatewayChild(databaseUrl: string, redisUrl: string): Promise<Gate
     });
   });
   const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/gateway/cli.ts')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, GATEWAY_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, GATEWAY_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the gateway process exited with ${child.exitCode}`);
-    if (await fetch(`http://${base}/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 150) throw new Error('the gateway process did not become healthy');
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    port, neonHttpUrl: `http://${base}/sql`, neonWsProxy: `${base}/v1`, upstashUrl: `http://${base}/redis`, upstashToken: 'local-token',
+    port,
+    neonHttpUrl: `http://${base}/sql`,
+    neonWsProxy: `${base}/v1`,
+    upstashUrl: `http://${base}/redis`,
+    upstashToken: 'local-token',
     backend: { postgres: 'postgres', redis: 'redis' },
     setRtt() {
       throw new Error('the gateway process takes its delay at start (GATEWAY_RTT_MS)');
@@ -170,11 +189,18 @@ export async function startDemoServices(options: StackOptions): Promise<DemoServ
   // through the fuzz's own requests to the other keys' projects).
   await onServer(databaseUrl, (c) => c.query(`UPDATE projects SET rate_limit_per_minute = 1000000 WHERE name = 'Demo newsroom'`));
   return {
-    gateway, keys, databaseUrl,
+    gateway,
+    keys,
+    databaseUrl,
     bindings: {
-      DATABASE_URL: databaseUrl, NEON_HTTP_ENDPOINT: gateway.neonHttpUrl, NEON_WS_PROXY: gateway.neonWsProxy,
-      UPSTASH_REDIS_REST_URL: gateway.upstashUrl, UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-      REDIS_PREFIX: database, APP_URL: 'https://app.example.com', NOW: FUZZ_NOW,
+      DATABASE_URL: databaseUrl,
+      NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
+      NEON_WS_PROXY: gateway.neonWsProxy,
+      UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
+      UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
+      REDIS_PREFIX: database,
+      APP_URL: 'https://app.example.com',
+      NOW: FUZZ_NOW,
     },
     async dispose() {
       await gateway.close();
@@ -194,7 +220,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   const { gateway, keys, databaseUrl } = services;
   return {
-    url: worker.url, worker, gateway, keys, databaseUrl,
+    url: worker.url,
+    worker,
+    gateway,
+    keys,
+    databaseUrl,
     async dispose() {
       await worker.dispose();
       await services.dispose();

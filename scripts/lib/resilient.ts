@@ -29,8 +29,10 @@ export function exitOnFatal(name: string, cleanup: () => Promise<void> | void): 
   const die = async (kind: string, err: unknown) => {
     if (dying) return;
     dying = true;
-    const message = err instanceof Error ? err.stack ?? err.message : String(err);
-    console.error(`[${name}] fatal ${kind}: ${message}\n[${name}] stopping: a part of ${name} failed, so nothing is left half-working; start it again.`);
+    const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    console.error(
+      `[${name}] fatal ${kind}: ${message}\n[${name}] stopping: a part of ${name} failed, so nothing is left half-working; start it again.`,
+    );
     const force = setTimeout(() => process.exit(1), 5_000);
     force.unref();
     try {

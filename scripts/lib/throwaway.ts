@@ -58,7 +58,9 @@ export async function startThrowaway(prefix: string, env: Record<string, string>
     pgCtl('-w', '-l', join(pgData, 'server.log'), '-o', `-p ${pgPort} -k ${pgData} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start');
   let redis: ChildProcess | undefined;
   const startRedis = async () => {
-    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     for (let i = 0; i < 50; i++) {
       try {
         execFileSync('redis-cli', ['-p', String(redisPort), 'ping'], { stdio: 'ignore' });
@@ -105,7 +107,12 @@ export async function startThrowaway(prefix: string, env: Record<string, string>
       await close();
       throw new Error(`npm start ${start.exitCode !== null ? 'exited' : 'not ready'}:\n${output.slice(-3_000)}`);
     }
-    const ready = output.includes('Discovery analytics API on') && (await fetch(`${base}/openapi.json`).then((r) => r.ok, () => false));
+    const ready =
+      output.includes('Discovery analytics API on') &&
+      (await fetch(`${base}/openapi.json`).then(
+        (r) => r.ok,
+        () => false,
+      ));
     if (ready) break;
     await sleep(1_000);
   }

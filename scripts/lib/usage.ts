@@ -17,7 +17,8 @@ export async function usage(db: Db, info: GatewayInfo | null, projectId: string)
   const keys = (await listKeys(db, project.id)).filter((k) => !k.revokedAt);
   const minutes = await Promise.all(keys.map((k) => limiterFor(store, perMinute).getRemaining(k.id)));
   return {
-    project: project.name, plan: project.plan,
+    project: project.name,
+    plan: project.plan,
     month: { used, limit: quota.total, base: quota.base, addons: quota.addons, resets_at: nextMonthStart(now).toISOString() },
     minute: keys.map((k, i) => ({ key: k.prefix, name: k.name, limit: perMinute, remaining: minutes[i].remaining })),
   };

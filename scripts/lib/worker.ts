@@ -20,7 +20,9 @@ const COMPATIBILITY = { compatibilityDate: '2026-11-01', compatibilityFlags: ['n
  */
 export function bundleWorker(outdir: string, env = ''): string {
   execFileSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--env', env, '--outdir', outdir], {
-    stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+    cwd: ROOT,
   });
   return join(outdir, 'index.js');
 }
@@ -40,7 +42,11 @@ export interface RunningWorker {
  */
 function devVars(): Record<string, string> {
   const { vars } = unstable_readConfig({ config: 'wrangler.toml' }, { hideWarnings: true });
-  return { ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, String(value)])), CURSOR_SECRET: DEV_CURSOR_SECRET, ENVIRONMENT: 'development' };
+  return {
+    ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, String(value)])),
+    CURSOR_SECRET: DEV_CURSOR_SECRET,
+    ENVIRONMENT: 'development',
+  };
 }
 
 /**
@@ -54,13 +60,20 @@ export async function startWorker(overrides: Record<string, string>, env = ''): 
 
 /** Bundles a Worker into a scratch directory with `bundle` and runs it in Miniflare with the dev vars and `bindings`. */
 export async function startBundled(
-  bundle: (dir: string) => { scriptPath: string; modulesRoot: string }, bindings: Record<string, string>,
+  bundle: (dir: string) => { scriptPath: string; modulesRoot: string },
+  bindings: Record<string, string>,
 ): Promise<RunningWorker> {
   const dir = mkdtempSync(join(tmpdir(), 'worker-'));
   try {
     const { scriptPath, modulesRoot } = bundle(dir);
     const running = await runScript(scriptPath, modulesRoot, bindings);
-    return { ...running, async dispose() { await running.dispose(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      ...running,
+      async dispose() {
+        await running.dispose();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -72,7 +85,10 @@ export async function startBundled(
  * `compatibilityFlags`: its environment's (a deployed request Worker opts out of Node compatibility, see wrangler.toml).
  */
 export async function runScript(
-  scriptPath: string, dir: string, overrides: Record<string, string> = {}, compatibilityFlags = COMPATIBILITY.compatibilityFlags,
+  scriptPath: string,
+  dir: string,
+  overrides: Record<string, string> = {},
+  compatibilityFlags = COMPATIBILITY.compatibilityFlags,
 ): Promise<RunningWorker> {
   const bindings = { ...devVars(), ...overrides };
   const options = convertV4MiniflareOptions({

@@ -14,7 +14,12 @@ const NewKeySchema = z
     kind: z.enum(KEY_KINDS).default('project'),
     name: z.string().min(1).default('default'),
     countries: z
-      .array(z.string().regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2').transform((c) => c.toUpperCase()))
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2')
+          .transform((c) => c.toUpperCase()),
+      )
       .nullable()
       .default(null),
   })
@@ -51,8 +56,14 @@ export async function createKey(db: Db, input: NewKey) {
 export async function listKeys(db: Db, projectId?: string) {
   return db
     .select({
-      id: apiKeys.id, projectId: apiKeys.projectId, kind: apiKeys.kind, name: apiKeys.name, prefix: apiKeys.keyPrefix,
-      countries: apiKeys.countries, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt,
+      id: apiKeys.id,
+      projectId: apiKeys.projectId,
+      kind: apiKeys.kind,
+      name: apiKeys.name,
+      prefix: apiKeys.keyPrefix,
+      countries: apiKeys.countries,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
     })
     .from(apiKeys)
     .where(projectId ? eq(apiKeys.projectId, projectId) : undefined)

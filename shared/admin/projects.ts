@@ -4,7 +4,10 @@ import { z } from 'zod';
 import type { Db } from '../db/client';
 import { LIMITS_MODES, PLANS, projects, SUBSCRIPTION_STATES, type Addons } from '../db/schema';
 
-const countryCode = z.string().regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2, e.g. US').transform((c) => c.toUpperCase());
+const countryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'country codes are ISO 3166-1 alpha-2, e.g. US')
+  .transform((c) => c.toUpperCase());
 
 /** A project's settings, without defaults: a patch must change only the fields it names. */
 const ProjectFields = z.object({

@@ -9,7 +9,11 @@ import { refusalOf, REFUSAL_TTL_SECONDS } from './refusal';
  * Idempotent. A failure no retry fixes (refusal.ts) stores that refusal instead, leaves the warmer's
  * list and answers `refused` (the job is done); any other failure throws (retried).
  */
-export async function completeAggregate(services: AggregateServices, kind: AggregateKind, job: AggregateJob): Promise<'stored' | 'refused'> {
+export async function completeAggregate(
+  services: AggregateServices,
+  kind: AggregateKind,
+  job: AggregateJob,
+): Promise<'stored' | 'refused'> {
   const { store } = services;
   let outcome: 'stored' | 'refused' = 'stored';
   let stored: CachedResponse;

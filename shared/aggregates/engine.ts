@@ -80,8 +80,12 @@ export const lockOf = (cacheKey: string) => `${cacheKey}:lock`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function computing(seconds: number) {
-  return coded('computing', `This aggregate is being computed; repeat the identical request in about ${seconds} seconds.`, {},
-    { 'Retry-After': String(seconds) });
+  return coded(
+    'computing',
+    `This aggregate is being computed; repeat the identical request in about ${seconds} seconds.`,
+    {},
+    { 'Retry-After': String(seconds) },
+  );
 }
 
 async function acquire(store: Store, cacheKey: string, token: string, ttl: number): Promise<boolean> {
@@ -108,7 +112,14 @@ async function release(store: Store, cacheKey: string, token: string): Promise<v
  * Computes as the lock holder. Storing the answer and releasing the lock (in that order: a follower
  * that finds the lock gone finds the answer) go off the critical path; on failure the lock is released too.
  */
-async function lead<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served<V>> {
+async function lead<R, H, V>(
+  caller: Caller,
+  kind: AggregateKind<R, H, V>,
+  request: R,
+  cacheKey: string,
+  token: string,
+  hint?: H,
+): Promise<Served<V>> {
   const { services, later } = caller;
   let cached: CachedResponse;
   let value: V;
@@ -120,10 +131,12 @@ async function lead<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, reque
   }
   remember(services.config, kind, cacheKey, cached);
   // The answer stands even if Redis fails now; followers then time out into 503 `computing`.
-  later((async () => {
-    await services.store.redis.set(cacheKey, pack(cached), { ex: ttlOf(kind) }).catch(() => undefined);
-    await release(services.store, cacheKey, token).catch(() => undefined);
-  })());
+  later(
+    (async () => {
+      await services.store.redis.set(cacheKey, pack(cached), { ex: ttlOf(kind) }).catch(() => undefined);
+      await release(services.store, cacheKey, token).catch(() => undefined);
+    })(),
+  );
   return { cached, value, outcome: 'miss' };
 }
 
@@ -133,7 +146,14 @@ async function lead<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, reque
  * in time (a burst of followers on a busy machine) is just a poll without news. Gives up after
  * FOLLOWER_WAIT_MS with 503 `computing`.
  */
-async function follow<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, request: R, cacheKey: string, token: string, hint?: H): Promise<Served<V>> {
+async function follow<R, H, V>(
+  caller: Caller,
+  kind: AggregateKind<R, H, V>,
+  request: R,
+  cacheKey: string,
+  token: string,
+  hint?: H,
+): Promise<Served<V>> {
   const redis = caller.services.store.text;
   const deadline = Date.now() + FOLLOWER_WAIT_MS;
   for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
@@ -157,7 +177,12 @@ async function follow<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, req
  */
 async function degraded<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, request: R, options: ServeOptions<H>): Promise<Served<V>> {
   if (options.background && caller.queue) {
-    throw coded('dependency_unavailable', 'A dependency is briefly unavailable; retry after the Retry-After header.', {}, { 'Retry-After': '5' });
+    throw coded(
+      'dependency_unavailable',
+      'A dependency is briefly unavailable; retry after the Retry-After header.',
+      {},
+      { 'Retry-After': '5' },
+    );
   }
   const { value, cached } = await computeWithAsOf(caller.services, kind, request, options.hint);
   return { cached, value, outcome: 'bypass' };
@@ -185,9 +210,16 @@ async function lookup(config: Config, store: Store, kind: AggregateKind, cacheKe
  * list's existence) runs; its errors win over a hit.
  */
 export async function serveCached<R, H, V>(
-  caller: Caller, kind: AggregateKind<R, H, V>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>,
+  caller: Caller,
+  kind: AggregateKind<R, H, V>,
+  request: R,
+  admit: ServeOptions<H> | Promise<ServeOptions<H>>,
 ): Promise<Served<V>> {
-  const { services: { store, config }, queue, later } = caller;
+  const {
+    services: { store, config },
+    queue,
+    later,
+  } = caller;
   const admitted = Promise.resolve(admit);
   admitted.catch(() => undefined); // it may fail while the key is hashed: handled by Promise.all below
   const cacheKey = await aggregateKey(store, kind, request);

@@ -40,7 +40,9 @@ export async function dueForWarming(store: Store, nowMs: number, margin = 180): 
   const since = nowMs - RECENT_WINDOW_MS;
   await store.redis.zremrangebyscore(ownersKey(store), 0, since);
   const owners = await store.redis.zrange<string[]>(ownersKey(store), since, nowMs, { byScore: true });
-  const lists = await Promise.all(owners.map((owner) => store.text.zrange<string[]>(ownerKey(store, String(owner)), since, nowMs, { byScore: true })));
+  const lists = await Promise.all(
+    owners.map((owner) => store.text.zrange<string[]>(ownerKey(store, String(owner)), since, nowMs, { byScore: true })),
+  );
   const jobs = lists.flatMap((members) => members.slice(-MAX_RECENT_PER_OWNER).map((m) => JSON.parse(m) as AggregateJob));
   const ttls = await Promise.all(jobs.map((j) => store.redis.ttl(j.cacheKey)));
   return jobs.filter((_, i) => ttls[i] < margin);

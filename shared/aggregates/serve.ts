@@ -33,7 +33,10 @@ function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {
 }
 
 async function served<R, H, V>(
-  c: Context<Env>, kind: AggregateKind<R, H, V>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>>,
+  c: Context<Env>,
+  kind: AggregateKind<R, H, V>,
+  request: R,
+  admit: ServeOptions<H> | Promise<ServeOptions<H>>,
 ): Promise<Served<V>> {
   const answer = await serveCached(callerOf(c), kind, request, admit);
   throwIfRefusal(answer.cached);
@@ -46,7 +49,10 @@ async function served<R, H, V>(
  * shared, or bypass while Redis is unreachable; `X-Aggregate-Cache` for internal keys). For kinds without `respond`.
  */
 export async function serveAggregate<R, H, V>(
-  c: Context<Env>, kind: AggregateKind<R, H, V>, request: R, options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+  c: Context<Env>,
+  kind: AggregateKind<R, H, V>,
+  request: R,
+  options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
 ): Promise<V> {
   const answer = await served(c, kind, request, options);
   // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
@@ -64,7 +70,10 @@ export async function serveAggregate<R, H, V>(
  * without `respond`: the answer is typed by the kind's value, which the route's schema then checks.
  */
 export async function serveAggregateResponse<R, H, V>(
-  c: Context<Env>, kind: AggregateKind<R, H, V>, request: R, admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
+  c: Context<Env>,
+  kind: AggregateKind<R, H, V>,
+  request: R,
+  admit: ServeOptions<H> | Promise<ServeOptions<H>> = {},
 ): Promise<JsonAnswer<V>> {
   const answer = await served(c, kind, request, admit);
   return respondAs<V>(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
@@ -77,7 +86,12 @@ export type BuiltKind<R, V> = Omit<AggregateKind<R, unknown, V>, 'compute' | 'wa
  * The answer `build` makes, as the whole 200 answer, cached and computed once across callers like any
  * aggregate, but only ever computed here (no consumer could rebuild the closure).
  */
-export async function serveBuiltResponse<R, V>(c: Context<Env>, kind: BuiltKind<R, V>, request: R, build: () => Promise<V>): Promise<Response> {
+export async function serveBuiltResponse<R, V>(
+  c: Context<Env>,
+  kind: BuiltKind<R, V>,
+  request: R,
+  build: () => Promise<V>,
+): Promise<Response> {
   const answer = await served(c, { ...kind, warm: false, compute: () => build() }, request, {});
   return respond(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
 }

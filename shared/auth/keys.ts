@@ -103,9 +103,19 @@ async function loadKey(db: Db, hash: string): Promise<AuthContext | null> {
   if (row.project_id === null) {
     const rules = PLAN_RULES.enterprise;
     return {
-      keyId: row.id, keyKind: row.kind, projectId: null, plan: null,
-      allowedCountries: row.key_countries, categories: null, apiEnabled: true, mcpEnabled: true,
-      subscriptionStatus: 'active', historyDays: rules.historyDays, rateLimitPerMinute: rules.perMinute, addons: {}, limitsMode: 'edge',
+      keyId: row.id,
+      keyKind: row.kind,
+      projectId: null,
+      plan: null,
+      allowedCountries: row.key_countries,
+      categories: null,
+      apiEnabled: true,
+      mcpEnabled: true,
+      subscriptionStatus: 'active',
+      historyDays: rules.historyDays,
+      rateLimitPerMinute: rules.perMinute,
+      addons: {},
+      limitsMode: 'edge',
     };
   }
   const plan = row.plan!;

@@ -50,7 +50,12 @@ async function authenticate(c: Context<Env>, key: string | undefined) {
     console.error('key lookup failed', err.message);
     throw coded('entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
   });
-  if (!auth) throw new ApiError(401, 'Invalid API key: the X-API-Key header or Authorization: Bearer key is missing or invalid (unknown or revoked)', CHALLENGE);
+  if (!auth)
+    throw new ApiError(
+      401,
+      'Invalid API key: the X-API-Key header or Authorization: Bearer key is missing or invalid (unknown or revoked)',
+      CHALLENGE,
+    );
   return auth;
 }
 

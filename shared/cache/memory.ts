@@ -68,7 +68,13 @@ export class IsolateCache<T> {
  * The value `cache` holds under `key`, else what `load` finds, then kept for `seconds` (0: nothing is
  * held or kept). Undefined (not found) is never kept, so what appears later answers at once.
  */
-export async function heldOrLoaded<T>(cache: IsolateCache<T>, key: string, seconds: number, bytes: number, load: () => Promise<T | undefined>): Promise<T | undefined> {
+export async function heldOrLoaded<T>(
+  cache: IsolateCache<T>,
+  key: string,
+  seconds: number,
+  bytes: number,
+  load: () => Promise<T | undefined>,
+): Promise<T | undefined> {
   const held = seconds > 0 ? cache.get(key) : undefined;
   if (held !== undefined) return held;
   const value = await load();

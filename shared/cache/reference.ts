@@ -29,7 +29,10 @@ async function fromShared(cache: Cache, url: string, now: number): Promise<Entry
   const expires = Number(hit?.headers.get(EXPIRES));
   if (!hit || !(expires > now)) return undefined;
   const headers = dataAsOfHeaders(hit.headers.get(DATA_AS_OF));
-  return { cached: { text: await hit.text(), etag: hit.headers.get(ETAG) ?? '', headers, storedAt: Number(hit.headers.get(STORED)) || now }, expires };
+  return {
+    cached: { text: await hit.text(), etag: hit.headers.get(ETAG) ?? '', headers, storedAt: Number(hit.headers.get(STORED)) || now },
+    expires,
+  };
 }
 
 /**
@@ -39,7 +42,11 @@ async function fromShared(cache: Cache, url: string, now: number): Promise<Entry
  * `route`, whose handler is the one builder), so the route's schema checks it.
  */
 export async function referenceRead<V>(
-  c: Context<Env>, route: string, scope: unknown, params: unknown, build: () => Promise<V>,
+  c: Context<Env>,
+  route: string,
+  scope: unknown,
+  params: unknown,
+  build: () => Promise<V>,
 ): Promise<JsonAnswer<V>> {
   const { config, clock } = c.var;
   const seconds = config.REFERENCE_CACHE_SECONDS;
@@ -65,11 +72,18 @@ export async function referenceRead<V>(
   if (cache) {
     const stored = new Response(entry.cached.text, {
       headers: {
-        ...entry.cached.headers, 'Content-Type': 'application/json', 'Cache-Control': `max-age=${seconds}`,
-        [ETAG]: entry.cached.etag, [EXPIRES]: String(entry.expires), [STORED]: String(entry.cached.storedAt),
+        ...entry.cached.headers,
+        'Content-Type': 'application/json',
+        'Cache-Control': `max-age=${seconds}`,
+        [ETAG]: entry.cached.etag,
+        [EXPIRES]: String(entry.expires),
+        [STORED]: String(entry.cached.storedAt),
       },
     });
-    await afterResponse(c, cache.put(url, stored).catch(() => undefined));
+    await afterResponse(
+      c,
+      cache.put(url, stored).catch(() => undefined),
+    );
   }
   return respondAs<V>(c, entry.cached, false);
 }

@@ -38,7 +38,8 @@ export function unpack(stored: unknown): CachedResponse | undefined {
   if (cut < 0) return undefined;
   try {
     const meta = JSON.parse(stored.slice(0, cut)) as Partial<CachedResponse>;
-    if (typeof meta.etag !== 'string' || typeof meta.headers !== 'object' || meta.headers === null || typeof meta.storedAt !== 'number') return undefined;
+    if (typeof meta.etag !== 'string' || typeof meta.headers !== 'object' || meta.headers === null || typeof meta.storedAt !== 'number')
+      return undefined;
     const status = typeof meta.status === 'number' && meta.status >= 400 && meta.status < 500 ? { status: meta.status } : {};
     return { text: stored.slice(cut + 1), etag: meta.etag, headers: meta.headers, storedAt: meta.storedAt, ...status };
   } catch {

@@ -33,7 +33,7 @@ export function withStatementTimeout(sql: Sql, ms: number): Sql {
     const results = await sql.transaction([setLocal(), ...list] as never, opts as never);
     return results.slice(1);
   }) as Sql['transaction'];
-  const lone = <Q,>(q: Q): Q => {
+  const lone = <Q>(q: Q): Q => {
     // A NeonQueryPromise runs its own `execute` when awaited alone; inside transaction() only its
     // queryData and opts are read, so the same object still batches.
     const self = q as unknown as { execute: unknown; opts?: object };

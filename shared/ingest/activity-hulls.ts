@@ -1,7 +1,6 @@
-
-
 /** Each group's hull, from its runs (a relation of kind, key, unit, item, s, e). */
-export const hullsOf = (runs: string) => `SELECT kind, key, unit, item, min(s) AS first_hour, max(e) AS end_hour FROM ${runs} GROUP BY kind, key, unit, item`;
+export const hullsOf = (runs: string) =>
+  `SELECT kind, key, unit, item, min(s) AS first_hour, max(e) AS end_hour FROM ${runs} GROUP BY kind, key, unit, item`;
 
 /** The holes between a group's consecutive runs. */
 export const gapsOf = (runs: string) => `SELECT kind, key, unit, item, prev AS gap_start, s AS gap_end FROM (

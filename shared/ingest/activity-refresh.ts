@@ -195,7 +195,9 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   if (whole.length === 0 && joined.length === 0 && grown.length === 0) return;
   // The temp tables have no index: the batch's `enable_seqscan = off` (batch.ts) would push every join
   // with them into nested loops over seq scans. Their sizes are real, so the planner may choose here.
-  const { rows: [setting] } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
+  const {
+    rows: [setting],
+  } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
   await db.query(ADDED_TABLE);
   await db.query(FULL_GROUPS, [whole, removed.map((r) => r.kind), removed.map((r) => r.key), removed.map((r) => r.url_id)]);
   await db.query(CONTRIBUTIONS, [[...grown, ...joined], grown, joined]);
@@ -212,7 +214,8 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   for (const sql of WRITES) await db.query(sql);
   for (const into of ['hours', 'days'] as const) {
     const zero = rows.filter((r) => r.tbl === into);
-    if (zero.length) await db.query(DROP_ZERO(into), [zero.map((z) => z.kind), zero.map((z) => z.key), zero.map((z) => z.unit), zero.map((z) => z.at)]);
+    if (zero.length)
+      await db.query(DROP_ZERO(into), [zero.map((z) => z.kind), zero.map((z) => z.key), zero.map((z) => z.unit), zero.map((z) => z.at)]);
   }
   await db.query(`SELECT set_config('enable_seqscan', $1, true)`, [setting?.prev ?? 'on']);
 }

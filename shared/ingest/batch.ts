@@ -48,8 +48,20 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
-    db, rollups, groups, errors: [], counts: {}, derived: {}, touchedTrends: new Set(), newTrendArticles: [], spanUrls: new Set(), lostSpanUrls: new Set(), hierarchyUrls: new Set(), entityTops: new Set(),
-    topsBefore: new Map(), newMarkets: new Map(),
+    db,
+    rollups,
+    groups,
+    errors: [],
+    counts: {},
+    derived: {},
+    touchedTrends: new Set(),
+    newTrendArticles: [],
+    spanUrls: new Set(),
+    lostSpanUrls: new Set(),
+    hierarchyUrls: new Set(),
+    entityTops: new Set(),
+    topsBefore: new Map(),
+    newMarkets: new Map(),
   };
   await db.query('BEGIN');
   try {
@@ -74,8 +86,19 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       const touched = new Set([...ctx.groups.article.map((i) => i.record.id), ...ctx.groups.trend_article.map((i) => i.record.url_id)]);
       const changes = await syncDimensions(db, [...touched]);
       const joined = changes.filter((c) => c.sign > 0).map((c) => c.url_id);
-      await refreshActivity(db, { grown: [...ctx.spanUrls], joined, removed: changes.filter((c) => c.sign < 0), lost: [...ctx.lostSpanUrls] });
-      await refreshEntities(db, changes, ctx.groups.article.map((i) => i.record.id), [...ctx.spanUrls], ctx.entityTops);
+      await refreshActivity(db, {
+        grown: [...ctx.spanUrls],
+        joined,
+        removed: changes.filter((c) => c.sign < 0),
+        lost: [...ctx.lostSpanUrls],
+      });
+      await refreshEntities(
+        db,
+        changes,
+        ctx.groups.article.map((i) => i.record.id),
+        [...ctx.spanUrls],
+        ctx.entityTops,
+      );
       await refreshReach(ctx);
     }
     if (hierarchy) await syncHierarchy(ctx, hierarchy);

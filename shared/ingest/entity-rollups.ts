@@ -66,11 +66,19 @@ interface ZeroRow {
 
 async function fold(db: Queryable, sql: string, params: unknown[], tops: TopKeys): Promise<void> {
   const { rows } = await db.query<ZeroRow>(FOLD(sql), params);
-  addTopKeys(tops, rows.filter((r) => r.tbl === 'tops'));
+  addTopKeys(
+    tops,
+    rows.filter((r) => r.tbl === 'tops'),
+  );
   for (const into of ['hours', 'days'] as const) {
     const zero = rows.filter((r) => r.tbl === into);
     if (zero.length) {
-      await db.query(DROP_ZERO(into), [zero.map((r) => r.country), zero.map((r) => r.language), zero.map((r) => r.at), zero.map((r) => r.entity_id)]);
+      await db.query(DROP_ZERO(into), [
+        zero.map((r) => r.country),
+        zero.map((r) => r.language),
+        zero.map((r) => r.at),
+        zero.map((r) => r.entity_id),
+      ]);
     }
   }
 }
@@ -95,7 +103,10 @@ export async function trackProfileFirsts(db: Queryable, urls: string[], tops: To
   return {
     async apply() {
       const delta = new Map<string, { p: ProfileFirst; sign: number }>();
-      for (const [rows, sign] of [[before, -1], [await read(), 1]] as const) {
+      for (const [rows, sign] of [
+        [before, -1],
+        [await read(), 1],
+      ] as const) {
         for (const p of rows) {
           const key = profileKey(p);
           const d = delta.get(key) ?? { p, sign: 0 };
@@ -114,8 +125,12 @@ export async function trackProfileFirsts(db: Queryable, urls: string[], tops: To
          JOIN url_dimensions ud ON ud.kind = 'entity' AND ud.url_id = d.url_id
          WHERE ud.url_id = ANY($7::uuid[])`,
         [
-          changed.map((d) => d.p.url_id), changed.map((d) => d.p.country), changed.map((d) => d.p.language),
-          changed.map((d) => new Date(d.p.hour).toISOString()), changed.map((d) => d.p.first_in_country), changed.map((d) => d.sign),
+          changed.map((d) => d.p.url_id),
+          changed.map((d) => d.p.country),
+          changed.map((d) => d.p.language),
+          changed.map((d) => new Date(d.p.hour).toISOString()),
+          changed.map((d) => d.p.first_in_country),
+          changed.map((d) => d.sign),
           urlSet,
         ],
         tops,
@@ -204,7 +219,11 @@ const MERGE_BEST = [
  * observations changed (`observed`: they may have reached new markets).
  */
 export async function refreshEntities(
-  db: Queryable, changes: EntityLinkChange[], rewritten: string[], observed: string[], tops: TopKeys,
+  db: Queryable,
+  changes: EntityLinkChange[],
+  rewritten: string[],
+  observed: string[],
+  tops: TopKeys,
 ): Promise<void> {
   const links = changes.filter((c) => c.kind === 'entity');
   await applyLinkChanges(db, links, tops);
@@ -214,9 +233,9 @@ export async function refreshEntities(
   // A rewritten article may also have left a top-level category: a best it held there is stale too.
   const { rows } = rewritten.length
     ? await db.query<{ entity_id: string }>(
-      `SELECT entity_id FROM entity_best WHERE url_id = ANY($1::uuid[]) UNION SELECT entity_id FROM entity_category_best WHERE url_id = ANY($1::uuid[])`,
-      [rewritten],
-    )
+        `SELECT entity_id FROM entity_best WHERE url_id = ANY($1::uuid[]) UNION SELECT entity_id FROM entity_category_best WHERE url_id = ANY($1::uuid[])`,
+        [rewritten],
+      )
     : { rows: [] };
   const stale = [...new Set([...lost, ...rows.map((r) => r.entity_id)])];
   if (stale.length) for (const sql of RECOMPUTE_BEST) await db.query(sql, [stale]);

@@ -12,7 +12,10 @@ export function cleanDomain(input: string): string {
   const normalized = normalizeDomain(input);
   if (normalized.ok) return normalized.domain;
   let d = input.trim().toLowerCase();
-  d = d.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '');
+  d = d
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/[/?#].*$/, '')
+    .replace(/:\d+$/, '');
   return d.replace(/^www\./, '').replace(/\.$/, '');
 }
 

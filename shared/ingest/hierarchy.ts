@@ -191,7 +191,9 @@ export async function syncHierarchy(ctx: BatchContext, before: HierarchyPlaces):
     for (const r of (await ctx.db.query<{ url_id: string }>(MOVED_URLS, [movedTrends, movedNodes])).rows) urls.add(r.url_id);
   }
   if (urls.size === 0) return;
-  const { rows: [r] } = await ctx.db.query<SyncResult>(SYNC, [[...urls]]);
+  const {
+    rows: [r],
+  } = await ctx.db.query<SyncResult>(SYNC, [[...urls]]);
   derive(ctx, 'hierarchy_sets', { inserted: r.sets });
   derive(ctx, 'hierarchy_articles', { inserted: r.inserted, updated: r.updated, deleted: r.deleted });
   derive(ctx, 'hierarchy_signatures', { inserted: r.sig_inserted, updated: r.sig_updated, deleted: r.sig_deleted });

@@ -16,10 +16,21 @@ export { parseLine } from './parse';
 export type { DerivedCounts, IngestOptions, IngestProgress, IngestSummary, LineError, TypeCounts } from './types';
 
 const TABLE_OF: Record<RecordType, string> = {
-  country: 'countries', language: 'languages', city: 'cities', discover_profile: 'discover_profiles',
-  publisher: 'publishers', entity: 'entities', hierarchy_node: 'hierarchy_nodes', article: 'articles',
-  observation: 'observations', trend: 'trends', trend_article: 'trend_articles', trend_edge: 'trend_edges',
-  project: 'projects', tracking_list: 'tracking_lists', tracking_list_item: 'tracking_list_items',
+  country: 'countries',
+  language: 'languages',
+  city: 'cities',
+  discover_profile: 'discover_profiles',
+  publisher: 'publishers',
+  entity: 'entities',
+  hierarchy_node: 'hierarchy_nodes',
+  article: 'articles',
+  observation: 'observations',
+  trend: 'trends',
+  trend_article: 'trend_articles',
+  trend_edge: 'trend_edges',
+  project: 'projects',
+  tracking_list: 'tracking_lists',
+  tracking_list_item: 'tracking_list_items',
 };
 
 /**
@@ -55,7 +66,13 @@ export async function ingest(
   const maxErrors = opts.maxErrors ?? DEFAULT_MAX_ERRORS;
   const rollups = (opts.rollups ?? 'incremental') === 'incremental';
   const summary: IngestSummary = {
-    read: 0, loaded: 0, skipped: 0, errors: [], changed: 0, seconds: 0, derived: {},
+    read: 0,
+    loaded: 0,
+    skipped: 0,
+    errors: [],
+    changed: 0,
+    seconds: 0,
+    derived: {},
     byType: Object.fromEntries(RECORD_TYPES.map((t) => [t, emptyCounts()])) as IngestSummary['byType'],
   };
   let batches = 0;
@@ -115,7 +132,10 @@ export async function ingest(
       }
     }
     opts.onProgress?.({
-      read: summary.read, loaded: summary.loaded, skipped: summary.skipped, batches,
+      read: summary.read,
+      loaded: summary.loaded,
+      skipped: summary.skipped,
+      batches,
       seconds: (Date.now() - started) / 1000,
     });
   };

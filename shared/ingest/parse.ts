@@ -38,8 +38,13 @@ function fastObservation(j: Record<string, unknown>): IngestRecord | null {
   const iso = new Date(ms).toISOString();
   if (iso.slice(0, 13) !== hour.slice(0, 13)) return null; // not a calendar date (2026-02-30): let the schema say so
   return {
-    type: 'observation', url_id: url_id.toLowerCase(), country: country.toUpperCase(), language: language.toLowerCase(),
-    hour: iso, impressions, position,
+    type: 'observation',
+    url_id: url_id.toLowerCase(),
+    country: country.toUpperCase(),
+    language: language.toLowerCase(),
+    hour: iso,
+    impressions,
+    position,
   };
 }
 

@@ -12,7 +12,8 @@ const MARKETS_OF = (id: string) => `ARRAY(SELECT (mp.country || ':' || mp.langua
   WHERE mp.url_id = ${id} ORDER BY m)`;
 
 /** The article's top levels from its stored categories ('{}' for none). */
-const TOPS_OF = (id: string) => `coalesce((SELECT category_tops(array_agg(tc.name)) FROM article_categories tc WHERE tc.url_id = ${id}), '{}')`;
+const TOPS_OF = (id: string) =>
+  `coalesce((SELECT category_tops(array_agg(tc.name)) FROM article_categories tc WHERE tc.url_id = ${id}), '{}')`;
 
 // Rows only for articles with a category; returns every article whose top levels changed, with the old ones.
 const WRITE_TOPS = `
@@ -65,7 +66,11 @@ RETURNING (xmax = 0) AS inserted, articles`;
 export async function refreshReach(ctx: BatchContext): Promise<void> {
   const urls = new Set([...ctx.topsBefore.keys(), ...ctx.newMarkets.keys()]);
   if (urls.size === 0) return;
-  const touched = [...urls].map((url_id) => ({ url_id, old_tops: ctx.topsBefore.get(url_id) ?? null, added: ctx.newMarkets.get(url_id) ?? [] }));
+  const touched = [...urls].map((url_id) => ({
+    url_id,
+    old_tops: ctx.topsBefore.get(url_id) ?? null,
+    added: ctx.newMarkets.get(url_id) ?? [],
+  }));
   const { rows } = await ctx.db.query<{ inserted: boolean; articles: number }>(APPLY_REACH, [JSON.stringify(touched)]);
   // A combination that no article still has is removed, so that the table equals a rebuild.
   const emptied = rows.some((r) => r.articles === 0)

@@ -18,24 +18,49 @@ interface RefSpec {
 }
 
 function ref<F extends RecordType, T extends RecordType>(spec: {
-  from: F; to: T; what: string; key: (r: RecordOf<F>) => string[] | null; toKey: (r: RecordOf<T>) => string[];
-  table: string; cols: string[]; types: string[];
+  from: F;
+  to: T;
+  what: string;
+  key: (r: RecordOf<F>) => string[] | null;
+  toKey: (r: RecordOf<T>) => string[];
+  table: string;
+  cols: string[];
+  types: string[];
 }): RefSpec {
   return spec as unknown as RefSpec;
 }
 
 const byId = { toKey: (r: { id: string }) => [r.id], cols: ['id'], types: ['uuid'] };
-const country = { to: 'country' as const, toKey: (r: RecordOf<'country'>) => [r.alpha_2], table: 'countries', cols: ['alpha_2'], types: ['text'] };
+const country = {
+  to: 'country' as const,
+  toKey: (r: RecordOf<'country'>) => [r.alpha_2],
+  table: 'countries',
+  cols: ['alpha_2'],
+  types: ['text'],
+};
 
 const REFS: RefSpec[] = [
   ref({ from: 'city', what: 'country', key: (r) => [r.country], ...country }),
   ref({ from: 'discover_profile', what: 'country', key: (r) => [r.country], ...country }),
   ref({
-    from: 'discover_profile', to: 'city', what: 'city', key: (r) => (r.city === null ? null : [r.country, r.city]),
-    toKey: (r) => [r.country, r.name], table: 'cities', cols: ['country_code', 'name'], types: ['text', 'text'],
+    from: 'discover_profile',
+    to: 'city',
+    what: 'city',
+    key: (r) => (r.city === null ? null : [r.country, r.city]),
+    toKey: (r) => [r.country, r.name],
+    table: 'cities',
+    cols: ['country_code', 'name'],
+    types: ['text', 'text'],
   }),
   ref({ from: 'observation', to: 'article', what: 'url_id', key: (r) => [r.url_id], table: 'articles', ...byId }),
-  ref({ from: 'trend', to: 'hierarchy_node', what: 'topic_id', key: (r) => (r.topic_id ? [r.topic_id] : null), table: 'hierarchy_nodes', ...byId }),
+  ref({
+    from: 'trend',
+    to: 'hierarchy_node',
+    what: 'topic_id',
+    key: (r) => (r.topic_id ? [r.topic_id] : null),
+    table: 'hierarchy_nodes',
+    ...byId,
+  }),
   ref({ from: 'trend_article', to: 'trend', what: 'trend_id', key: (r) => [r.trend_id], table: 'trends', ...byId }),
   ref({ from: 'trend_article', to: 'article', what: 'url_id', key: (r) => [r.url_id], table: 'articles', ...byId }),
   ref({ from: 'trend_edge', to: 'trend', what: 'parent_id', key: (r) => [r.parent_id], table: 'trends', ...byId }),
@@ -76,10 +101,15 @@ async function checkReference(ctx: BatchContext, spec: RefSpec): Promise<void> {
     if (line === undefined || line > item.line) pending.set(item, key);
   }
   const unique = [...new Set(pending.values())];
-  const found = await existing(ctx, spec, unique.map((u) => u.split('\u0001')));
+  const found = await existing(
+    ctx,
+    spec,
+    unique.map((u) => u.split('\u0001')),
+  );
   const bad = new Map<Item, string>();
   for (const [item, key] of pending) {
-    if (!found.has(key)) bad.set(item, `unknown ${spec.what} ${key.replace('\u0001', '/')}: no ${spec.to} with it in the database or earlier in the input`);
+    if (!found.has(key))
+      bad.set(item, `unknown ${spec.what} ${key.replace('\u0001', '/')}: no ${spec.to} with it in the database or earlier in the input`);
   }
   reject(ctx, spec.from, bad as Map<Item<RecordType>, string>);
 }
@@ -88,10 +118,9 @@ async function checkReference(ctx: BatchContext, spec: RefSpec): Promise<void> {
 async function checkArticleUrls(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.article;
   if (items.length === 0) return;
-  const res = await ctx.db.query<{ id: string; url: string }>(
-    'SELECT id::text AS id, url FROM articles WHERE url = ANY($1::text[])',
-    [[...new Set(items.map((i) => i.record.url))]],
-  );
+  const res = await ctx.db.query<{ id: string; url: string }>('SELECT id::text AS id, url FROM articles WHERE url = ANY($1::text[])', [
+    [...new Set(items.map((i) => i.record.url))],
+  ]);
   const owner = new Map(res.rows.map((r) => [r.url, r.id]));
   const bad = new Map<Item<'article'>, string>();
   for (const item of items) {

@@ -98,5 +98,9 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   if (opts.entitiesOnly) return run(db, REBUILD_ENTITIES, log);
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
   const entities = opts.activityOnly ? [] : [...REBUILD_PLAN_READS, ...REBUILD_ENTITIES];
-  await run(db, [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS, ...REBUILD_HIERARCHY]), ...REBUILD_ACTIVITY, ANALYZE, ...entities], log);
+  await run(
+    db,
+    [...(opts.activityOnly ? [] : [...BASE, ...TREND_DAYS, ...REBUILD_HIERARCHY]), ...REBUILD_ACTIVITY, ANALYZE, ...entities],
+    log,
+  );
 }

@@ -4,14 +4,30 @@ import { z } from 'zod';
 import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../db/values';
 import { projectRecord, trackingListItemRecord, trackingListRecord } from './records-tenants';
 import {
-  categoryPath, count, country, int32, domain, hour, isoDate, language, nonEmpty, opt, score, strings, text, timestamp, uuid,
+  categoryPath,
+  count,
+  country,
+  int32,
+  domain,
+  hour,
+  isoDate,
+  language,
+  nonEmpty,
+  opt,
+  score,
+  strings,
+  text,
+  timestamp,
+  uuid,
 } from './fields';
-
 
 export const countryRecord = z.object({
   type: z.literal('country'),
   alpha_2: country,
-  alpha_3: z.string().regex(/^[A-Za-z]{3}$/, 'expected an alpha-3 code').transform((s) => s.toUpperCase()),
+  alpha_3: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'expected an alpha-3 code')
+    .transform((s) => s.toUpperCase()),
   name: nonEmpty,
   region: text,
   sub_region: text,
@@ -222,7 +238,19 @@ export const RECORD_TYPES = Object.keys(RECORD_SCHEMAS) as RecordType[];
 
 /** Every line, as one schema (for the JSON Schema document). */
 export const ingestRecord = z.discriminatedUnion('type', [
-  countryRecord, languageRecord, cityRecord, discoverProfileRecord, publisherRecord, entityRecord,
-  hierarchyNodeRecord, articleRecord, observationRecord, trendRecord, trendArticleRecord, trendEdgeRecord,
-  projectRecord, trackingListRecord, trackingListItemRecord,
+  countryRecord,
+  languageRecord,
+  cityRecord,
+  discoverProfileRecord,
+  publisherRecord,
+  entityRecord,
+  hierarchyNodeRecord,
+  articleRecord,
+  observationRecord,
+  trendRecord,
+  trendArticleRecord,
+  trendEdgeRecord,
+  projectRecord,
+  trackingListRecord,
+  trackingListItemRecord,
 ]);

@@ -108,8 +108,13 @@ export interface HourDelta {
 export async function applyHourDeltas(db: Queryable, deltas: HourDelta[]): Promise<void> {
   if (deltas.length === 0) return;
   await db.query(APPLY_DELTAS, [
-    deltas.map((d) => d.url_id), deltas.map((d) => d.country), deltas.map((d) => d.language), deltas.map((d) => d.hour),
-    deltas.map((d) => d.impressions), deltas.map((d) => d.position_sum), [...new Set(deltas.map((d) => d.url_id))],
+    deltas.map((d) => d.url_id),
+    deltas.map((d) => d.country),
+    deltas.map((d) => d.language),
+    deltas.map((d) => d.hour),
+    deltas.map((d) => d.impressions),
+    deltas.map((d) => d.position_sum),
+    [...new Set(deltas.map((d) => d.url_id))],
   ]);
 }
 
@@ -147,7 +152,12 @@ export const ADDED_TABLE = `CREATE TEMP TABLE IF NOT EXISTS spans_added (url_id 
 /** Recomputes the spans of the URL-markets; returns the URLs that lost activity (see LOST_SPANS). */
 export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<string[]> {
   if (keys.length === 0) return [];
-  const params = [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language), [...new Set(keys.map((k) => k.url_id))]];
+  const params = [
+    keys.map((k) => k.url_id),
+    keys.map((k) => k.country),
+    keys.map((k) => k.language),
+    [...new Set(keys.map((k) => k.url_id))],
+  ];
   await db.query(SAVE_SPANS, params);
   await db.query(CLEAR_SPANS, params);
   await db.query(RECOMPUTE_SPANS, params);
@@ -156,7 +166,9 @@ export async function recomputeSpans(db: Queryable, keys: { url_id: string; coun
   await db.query(ADDED_TABLE);
   // Both sides are temp tables of the same keys: a join the planner must hash, not loop (seq scans
   // are switched off in batches, batch.ts).
-  const { rows: [setting] } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
+  const {
+    rows: [setting],
+  } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
   await db.query(SAVE_ADDED);
   await db.query(`SELECT set_config('enable_seqscan', $1, true)`, [setting?.prev ?? 'on']);
   await db.query('DROP TABLE spans_before, spans_after');

@@ -66,7 +66,9 @@ function upsertSql(spec: UpsertSpec): string {
   const plain = upd.filter((c) => !c.changed).map((c) => c.name);
   const tests = upd.filter((c) => c.changed).map((c) => c.changed as string);
   if (plain.length) {
-    tests.unshift(`(${plain.map((c) => `${spec.table}.${c}`).join(', ')}) IS DISTINCT FROM (${plain.map((c) => `excluded.${c}`).join(', ')})`);
+    tests.unshift(
+      `(${plain.map((c) => `${spec.table}.${c}`).join(', ')}) IS DISTINCT FROM (${plain.map((c) => `excluded.${c}`).join(', ')})`,
+    );
   }
   const onConflict = upd.length
     ? `DO UPDATE SET ${upd.map((c) => `${c.name} = ${c.set ?? `excluded.${c.name}`}`).join(', ')} WHERE ${tests.join(' OR ')}`

@@ -87,14 +87,22 @@ export async function writeArticleEntities(ctx: BatchContext, articles: readonly
   const fresh = [...firstByName.values()];
   if (fresh.length > 0) {
     const created = await ctx.db.query(MENTIONED_ENTITIES, [
-      fresh.map((r) => r.nn), fresh.map((r) => r.name), fresh.map((r) => r.type), fresh.map((r) => r.kg_id),
+      fresh.map((r) => r.nn),
+      fresh.map((r) => r.name),
+      fresh.map((r) => r.type),
+      fresh.map((r) => r.kg_id),
     ]);
     derive(ctx, 'entities', { inserted: created.rows.length });
   }
 
   const params: unknown[] = [
-    rows.map((r) => r.url_id), rows.map((r) => r.nn), rows.map((r) => r.name), rows.map((r) => r.type),
-    rows.map((r) => r.mentions), rows.map((r) => r.unified_score), rows.map((r) => r.embedding_similarity),
+    rows.map((r) => r.url_id),
+    rows.map((r) => r.nn),
+    rows.map((r) => r.name),
+    rows.map((r) => r.type),
+    rows.map((r) => r.mentions),
+    rows.map((r) => r.unified_score),
+    rows.map((r) => r.embedding_similarity),
     rows.map((r) => r.source),
   ];
   const deleted = await ctx.db.query(DELETE_STALE_LINKS, [...params, ids]);
@@ -106,7 +114,11 @@ export async function writeArticleEntities(ctx: BatchContext, articles: readonly
 const CATEGORIES: UpsertSpec = {
   table: 'article_categories',
   key: ['url_id', 'name'],
-  columns: [{ name: 'url_id', type: 'uuid' }, { name: 'name', type: 'text' }, { name: 'confidence', type: 'real' }],
+  columns: [
+    { name: 'url_id', type: 'uuid' },
+    { name: 'name', type: 'text' },
+    { name: 'confidence', type: 'real' },
+  ],
 };
 
 export async function writeArticleCategories(ctx: BatchContext, articles: readonly Article[]): Promise<void> {
@@ -119,5 +131,8 @@ export async function writeArticleCategories(ctx: BatchContext, articles: readon
   );
   const res = await upsert(ctx.db, CATEGORIES, rows);
   derive(ctx, 'article_categories', { inserted: res.inserted, updated: res.updated, deleted: deleted.rows.length });
-  await writeArticleTops(ctx, articles.map((a) => a.id));
+  await writeArticleTops(
+    ctx,
+    articles.map((a) => a.id),
+  );
 }

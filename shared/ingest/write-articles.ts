@@ -15,11 +15,26 @@ const ARTICLES: UpsertSpec = {
   returning: 'id::text AS id',
   columns: [
     { name: 'id', type: 'uuid' },
-    text('url'), text('domain'), text('publisher'), text('favicon_url'), text('title'), text('title_en'),
-    text('summary'), text('summary_en'), text('body'), text('content_language'),
-    stamp('date_published'), stamp('date_modified'),
-    jsonb('meta'), jsonb('enrichment'), jsonb('rss_feeds'), jsonb('images'),
-    text('markdown_content'), text('image_url'), stamp('first_seen_at'), stamp('refreshed_at'),
+    text('url'),
+    text('domain'),
+    text('publisher'),
+    text('favicon_url'),
+    text('title'),
+    text('title_en'),
+    text('summary'),
+    text('summary_en'),
+    text('body'),
+    text('content_language'),
+    stamp('date_published'),
+    stamp('date_modified'),
+    jsonb('meta'),
+    jsonb('enrichment'),
+    jsonb('rss_feeds'),
+    jsonb('images'),
+    text('markdown_content'),
+    text('image_url'),
+    stamp('first_seen_at'),
+    stamp('refreshed_at'),
   ],
 };
 
@@ -35,11 +50,20 @@ export async function writeArticles(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.article;
   if (items.length === 0) return;
   // Two lines for one article: the later one is the article (its links must not merge).
-  const records = lastByKey(items.map((i) => i.record), ['id']);
+  const records = lastByKey(
+    items.map((i) => i.record),
+    ['id'],
+  );
 
-  const pubs = await upsert(ctx.db, IMPLIED_PUBLISHERS, records.map((r) => ({
-    domain: r.domain, name: r.publisher, favicon_url: r.favicon_url || null,
-  })));
+  const pubs = await upsert(
+    ctx.db,
+    IMPLIED_PUBLISHERS,
+    records.map((r) => ({
+      domain: r.domain,
+      name: r.publisher,
+      favicon_url: r.favicon_url || null,
+    })),
+  );
   derive(ctx, 'publishers', { inserted: pubs.inserted });
 
   const rows = records.map((r) => ({

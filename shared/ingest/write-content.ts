@@ -44,7 +44,11 @@ const ENTITIES: UpsertSpec = {
 
 export async function writePublishers(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.publisher;
-  const res = await upsert(ctx.db, PUBLISHERS, items.map((i) => i.record));
+  const res = await upsert(
+    ctx.db,
+    PUBLISHERS,
+    items.map((i) => i.record),
+  );
   tally(ctx, 'publisher', items.length, res.inserted, res.updated);
 }
 

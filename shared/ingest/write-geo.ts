@@ -21,13 +21,19 @@ const COUNTRIES: UpsertSpec = {
 const LANGUAGES: UpsertSpec = {
   table: 'languages',
   key: ['code'],
-  columns: [{ name: 'code', type: 'text' }, { name: 'name', type: 'text' }],
+  columns: [
+    { name: 'code', type: 'text' },
+    { name: 'name', type: 'text' },
+  ],
 };
 
 const CITIES: UpsertSpec = {
   table: 'cities',
   key: ['country_code', 'name'],
-  columns: [{ name: 'country_code', type: 'text' }, { name: 'name', type: 'text' }],
+  columns: [
+    { name: 'country_code', type: 'text' },
+    { name: 'name', type: 'text' },
+  ],
 };
 
 export async function writeCountries(ctx: BatchContext): Promise<void> {
@@ -39,13 +45,21 @@ export async function writeCountries(ctx: BatchContext): Promise<void> {
 
 export async function writeLanguages(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.language;
-  const res = await upsert(ctx.db, LANGUAGES, items.map((i) => i.record));
+  const res = await upsert(
+    ctx.db,
+    LANGUAGES,
+    items.map((i) => i.record),
+  );
   tally(ctx, 'language', items.length, res.inserted, res.updated);
 }
 
 export async function writeCities(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.city;
-  const res = await upsert(ctx.db, CITIES, items.map(({ record: r }) => ({ country_code: r.country, name: r.name })));
+  const res = await upsert(
+    ctx.db,
+    CITIES,
+    items.map(({ record: r }) => ({ country_code: r.country, name: r.name })),
+  );
   tally(ctx, 'city', items.length, res.inserted, res.updated);
 }
 
@@ -61,7 +75,10 @@ const SAME_PROFILE = 'p.country_code = s.country_code AND p.city_id IS NOT DISTI
 export async function writeDiscoverProfiles(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.discover_profile;
   if (items.length === 0) return;
-  const rows = lastByKey(items.map((i) => i.record), ['country', 'city', 'language']);
+  const rows = lastByKey(
+    items.map((i) => i.record),
+    ['country', 'city', 'language'],
+  );
   const params = [rows.map((r) => r.country), rows.map((r) => r.city), rows.map((r) => r.language), rows.map((r) => r.is_active)];
   const updated = await ctx.db.query(
     `WITH ${PROFILE_SOURCE} UPDATE discover_profiles p SET is_active = s.is_active FROM s

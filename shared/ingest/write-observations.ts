@@ -121,8 +121,12 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   for (const { record: r } of items) byKey.set(`${r.url_id}|${r.country}|${r.language}|${r.hour}`, r);
   const rows = [...byKey.values()];
   const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [
-    rows.map((r) => r.url_id), rows.map((r) => r.country), rows.map((r) => r.language),
-    rows.map((r) => r.hour), rows.map((r) => r.impressions), rows.map((r) => r.position),
+    rows.map((r) => r.url_id),
+    rows.map((r) => r.country),
+    rows.map((r) => r.language),
+    rows.map((r) => r.hour),
+    rows.map((r) => r.impressions),
+    rows.map((r) => r.position),
     [...new Set(rows.map((r) => r.url_id))],
   ]);
   const inserted = res.rows.filter((r) => r.inserted).length;
@@ -137,17 +141,26 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   }
   const keys = [...profiles.values()];
   if (ctx.rollups) {
-    await applyHourDeltas(ctx.db, res.rows.map((h) => ({
-      url_id: h.url_id, country: h.country, language: h.language, hour: new Date(h.hour).toISOString(),
-      impressions: Number(h.impressions) - Number(h.old_impressions ?? 0), position_sum: Number(h.position_sum_delta),
-    })));
+    await applyHourDeltas(
+      ctx.db,
+      res.rows.map((h) => ({
+        url_id: h.url_id,
+        country: h.country,
+        language: h.language,
+        hour: new Date(h.hour).toISOString(),
+        impressions: Number(h.impressions) - Number(h.old_impressions ?? 0),
+        position_sum: Number(h.position_sum_delta),
+      })),
+    );
     for (const url of await recomputeSpans(ctx.db, keys)) ctx.lostSpanUrls.add(url);
     for (const k of keys) ctx.spanUrls.add(k.url_id);
   }
   const profileUrls = [...new Set(keys.map((p) => p.url_id))];
   const entityHours = ctx.rollups ? await trackProfileFirsts(ctx.db, profileUrls, ctx.entityTops) : null;
   const changed = await ctx.db.query<ChangedProfile>(RECOMPUTE_PROFILES, [
-    keys.map((p) => p.url_id), keys.map((p) => p.country), keys.map((p) => p.language),
+    keys.map((p) => p.url_id),
+    keys.map((p) => p.country),
+    keys.map((p) => p.language),
     [...new Set(keys.map((p) => p.url_id))],
   ]);
   // Feed windows follow the recomputed profiles (first_seen decides `previous = null`).
@@ -168,8 +181,11 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   const entries = [...deltas.map];
   const parts = entries.map(([k]) => k.split('\u0001'));
   const days = await ctx.db.query<{ inserted: boolean }>(APPLY_MARKET_DAYS, [
-    parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2]),
-    entries.map(([, d]) => d.impressions), entries.map(([, d]) => d.newUrls),
+    parts.map((p) => p[0]),
+    parts.map((p) => p[1]),
+    parts.map((p) => p[2]),
+    entries.map(([, d]) => d.impressions),
+    entries.map(([, d]) => d.newUrls),
   ]);
   const newDays = days.rows.filter((d) => d.inserted).length;
   derive(ctx, 'market_days', { inserted: newDays, updated: days.rows.length - newDays });

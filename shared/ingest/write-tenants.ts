@@ -16,11 +16,23 @@ const LISTS: UpsertSpec = {
   table: 'tracking_lists',
   key: ['id'],
   columns: [
-    { name: 'id', type: 'uuid' }, { name: 'project_id', type: 'uuid' }, text('kind'), text('name'),
-    { name: 'color_index', type: 'int4' }, stamp('created_at'), stamp('updated_at'),
-    textArrayColumn('countries'), textArrayColumn('langs'), text('search_scope'), textArrayColumn('match_types'),
-    { name: 'active', type: 'bool' }, stamp('last_scanned_at'), stamp('next_scan_at'), text('scan_status'),
-    text('scan_error'), stamp('extraction_started_at'),
+    { name: 'id', type: 'uuid' },
+    { name: 'project_id', type: 'uuid' },
+    text('kind'),
+    text('name'),
+    { name: 'color_index', type: 'int4' },
+    stamp('created_at'),
+    stamp('updated_at'),
+    textArrayColumn('countries'),
+    textArrayColumn('langs'),
+    text('search_scope'),
+    textArrayColumn('match_types'),
+    { name: 'active', type: 'bool' },
+    stamp('last_scanned_at'),
+    stamp('next_scan_at'),
+    text('scan_status'),
+    text('scan_error'),
+    stamp('extraction_started_at'),
   ],
 };
 
@@ -30,8 +42,14 @@ const ITEMS: UpsertSpec = {
   columns: [
     // Term ids are public (mention matches cite them): keep the first one, never regenerate it.
     { name: 'id', type: 'uuid', expr: 'coalesce(s.id, gen_random_uuid())', update: false },
-    { name: 'list_id', type: 'uuid' }, text('key'), text('name'), text('type'), stamp('added_at'),
-    text('raw_text'), text('match_type'), { name: 'position', type: 'int4' },
+    { name: 'list_id', type: 'uuid' },
+    text('key'),
+    text('name'),
+    text('type'),
+    stamp('added_at'),
+    text('raw_text'),
+    text('match_type'),
+    { name: 'position', type: 'int4' },
   ],
 };
 

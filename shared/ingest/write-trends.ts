@@ -14,8 +14,16 @@ const HIERARCHY: UpsertSpec = {
   table: 'hierarchy_nodes',
   key: ['id'],
   columns: [
-    { name: 'id', type: 'uuid' }, { name: 'level', type: 'int4' }, text('label'), text('summary'), text('label_en'),
-    text('label_ru'), text('label_local'), text('label_local_lang'), { name: 'parent_id', type: 'uuid' }, text('state'),
+    { name: 'id', type: 'uuid' },
+    { name: 'level', type: 'int4' },
+    text('label'),
+    text('summary'),
+    text('label_en'),
+    text('label_ru'),
+    text('label_local'),
+    text('label_local_lang'),
+    { name: 'parent_id', type: 'uuid' },
+    text('state'),
   ],
 };
 
@@ -36,13 +44,26 @@ const TRENDS: UpsertSpec = {
   key: ['id'],
   returning: 'id::text AS id',
   columns: [
-    { name: 'id', type: 'uuid' }, text('label'), text('summary'), text('label_en'), text('label_ru'),
-    text('label_local'), text('label_local_lang'), text('state'), text('structural_type'), text('semantic_type'),
-    { name: 'semantic_type_confidence', type: 'real' }, { name: 'topic_id', type: 'uuid' }, text('primary_country'),
-    textArrayColumn('country_scope'), textArrayColumn('key_entities'), textArrayColumn('key_topics'),
+    { name: 'id', type: 'uuid' },
+    text('label'),
+    text('summary'),
+    text('label_en'),
+    text('label_ru'),
+    text('label_local'),
+    text('label_local_lang'),
+    text('state'),
+    text('structural_type'),
+    text('semantic_type'),
+    { name: 'semantic_type_confidence', type: 'real' },
+    { name: 'topic_id', type: 'uuid' },
+    text('primary_country'),
+    textArrayColumn('country_scope'),
+    textArrayColumn('key_entities'),
+    textArrayColumn('key_topics'),
     // A line's `peak_date` and `features` are accepted (old files load) and ignored: both are derived.
     { name: 'expected_next_peak', type: 'date' },
-    optionalStamp('created_at', true), optionalStamp('updated_at', false),
+    optionalStamp('created_at', true),
+    optionalStamp('updated_at', false),
   ],
 };
 
@@ -51,8 +72,12 @@ const TREND_ARTICLES: UpsertSpec = {
   key: ['trend_id', 'url_id'],
   returning: 'trend_id::text AS trend_id, url_id::text AS url_id',
   columns: [
-    { name: 'trend_id', type: 'uuid' }, { name: 'url_id', type: 'uuid' }, text('assignment_method'),
-    { name: 'assignment_score', type: 'float8' }, text('trend_role'), { name: 'assigned_at', type: 'timestamptz' },
+    { name: 'trend_id', type: 'uuid' },
+    { name: 'url_id', type: 'uuid' },
+    text('assignment_method'),
+    { name: 'assignment_score', type: 'float8' },
+    text('trend_role'),
+    { name: 'assigned_at', type: 'timestamptz' },
   ],
 };
 
@@ -60,14 +85,21 @@ const TREND_EDGES: UpsertSpec = {
   table: 'trend_edges',
   key: ['parent_id', 'child_id'],
   columns: [
-    { name: 'parent_id', type: 'uuid' }, { name: 'child_id', type: 'uuid' }, text('relation_type'),
-    { name: 'strength', type: 'real' }, { name: 'established_at', type: 'timestamptz' },
+    { name: 'parent_id', type: 'uuid' },
+    { name: 'child_id', type: 'uuid' },
+    text('relation_type'),
+    { name: 'strength', type: 'real' },
+    { name: 'established_at', type: 'timestamptz' },
   ],
 };
 
 export async function writeHierarchy(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.hierarchy_node;
-  const res = await upsert(ctx.db, HIERARCHY, items.map((i) => i.record));
+  const res = await upsert(
+    ctx.db,
+    HIERARCHY,
+    items.map((i) => i.record),
+  );
   tally(ctx, 'hierarchy_node', items.length, res.inserted, res.updated);
 }
 
@@ -85,14 +117,22 @@ export async function writeTrends(ctx: BatchContext): Promise<void> {
 
 export async function writeTrendArticles(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.trend_article;
-  const res = await upsert<{ trend_id: string; url_id: string }>(ctx.db, TREND_ARTICLES, items.map((i) => i.record));
+  const res = await upsert<{ trend_id: string; url_id: string }>(
+    ctx.db,
+    TREND_ARTICLES,
+    items.map((i) => i.record),
+  );
   tally(ctx, 'trend_article', items.length, res.inserted, res.updated);
   for (const r of res.rows) if (r.inserted) ctx.newTrendArticles.push(r);
 }
 
 export async function writeTrendEdges(ctx: BatchContext): Promise<void> {
   const items = ctx.groups.trend_edge;
-  const res = await upsert(ctx.db, TREND_EDGES, items.map((i) => i.record));
+  const res = await upsert(
+    ctx.db,
+    TREND_EDGES,
+    items.map((i) => i.record),
+  );
   tally(ctx, 'trend_edge', items.length, res.inserted, res.updated);
 }
 

@@ -47,8 +47,12 @@ export async function countAuthFailure(store: Store, ip: string): Promise<void> 
     const { Ratelimit } = await import('@upstash/ratelimit');
     const { redis } = store.full ? await store.full() : store;
     const limiter = new Ratelimit({
-      redis, limiter: Ratelimit.slidingWindow(AUTH_FAILURES_PER_MINUTE, '60 s'), prefix: prefixOf(store),
-      analytics: false, ephemeralCache: ephemeral, timeout: 0,
+      redis,
+      limiter: Ratelimit.slidingWindow(AUTH_FAILURES_PER_MINUTE, '60 s'),
+      prefix: prefixOf(store),
+      analytics: false,
+      ephemeralCache: ephemeral,
+      timeout: 0,
     });
     spent = await limiter.limit(ip);
   } catch {

@@ -115,8 +115,13 @@ export class EdgeLimits {
   /** The entry may decide now: fresh, auth version fresh, grant left, neither window turned since Redis answered. */
   #current(entry: Entry, store: Store, nowMs: number): boolean {
     const { minute, month } = entry.state;
-    return nowMs - entry.at < FRESH_MS && authVersionFresh(store, nowMs) && entry.unconfirmed < entry.grant &&
-      minute.resetMs > nowMs && (!month || month.resetMs > nowMs);
+    return (
+      nowMs - entry.at < FRESH_MS &&
+      authVersionFresh(store, nowMs) &&
+      entry.unconfirmed < entry.grant &&
+      minute.resetMs > nowMs &&
+      (!month || month.resetMs > nowMs)
+    );
   }
 
   /** A request admitted here reached no data (an error, a 304): its quota hit is taken back before it is sent, if it has not gone. */
@@ -148,8 +153,10 @@ export class EdgeLimits {
     if (this.#announced.size > 10_000) this.#announced.delete(this.#announced.keys().next().value!);
     const ttl = 3 * ISOLATE_SEEN_MS;
     const [current, , previous] = await Promise.all([
-      store.redis.incrby(counter(bucket), join ? 1 : 0), store.redis.pexpire(counter(bucket), ttl),
-      store.redis.incrby(counter(bucket - 1), 0), store.redis.pexpire(counter(bucket - 1), ttl),
+      store.redis.incrby(counter(bucket), join ? 1 : 0),
+      store.redis.pexpire(counter(bucket), ttl),
+      store.redis.incrby(counter(bucket - 1), 0),
+      store.redis.pexpire(counter(bucket - 1), ttl),
     ]);
     return Math.max(1, current, previous);
   }
@@ -219,7 +226,15 @@ export class EdgeLimits {
    * One Redis call: the hits, this isolate's presence among the key's isolates, and the auth version.
    * `owed`: the hits of `hits` this isolate had admitted on its own; kept owed if Redis cannot count them.
    */
-  async #count(store: Store, auth: AuthContext, key: string, now: Date, hits: Hits, owed: Hits, decided?: MinuteState): Promise<LimitState> {
+  async #count(
+    store: Store,
+    auth: AuthContext,
+    key: string,
+    now: Date,
+    hits: Hits,
+    owed: Hits,
+    decided?: MinuteState,
+  ): Promise<LimitState> {
     const entry = this.#entries.get(key);
     if (entry) {
       entry.owed -= owed.minute;

@@ -15,14 +15,20 @@ export function assertCategoriesInPlan(auth: AuthContext, categories: string[]):
   if (auth.categories === null) return;
   const outside = categories.filter((c) => !auth.categories!.includes(topLevelCategory(c)));
   if (outside.length) {
-    throw coded('category_not_in_plan', `Categories outside your plan: ${outside.join(', ')}. Your plan covers: ${auth.categories.join(', ') || 'none'}.`);
+    throw coded(
+      'category_not_in_plan',
+      `Categories outside your plan: ${outside.join(', ')}. Your plan covers: ${auth.categories.join(', ') || 'none'}.`,
+    );
   }
 }
 
 /** 403 `endpoint_not_in_plan_scope` for endpoints that cannot be limited to chosen categories. */
 export function assertEndpointScopable(auth: AuthContext, endpoint: string): void {
   if (auth.categories !== null) {
-    throw coded('endpoint_not_in_plan_scope', `${endpoint} cannot be limited to your chosen categories, so it is closed to category-limited plans.`);
+    throw coded(
+      'endpoint_not_in_plan_scope',
+      `${endpoint} cannot be limited to your chosen categories, so it is closed to category-limited plans.`,
+    );
   }
 }
 

@@ -111,7 +111,10 @@ const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
 export function ipHeaders(decision: IpDecision, nowMs = Date.now()): Record<string, string> {
   const policy = {
     name: decision.mode === 'local' ? 'ip-minute-local' : 'ip-minute',
-    quota: decision.limit, windowSeconds: 60, remaining: decision.remaining, resetSeconds: seconds(decision.resetMs - nowMs),
+    quota: decision.limit,
+    windowSeconds: 60,
+    remaining: decision.remaining,
+    resetSeconds: seconds(decision.resetMs - nowMs),
   };
   return { 'RateLimit-Policy': policyHeader([policy]), RateLimit: rateLimitHeader([policy]) };
 }
@@ -119,7 +122,10 @@ export function ipHeaders(decision: IpDecision, nowMs = Date.now()): Record<stri
 export function ipLimited(decision: IpDecision, cost: number, nowMs = Date.now()): ApiError {
   const retry = String(seconds(decision.resetMs - nowMs) || 1);
   const what = cost > 1 ? `${cost} domains` : 'this request';
-  return coded('rate_limited',
+  return coded(
+    'rate_limited',
     `Rate limit of ${decision.limit} public checks per minute per client exceeded (${what}); retry in ${retry} s.`,
-    {}, { 'Retry-After': retry, ...ipHeaders(decision, nowMs) });
+    {},
+    { 'Retry-After': retry, ...ipHeaders(decision, nowMs) },
+  );
 }

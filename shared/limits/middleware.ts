@@ -20,14 +20,22 @@ const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
 
 function policies(state: LimitState, nowMs: number): PolicyState[] {
   const { minute, month } = state;
-  const list: PolicyState[] = [{
-    name: minute.mode === 'local' ? 'minute-local' : 'minute',
-    quota: minute.limit, windowSeconds: 60, remaining: minute.remaining, resetSeconds: seconds(minute.resetMs - nowMs),
-  }];
+  const list: PolicyState[] = [
+    {
+      name: minute.mode === 'local' ? 'minute-local' : 'minute',
+      quota: minute.limit,
+      windowSeconds: 60,
+      remaining: minute.remaining,
+      resetSeconds: seconds(minute.resetMs - nowMs),
+    },
+  ];
   if (month) {
     list.push({
-      name: 'month', quota: month.limit, windowSeconds: MONTH_WINDOW_SECONDS,
-      remaining: Math.max(0, month.limit - month.used), resetSeconds: seconds(month.resetMs - nowMs),
+      name: 'month',
+      quota: month.limit,
+      windowSeconds: MONTH_WINDOW_SECONDS,
+      remaining: Math.max(0, month.limit - month.used),
+      resetSeconds: seconds(month.resetMs - nowMs),
     });
   }
   return list;
@@ -52,7 +60,10 @@ export function planGates(channel: Channel = 'rest'): MiddlewareHandler<Env> {
   return async function planGates(c, next) {
     const { auth } = c.var;
     if (auth.subscriptionStatus !== 'active' && auth.subscriptionStatus !== 'trialing') {
-      throw coded('subscription_inactive', `The project subscription is ${auth.subscriptionStatus.replace('_', ' ')}; renew it to use the API.`);
+      throw coded(
+        'subscription_inactive',
+        `The project subscription is ${auth.subscriptionStatus.replace('_', ' ')}; renew it to use the API.`,
+      );
     }
     if (channel === 'mcp' || mcpPostOf(c.env)) {
       if (!auth.mcpEnabled) throw coded('mcp_not_in_plan', 'MCP access is switched off for this project.');
@@ -79,7 +90,9 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     // Edge mode decides here from the isolate's counters (shared/limits/edge.ts); strict mode and
     // /v1/usage (which reports exact usage) ask Redis on every request.
     const { state, local } = await edgeLimits.decide(store, auth, now, {
-      charge, sync: auth.limitsMode === 'strict' || !charge, decided: post?.takeMinute(),
+      charge,
+      sync: auth.limitsMode === 'strict' || !charge,
+      decided: post?.takeMinute(),
       later: (work) => c.executionCtx.waitUntil(work),
     });
     c.set('limits', state);
@@ -97,16 +110,25 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
       const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
       // The sliding window can deny just after its fixed window turns while its weighted count still
       // leaves a fraction of a request: a refused request reports none remaining.
-      throw coded('rate_limited', `Rate limit of ${state.minute.limit} requests per minute exceeded; retry in ${retry} s.`, {}, {
-        'Retry-After': retry, ...headerValues({ ...state, minute: { ...state.minute, remaining: 0 } }, now.getTime()),
-      });
+      throw coded(
+        'rate_limited',
+        `Rate limit of ${state.minute.limit} requests per minute exceeded; retry in ${retry} s.`,
+        {},
+        {
+          'Retry-After': retry,
+          ...headerValues({ ...state, minute: { ...state.minute, remaining: 0 } }, now.getTime()),
+        },
+      );
     }
     if (state.month && !state.month.success) {
       refund(c, state.quotaKey);
       const retry = String(seconds(state.month.resetMs - now.getTime()));
-      throw coded('quota_exceeded', `The monthly quota of ${state.month.limit} requests is used up; it renews at the start of next month (UTC).`,
+      throw coded(
+        'quota_exceeded',
+        `The monthly quota of ${state.month.limit} requests is used up; it renews at the start of next month (UTC).`,
         { limit: state.month.limit, resets_at: iso(new Date(state.month.resetMs)) },
-        { 'Retry-After': retry, ...headerValues({ ...state, month: { ...state.month, used: state.month.limit } }, now.getTime()) });
+        { 'Retry-After': retry, ...headerValues({ ...state, month: { ...state.month, used: state.month.limit } }, now.getTime()) },
+      );
     }
     await next();
     // The handler may report a newer state (POST /mcp: its tool calls' limits).

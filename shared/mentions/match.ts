@@ -23,7 +23,10 @@ export function fold(text: string): string {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const WORD_EDGE_BEFORE = '(?<![\\p{L}\\p{N}])';
 const WORD_EDGE_AFTER = '(?![\\p{L}\\p{N}])';
-export const words = (keyword: string) => fold(keyword).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+export const words = (keyword: string) =>
+  fold(keyword)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 export interface Hit {
   index: number;

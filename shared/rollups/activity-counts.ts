@@ -103,7 +103,13 @@ WHERE g.kind = $1 AND g.key = ANY(${keys}) AND g.unit = 'publication' AND g.gap_
  * Distinct publications active in each bucket per key, for a scope of every market and language:
  * the same formula per bucket, with the marks summed cumulatively from the window's start.
  */
-export async function publicationsFromActivity(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
+export async function publicationsFromActivity(
+  db: Db,
+  scope: DimScope,
+  from: Date,
+  to: Date,
+  grain: Grain,
+): Promise<Map<string, number[]>> {
   const list = buckets(from, to, grain);
   if (list.length === 0) return new Map(knownKeys(scope).map((k) => [k, []]));
   const start = list[0].from;
@@ -116,8 +122,18 @@ export async function publicationsFromActivity(db: Db, scope: DimScope, from: Da
   const rows = await queryRows<{ key: string; part: string; at: string | null; starts: number; ends: number; gap_end: string | null }>(
     db,
     BUCKET_MARKS(keysSql(scope)),
-    [scope.kind, keysParam(scope), iso(start), iso(end), whole.length > 0, iso(dayStart(start)).slice(0, 10), iso(dayStart(start)),
-      iso(wholeFrom).slice(0, 10), iso(wholeTo).slice(0, 10), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'],
+    [
+      scope.kind,
+      keysParam(scope),
+      iso(start),
+      iso(end),
+      whole.length > 0,
+      iso(dayStart(start)).slice(0, 10),
+      iso(dayStart(start)),
+      iso(wholeFrom).slice(0, 10),
+      iso(wholeTo).slice(0, 10),
+      'YYYY-MM-DD"T"HH24:MI:SS"Z"',
+    ],
   );
   // A mark belongs to the bucket containing its hour (or day): index it by the bucket's label.
   const label = (d: Date) => (grain === 'hour' ? iso(d).slice(0, 13) : iso(d).slice(0, 10));
@@ -143,13 +159,16 @@ export async function publicationsFromActivity(db: Db, scope: DimScope, from: Da
     // Before bucket i: hulls started before its end, and hulls whose last hour lies before its start.
     let started = st.s0;
     let ended = st.e0;
-    out.set(key, list.map((b, i) => {
-      started += st.starts[i];
-      const inside = st.gaps.filter(([gs, ge]) => gs <= b.from && ge >= b.to).length;
-      const active = started - ended - inside;
-      ended += st.ends[i];
-      return active;
-    }));
+    out.set(
+      key,
+      list.map((b, i) => {
+        started += st.starts[i];
+        const inside = st.gaps.filter(([gs, ge]) => gs <= b.from && ge >= b.to).length;
+        const active = started - ended - inside;
+        ended += st.ends[i];
+        return active;
+      }),
+    );
   }
   return out;
 }

@@ -10,8 +10,7 @@ import { queryRows } from '../db/raw';
 const perRequest = new WeakMap<Db, Promise<string[]>>();
 const held = new IsolateCache<string[]>({ entries: 16, bytes: 256 * 1024 });
 
-const load = async (db: Db) =>
-  (await queryRows<{ country: string }>(db, 'SELECT DISTINCT country FROM market_days')).map((r) => r.country);
+const load = async (db: Db) => (await queryRows<{ country: string }>(db, 'SELECT DISTINCT country FROM market_days')).map((r) => r.country);
 
 /** Countries with observations (market_days), once per request (`db` is the request's). */
 export function marketsWithData(db: Db): Promise<string[]> {

@@ -31,7 +31,12 @@ export const scopeSpans = (scope: DimScope, from = '$5', to = '$6') => `url_dime
 
 /** Parameters of `scopeSpans()`: the scope, and the window rounded up to whole hours. */
 export const spanParams = (scope: DimScope, from: Date, to: Date): unknown[] => [
-  scope.kind, keysParam(scope), marketList(scope.keyScope), scope.language, ceilHour(from).toISOString(), ceilHour(to).toISOString(),
+  scope.kind,
+  keysParam(scope),
+  marketList(scope.keyScope),
+  scope.language,
+  ceilHour(from).toISOString(),
+  ceilHour(to).toISOString(),
 ];
 
 /**
@@ -45,7 +50,14 @@ export function windowRanges(list: Bucket[]) {
   const end = list.length ? list[list.length - 1].to : start;
   const headEnd = wholeDays.length ? wholeDays[0].from : end;
   const tailStart = wholeDays.length ? wholeDays[wholeDays.length - 1].to : end;
-  return { headEnd, tailStart, hourRanges: [[start, headEnd], [tailStart, end]].filter(([f, t]) => f < t) };
+  return {
+    headEnd,
+    tailStart,
+    hourRanges: [
+      [start, headEnd],
+      [tailStart, end],
+    ].filter(([f, t]) => f < t),
+  };
 }
 
 export interface KeySeries {
@@ -57,7 +69,7 @@ export interface KeySeries {
 export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, KeySeries>> {
   const list = buckets(from, to, grain);
   // A scope of every market and language reads each key's all-markets rows: one series per key.
-  const markets = await coversEveryMarket(db, scope)
+  const markets = (await coversEveryMarket(db, scope))
     ? `SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language WHERE $3::text[] IS NOT NULL AND $4::text IS NULL`
     : `SELECT DISTINCT country, language FROM market_days WHERE country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)`;
   const { headEnd, tailStart, hourRanges } = windowRanges(list);
@@ -86,10 +98,15 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
        OFFSET 0) h
      GROUP BY s.key, 2`,
     [
-      scope.kind, keysParam(scope), marketList(scope.keyScope), scope.language,
-      headEnd.toISOString().slice(0, 10), tailStart.toISOString().slice(0, 10),
+      scope.kind,
+      keysParam(scope),
+      marketList(scope.keyScope),
+      scope.language,
+      headEnd.toISOString().slice(0, 10),
+      tailStart.toISOString().slice(0, 10),
       grain === 'hour' ? 'YYYY-MM-DD"T"HH24' : 'YYYY-MM-DD',
-      hourRanges.map(([f]) => f.toISOString()), hourRanges.map(([, t]) => t.toISOString()),
+      hourRanges.map(([f]) => f.toISOString()),
+      hourRanges.map(([, t]) => t.toISOString()),
     ],
   );
   const index = new Map(list.map((b, i) => [grain === 'hour' ? b.ts.toISOString().slice(0, 13) : b.ts.toISOString().slice(0, 10), i]));
@@ -104,7 +121,6 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
   }
   return out;
 }
-
 
 /**
  * Distinct publications, publishers and trends active in [from, to) per key, and when last seen.
@@ -141,7 +157,12 @@ export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to:
      FROM per_key k LEFT JOIN publishers p USING (key) LEFT JOIN trends t USING (key)`,
     spanParams(scope, from, to),
   );
-  return new Map(rows.map((r) => [r.key, { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null }]));
+  return new Map(
+    rows.map((r) => [
+      r.key,
+      { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null },
+    ]),
+  );
 }
 
 /** Distinct publications active in each bucket, per key. */

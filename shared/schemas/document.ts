@@ -8,11 +8,26 @@ import { errorDescriptions, type ErrorStatus } from './common';
 
 type Json = Record<string, unknown>;
 type Registry = OpenAPIHono['openAPIRegistry'];
-interface Response { description: string; headers?: Record<string, Json>; content?: Json }
-interface Operation { operationId?: string; security?: unknown[]; parameters?: { name: string; in: string; schema?: Json }[]; responses: Record<string, Response> }
+interface Response {
+  description: string;
+  headers?: Record<string, Json>;
+  content?: Json;
+}
+interface Operation {
+  operationId?: string;
+  security?: unknown[];
+  parameters?: { name: string; in: string; schema?: Json }[];
+  responses: Record<string, Response>;
+}
 
 /** What a rule knows of an operation: its method, whether it needs a key, pages by cursor, answers CSV/NDJSON too. */
-export interface OperationFacts { method: string; path: string; keyed: boolean; cursor: boolean; exports: boolean }
+export interface OperationFacts {
+  method: string;
+  path: string;
+  keyed: boolean;
+  cursor: boolean;
+  exports: boolean;
+}
 
 export interface HeaderRule {
   name: string;
@@ -26,45 +41,120 @@ const text = (example: string): Json => ({ type: 'string', example });
 const isGet = (op: OperationFacts) => op.method === 'get';
 
 export const HEADERS: HeaderRule[] = [
-  { name: 'ETag', description: 'Strong validator of the body; send it back as `If-None-Match` to get a 304.', schema: text('"4f1c2a9be07d13c5a2f0e8d6b3c1a7e9"'),
-    on: (op, s) => isGet(op) && (s === 200 || s === 304) && 'required' },
-  { name: 'Cache-Control', description: 'Keyed answers: `private, no-cache` (revalidate with `If-None-Match`, free of quota). Public answers: shared-cache lifetimes.', schema: text('private, no-cache'),
-    on: (op, s) => (isGet(op) && (s === 200 || s === 304) ? 'required' : !op.keyed && 'required') },
-  { name: 'RateLimit', description: 'Remaining requests of each policy and seconds to its reset (IETF draft `RateLimit` header).', schema: text('"minute";r=59;t=60, "month";r=99999;t=604800'),
-    on: (op, s) => (s === 429 || (op.keyed && s === 200) ? 'required' : (s < 400 || s === 404 || s === 422 || s === 400) && 'optional') },
-  { name: 'RateLimit-Policy', description: 'The policies behind `RateLimit`: quota and window in seconds.', schema: text('"minute";q=60;w=60, "month";q=100000;w=2592000'),
-    on: (op, s) => (s === 429 || (op.keyed && s === 200) ? 'required' : (s < 400 || s === 404 || s === 422 || s === 400) && 'optional') },
-  { name: 'Retry-After', description: 'Seconds to wait before repeating the request.', schema: { type: 'integer', minimum: 1, example: 15 },
-    on: (_op, s) => (s === 429 || s === 503) && 'required' },
-  { name: 'Link', description: 'The next page (`rel="next"`), when there is one; the same URL with `cursor` set to `next_cursor`.', schema: text('<https://api.example.com/v2/feed?period=24h&cursor=...>; rel="next"'),
-    on: (op, s) => op.cursor && s === 200 && 'optional' },
-  { name: 'Vary', description: 'Public answers vary only by encoding: any cache may share them.', schema: text('Accept-Encoding'),
-    on: (op) => !op.keyed && 'required' },
-  { name: 'Vary', description: 'The representation follows `Accept` (JSON, CSV or NDJSON; docs/EXPORTS.md).', schema: text('Accept'),
-    on: (op, s) => op.exports && s === 200 && 'required' },
-  { name: 'X-Total-Count', description: 'CSV and NDJSON answers: the envelope\'s `total` (rows matching the filters), where the route has one.', schema: { type: 'integer', minimum: 0, example: 1234 },
-    on: (op, s) => op.exports && s === 200 && 'optional' },
-  { name: 'Content-Disposition', description: 'CSV and NDJSON answers: `inline`, with a file name for saving (`items.csv`).', schema: text('inline; filename="items.csv"'),
-    on: (op, s) => op.exports && s === 200 && 'optional' },
-  { name: 'Access-Control-Allow-Origin', description: 'Public routes: CORS for any origin.', schema: text('*'),
-    on: (op) => !op.keyed && 'required' },
-  { name: 'Access-Control-Expose-Headers', description: 'Public routes: headers a browser script may read.', schema: text('ETag, Retry-After, RateLimit, RateLimit-Policy, Data-As-Of, Age, X-Request-Id'),
-    on: (op) => !op.keyed && 'required' },
-  { name: 'X-Request-Id', description: 'This request\'s id (the caller\'s own `X-Request-Id` echoed when it is 8-128 letters, digits or `-_.:`); it names the request\'s log line (README "Operating").', schema: text('0f8e2c4a-9b1d-4e6f-8a3c-5d7e9f1b2c4d'),
-    on: () => 'required' },
+  {
+    name: 'ETag',
+    description: 'Strong validator of the body; send it back as `If-None-Match` to get a 304.',
+    schema: text('"4f1c2a9be07d13c5a2f0e8d6b3c1a7e9"'),
+    on: (op, s) => isGet(op) && (s === 200 || s === 304) && 'required',
+  },
+  {
+    name: 'Cache-Control',
+    description:
+      'Keyed answers: `private, no-cache` (revalidate with `If-None-Match`, free of quota). Public answers: shared-cache lifetimes.',
+    schema: text('private, no-cache'),
+    on: (op, s) => (isGet(op) && (s === 200 || s === 304) ? 'required' : !op.keyed && 'required'),
+  },
+  {
+    name: 'RateLimit',
+    description: 'Remaining requests of each policy and seconds to its reset (IETF draft `RateLimit` header).',
+    schema: text('"minute";r=59;t=60, "month";r=99999;t=604800'),
+    on: (op, s) => (s === 429 || (op.keyed && s === 200) ? 'required' : (s < 400 || s === 404 || s === 422 || s === 400) && 'optional'),
+  },
+  {
+    name: 'RateLimit-Policy',
+    description: 'The policies behind `RateLimit`: quota and window in seconds.',
+    schema: text('"minute";q=60;w=60, "month";q=100000;w=2592000'),
+    on: (op, s) => (s === 429 || (op.keyed && s === 200) ? 'required' : (s < 400 || s === 404 || s === 422 || s === 400) && 'optional'),
+  },
+  {
+    name: 'Retry-After',
+    description: 'Seconds to wait before repeating the request.',
+    schema: { type: 'integer', minimum: 1, example: 15 },
+    on: (_op, s) => (s === 429 || s === 503) && 'required',
+  },
+  {
+    name: 'Link',
+    description: 'The next page (`rel="next"`), when there is one; the same URL with `cursor` set to `next_cursor`.',
+    schema: text('<https://api.example.com/v2/feed?period=24h&cursor=...>; rel="next"'),
+    on: (op, s) => op.cursor && s === 200 && 'optional',
+  },
+  {
+    name: 'Vary',
+    description: 'Public answers vary only by encoding: any cache may share them.',
+    schema: text('Accept-Encoding'),
+    on: (op) => !op.keyed && 'required',
+  },
+  {
+    name: 'Vary',
+    description: 'The representation follows `Accept` (JSON, CSV or NDJSON; docs/EXPORTS.md).',
+    schema: text('Accept'),
+    on: (op, s) => op.exports && s === 200 && 'required',
+  },
+  {
+    name: 'X-Total-Count',
+    description: "CSV and NDJSON answers: the envelope's `total` (rows matching the filters), where the route has one.",
+    schema: { type: 'integer', minimum: 0, example: 1234 },
+    on: (op, s) => op.exports && s === 200 && 'optional',
+  },
+  {
+    name: 'Content-Disposition',
+    description: 'CSV and NDJSON answers: `inline`, with a file name for saving (`items.csv`).',
+    schema: text('inline; filename="items.csv"'),
+    on: (op, s) => op.exports && s === 200 && 'optional',
+  },
+  {
+    name: 'Access-Control-Allow-Origin',
+    description: 'Public routes: CORS for any origin.',
+    schema: text('*'),
+    on: (op) => !op.keyed && 'required',
+  },
+  {
+    name: 'Access-Control-Expose-Headers',
+    description: 'Public routes: headers a browser script may read.',
+    schema: text('ETag, Retry-After, RateLimit, RateLimit-Policy, Data-As-Of, Age, X-Request-Id'),
+    on: (op) => !op.keyed && 'required',
+  },
+  {
+    name: 'X-Request-Id',
+    description:
+      "This request's id (the caller's own `X-Request-Id` echoed when it is 8-128 letters, digits or `-_.:`); it names the request's log line (README \"Operating\").",
+    schema: text('0f8e2c4a-9b1d-4e6f-8a3c-5d7e9f1b2c4d'),
+    on: () => 'required',
+  },
   { name: 'X-Content-Type-Options', description: 'Always `nosniff`.', schema: text('nosniff'), on: () => 'required' },
   { name: 'Referrer-Policy', description: 'Always `no-referrer`.', schema: text('no-referrer'), on: () => 'required' },
-  { name: 'Content-Security-Policy', description: 'JSON answers: nothing may load and no page may frame them; `/docs` and the widget demo: their own scripts and styles, framed only by this site (docs/SECURITY.md).', schema: text("default-src 'none'; frame-ancestors 'none'"),
-    on: () => 'required' },
-  { name: 'Cache-Status', description: 'Only on a stale answer (RFC 9211): the database was unreachable and this is the last good copy of the same request by the same key, e.g. `discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable`.', schema: text('discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable'),
-    on: (op, s) => op.keyed && isGet(op) && s === 200 && 'optional' },
-  { name: 'Age', description: 'Only on an answer kept from an earlier request (a cached aggregate or reference read, the public edge\'s copy, a stale copy): seconds since it was computed.', schema: { type: 'integer', minimum: 0, example: 120 },
-    on: (op, s) => isGet(op) && s === 200 && 'optional' },
-  { name: DATA_AS_OF, description: 'The newest UTC hour whose observations are complete in the data this answer was computed from (docs/DATA.md "Freshness"); the same value as the body\'s `data_as_of`. Absent only before any ingest completed an hour.', schema: text('2026-03-01T11:00:00+00:00'),
-    on: (op, s) => carriesDataAsOf(op.path) && s === 200 && 'optional' },
+  {
+    name: 'Content-Security-Policy',
+    description:
+      'JSON answers: nothing may load and no page may frame them; `/docs` and the widget demo: their own scripts and styles, framed only by this site (docs/SECURITY.md).',
+    schema: text("default-src 'none'; frame-ancestors 'none'"),
+    on: () => 'required',
+  },
+  {
+    name: 'Cache-Status',
+    description:
+      'Only on a stale answer (RFC 9211): the database was unreachable and this is the last good copy of the same request by the same key, e.g. `discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable`.',
+    schema: text('discovery-api; fwd=stale; fwd-status=503; ttl=-120; detail=database-unreachable'),
+    on: (op, s) => op.keyed && isGet(op) && s === 200 && 'optional',
+  },
+  {
+    name: 'Age',
+    description:
+      "Only on an answer kept from an earlier request (a cached aggregate or reference read, the public edge's copy, a stale copy): seconds since it was computed.",
+    schema: { type: 'integer', minimum: 0, example: 120 },
+    on: (op, s) => isGet(op) && s === 200 && 'optional',
+  },
+  {
+    name: DATA_AS_OF,
+    description:
+      'The newest UTC hour whose observations are complete in the data this answer was computed from (docs/DATA.md "Freshness"); the same value as the body\'s `data_as_of`. Absent only before any ingest completed an hour.',
+    schema: text('2026-03-01T11:00:00+00:00'),
+    on: (op, s) => carriesDataAsOf(op.path) && s === 200 && 'optional',
+  },
 ];
 
-const NOT_MODIFIED = 'Not modified: the `If-None-Match` tag is current. Keyed routes: counts toward the per-minute limit, not the monthly quota.';
+const NOT_MODIFIED =
+  'Not modified: the `If-None-Match` tag is current. Keyed routes: counts toward the per-minute limit, not the monthly quota.';
 const NO_ROUTE = 'No route matches the path: a path parameter is empty. (An unknown id answers an empty list here, not 404.)';
 /** Statuses the keyed chain (hygiene, auth, plan gates, limits, scope) can answer on any keyed route. */
 const KEYED_STATUSES: ErrorStatus[] = [401, 402, 403, 422, 429, 503];
@@ -108,8 +198,11 @@ const DATA_AS_OF_MEMBER: Json = {
   type: 'object',
   properties: {
     data_as_of: {
-      type: ['string', 'null'], format: 'date-time', example: '2026-03-01T11:00:00+00:00',
-      description: 'The same value as the `Data-As-Of` header: the newest UTC hour whose observations are complete in the data behind this answer; null before any ingest completed an hour.',
+      type: ['string', 'null'],
+      format: 'date-time',
+      example: '2026-03-01T11:00:00+00:00',
+      description:
+        'The same value as the `Data-As-Of` header: the newest UTC hour whose observations are complete in the data behind this answer; null before any ingest completed an hour.',
     },
   },
 };
@@ -128,7 +221,10 @@ function addHeaders(op: OperationFacts, status: string, response: Response) {
   for (const rule of HEADERS) {
     const presence = rule.on(op, Number(status));
     if (!presence) continue;
-    response.headers = { ...response.headers, [rule.name]: { description: rule.description, required: presence === 'required', schema: rule.schema } };
+    response.headers = {
+      ...response.headers,
+      [rule.name]: { description: rule.description, required: presence === 'required', schema: rule.schema },
+    };
   }
 }
 
@@ -142,16 +238,23 @@ export function completeDocument<T extends { paths?: object; components?: object
   const errorRef = { $ref: '#/components/schemas/Error' };
   // The generator's path types are looser than what it emits: every path item here holds operations.
   const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
-  const components = ((doc.components as { schemas?: Record<string, Json> } | undefined)?.schemas ?? {});
+  const components = (doc.components as { schemas?: Record<string, Json> } | undefined)?.schemas ?? {};
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const keyed = (operation.security?.length ?? 0) > 0;
       if (!keyed) operation.security = [];
       const exports = Object.keys((operation.responses['200']?.content as Json | undefined) ?? {}).includes('text/csv');
-      const facts: OperationFacts = { method, path, keyed, cursor: (operation.parameters ?? []).some((p) => p.in === 'query' && p.name === 'cursor'), exports };
+      const facts: OperationFacts = {
+        method,
+        path,
+        keyed,
+        cursor: (operation.parameters ?? []).some((p) => p.in === 'query' && p.name === 'cursor'),
+        exports,
+      };
       const { responses } = operation;
       if (keyed) {
-        for (const status of KEYED_STATUSES) responses[status] ??= { description: errorDescriptions[status], content: { 'application/json': { schema: errorRef } } };
+        for (const status of KEYED_STATUSES)
+          responses[status] ??= { description: errorDescriptions[status], content: { 'application/json': { schema: errorRef } } };
       }
       // The router answers 404 when a path id is empty (`/v1/themes//topics` matches no route), even
       // where the route itself answers an unknown id with an empty list.

@@ -4,7 +4,6 @@
 import type { TrendState } from '../db/schema/trends';
 import { DAY_MS } from '../windows';
 
-
 /** `YYYY-MM-DD` -> days since 1970-01-01 (UTC). */
 export const dayNumber = (day: string) => Math.floor(Date.parse(`${day.slice(0, 10)}T00:00:00Z`) / DAY_MS);
 /** The UTC day of an instant, `YYYY-MM-DD`. */

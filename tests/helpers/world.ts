@@ -100,7 +100,11 @@ export async function createWorld(name: string): Promise<World> {
       const request = new Request(`http://api.test${path}`, { method: options.method ?? 'GET', headers, body });
       const ctx = createExecutionContext();
       // A fresh object per call: config is memoised per bindings object, and NOW may have changed.
-      const response = await (options.worker ?? worker).fetch(request as any, { ...bindings, ...options.env, ...(options.queue ? { JOBS_QUEUE: options.queue } : {}) } as any, ctx);
+      const response = await (options.worker ?? worker).fetch(
+        request as any,
+        { ...bindings, ...options.env, ...(options.queue ? { JOBS_QUEUE: options.queue } : {}) } as any,
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
       const text = await response.text();
       let parsed: unknown = text;

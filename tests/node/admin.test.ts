@@ -39,7 +39,18 @@ describe('npm run admin', () => {
   let projectId: string;
 
   it('creates a project and keys, printing each key once', () => {
-    const created = admin('project:create', '--name', 'Acme', '--plan', 'grow', '--countries', 'us,GB', '--categories', '/News,/Sports', '--json');
+    const created = admin(
+      'project:create',
+      '--name',
+      'Acme',
+      '--plan',
+      'grow',
+      '--countries',
+      'us,GB',
+      '--categories',
+      '/News,/Sports',
+      '--json',
+    );
     expect(created.code, created.err).toBe(0);
     const project = created.json();
     expect(project).toMatchObject({ name: 'Acme', plan: 'grow', countries: ['US', 'GB'], categories: ['/News', '/Sports'] });
@@ -53,14 +64,34 @@ describe('npm run admin', () => {
   });
 
   it('sets plan, subscription, flags and add-ons; shows usage', () => {
-    const set = admin('project:set', projectId, '--plan', 'scale', '--subscription', 'past_due', '--api', 'off', '--addons', 'request_packs=2,extra_entities=5', '--json');
+    const set = admin(
+      'project:set',
+      projectId,
+      '--plan',
+      'scale',
+      '--subscription',
+      'past_due',
+      '--api',
+      'off',
+      '--addons',
+      'request_packs=2,extra_entities=5',
+      '--json',
+    );
     expect(set.code, set.err).toBe(0);
-    expect(set.json()).toMatchObject({ plan: 'scale', subscriptionStatus: 'past_due', apiEnabled: false, addons: { request_packs: 2, extra_entities: 5 } });
+    expect(set.json()).toMatchObject({
+      plan: 'scale',
+      subscriptionStatus: 'past_due',
+      apiEnabled: false,
+      addons: { request_packs: 2, extra_entities: 5 },
+    });
     // Settings the command does not name are kept.
     expect(set.json()).toMatchObject({ countries: ['US', 'GB'], categories: ['/News', '/Sports'], mcpEnabled: true });
     const usage = admin('usage', projectId, '--json');
     expect(usage.code, usage.err).toBe(0);
-    expect(usage.json()).toMatchObject({ plan: 'scale', month: { used: 0, limit: 500_000 + 200_000 + 50, base: 500_000, addons: 200_050 } });
+    expect(usage.json()).toMatchObject({
+      plan: 'scale',
+      month: { used: 0, limit: 500_000 + 200_000 + 50, base: 500_000, addons: 200_050 },
+    });
     expect(usage.json().minute).toEqual([expect.objectContaining({ limit: 300, remaining: 300 })]);
   });
 

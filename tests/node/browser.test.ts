@@ -14,7 +14,8 @@ import { startEmbedded, type StartedApi } from './support/npm-start';
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const available = existsSync(CHROMIUM);
-if (!available) console.warn(`[browser test] skipped: ${CHROMIUM} is not installed (scripts/ci/chromium.sh installs it as root with apt-get)`);
+if (!available)
+  console.warn(`[browser test] skipped: ${CHROMIUM} is not installed (scripts/ci/chromium.sh installs it as root with apt-get)`);
 
 let api: StartedApi | undefined;
 let context: BrowserContext | undefined;
@@ -37,8 +38,16 @@ describe.skipIf(!available)('browser: widget demo and offline /docs (headless ch
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1280, height: 900 },
     });
     // The network is cut off: only this server answers.
@@ -60,8 +69,16 @@ describe.skipIf(!available)('browser: widget demo and offline /docs (headless ch
   it('the demo page renders profile cards, the "no profile" state and the error state', async () => {
     const page = await context!.newPage();
     await page.goto(`${base}/public/widget-demo`);
-    const states = async () => page.$$eval('discover-profile', (els) => els.map((e) => [e.getAttribute('domain'), e.getAttribute('data-state')]));
-    await page.waitForFunction(() => Array.from(document.querySelectorAll("discover-profile")).every((e) => ['profile', 'none', 'error'].includes(e.getAttribute('data-state') ?? '')), null, { timeout: 20_000 });
+    const states = async () =>
+      page.$$eval('discover-profile', (els) => els.map((e) => [e.getAttribute('domain'), e.getAttribute('data-state')]));
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('discover-profile')).every((e) =>
+          ['profile', 'none', 'error'].includes(e.getAttribute('data-state') ?? ''),
+        ),
+      null,
+      { timeout: 20_000 },
+    );
     const seen = await states();
     expect(seen.map(([, s]) => s)).toEqual(['profile', 'profile', 'none', 'error']);
 
@@ -71,15 +88,24 @@ describe.skipIf(!available)('browser: widget demo and offline /docs (headless ch
         title: root.querySelector('h2')?.textContent ?? '',
         meta: root.querySelector('.meta')?.textContent ?? '',
         items: root.querySelectorAll('li').length,
-        images: Array.from(root.querySelectorAll("img")).map((img) => img.getAttribute('src')),
+        images: Array.from(root.querySelectorAll('img')).map((img) => img.getAttribute('src')),
       };
     });
     const domain = seen[0]![0]!;
-    const api = await (await fetch(`${base}/public/platform-profile?domain=${domain}`)).json() as { title: string; totalFollowers: string; recentPublications: { imageUrl: string | null }[] };
+    const api = (await (await fetch(`${base}/public/platform-profile?domain=${domain}`)).json()) as {
+      title: string;
+      totalFollowers: string;
+      recentPublications: { imageUrl: string | null }[];
+    };
     expect(card.title).toBe(api.title);
     expect(card.meta).toContain(`${api.totalFollowers} followers`);
     expect(card.items).toBe(Math.min(3, api.recentPublications.length));
-    expect(card.images).toEqual(api.recentPublications.slice(0, 3).filter((p) => p.imageUrl).map((p) => p.imageUrl));
+    expect(card.images).toEqual(
+      api.recentPublications
+        .slice(0, 3)
+        .filter((p) => p.imageUrl)
+        .map((p) => p.imageUrl),
+    );
     const none = await page.$eval('discover-profile[data-state="none"]', (el) => el.shadowRoot!.textContent);
     expect(none).toContain('No Discover profile for');
     const error = await page.$eval('discover-profile[data-state="error"]', (el) => el.shadowRoot!.textContent);

@@ -41,31 +41,33 @@ describe.each(WORKERS)('the %s Worker bundle', (name) => {
 
   // The jobs Worker serves no routes: its bundle is checked above, its consumer by the Worker tests.
   const probe = PROBES[name];
-  if (probe) it('answers its first request in workerd', async () => {
-    const b = get();
-    const worker = await runScript(b.script, b.dir, NO_SERVICES, b.flags);
-    try {
-      const res = await worker.mf.dispatchFetch(new URL(probe!.path, worker.url), { method: probe!.method });
-      const text = await res.text();
-      expect(res.status, text.slice(0, 300)).toBe(probe!.status);
-      if (probe!.status === 401) expect(JSON.parse(text).detail).toBeTruthy();
-    } finally {
-      await worker.dispose();
-    }
-  });
+  if (probe)
+    it('answers its first request in workerd', async () => {
+      const b = get();
+      const worker = await runScript(b.script, b.dir, NO_SERVICES, b.flags);
+      try {
+        const res = await worker.mf.dispatchFetch(new URL(probe!.path, worker.url), { method: probe!.method });
+        const text = await res.text();
+        expect(res.status, text.slice(0, 300)).toBe(probe!.status);
+        if (probe!.status === 401) expect(JSON.parse(text).detail).toBeTruthy();
+      } finally {
+        await worker.dispose();
+      }
+    });
 
-  if (probe) it('answers a keyed first request on the demo data', async () => {
-    const b = get();
-    const keyed = keyedProbe(name, services.keys.find((k) => k.name === 'full')!.key)!;
-    const worker = await runScript(b.script, b.dir, services.bindings, b.flags);
-    try {
-      const res = await worker.mf.dispatchFetch(new URL(keyed.path, worker.url), keyed);
-      const text = await res.text();
-      expect(res.status, text.slice(0, 300)).toBe(200);
-      // The answer carries data, not an empty shell: the MCP tool call's result is not an error.
-      expect(text).not.toMatch(/"isError":true/);
-    } finally {
-      await worker.dispose();
-    }
-  });
+  if (probe)
+    it('answers a keyed first request on the demo data', async () => {
+      const b = get();
+      const keyed = keyedProbe(name, services.keys.find((k) => k.name === 'full')!.key)!;
+      const worker = await runScript(b.script, b.dir, services.bindings, b.flags);
+      try {
+        const res = await worker.mf.dispatchFetch(new URL(keyed.path, worker.url), keyed);
+        const text = await res.text();
+        expect(res.status, text.slice(0, 300)).toBe(200);
+        // The answer carries data, not an empty shell: the MCP tool call's result is not an error.
+        expect(text).not.toMatch(/"isError":true/);
+      } finally {
+        await worker.dispose();
+      }
+    });
 });

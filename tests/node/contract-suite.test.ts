@@ -41,13 +41,23 @@ describe('the served OpenAPI document', () => {
     delete broken.info.license;
     delete broken.paths['/v1/usage'].get.operationId;
     const rules = new Set((await lintDocument(JSON.stringify(broken))).map((p) => `${p.tool}:${p.rule}`));
-    expect([...rules]).toEqual(expect.arrayContaining(['redocly:info-license', 'redocly:operation-operationId', 'spectral:operation-tag-defined', 'spectral:operation-operationId']));
+    expect([...rules]).toEqual(
+      expect.arrayContaining([
+        'redocly:info-license',
+        'redocly:operation-operationId',
+        'spectral:operation-tag-defined',
+        'spectral:operation-operationId',
+      ]),
+    );
   }, 120_000);
 
-  it('the generated contract suite passes 100% with the document\'s own examples', async () => {
+  it("the generated contract suite passes 100% with the document's own examples", async () => {
     const full = stack.keys.find((k) => k.name === 'full')!.key;
     const report = await runContractSuite(stack.url, full);
-    const operations = Object.values(JSON.parse(doc).paths as Record<string, object>).reduce((n: number, ops) => n + Object.keys(ops).length, 0);
+    const operations = Object.values(JSON.parse(doc).paths as Record<string, object>).reduce(
+      (n: number, ops) => n + Object.keys(ops).length,
+      0,
+    );
     expect(report.failures, JSON.stringify(report.failures.slice(0, 10), null, 1)).toEqual([]);
     expect(report.requests).toBe(operations);
     expect(report.statuses).toEqual({ 200: operations });
@@ -81,9 +91,11 @@ describe('the demo ids the examples name', () => {
 
   it('the generator emits the same theme, topic, trend, entity and first article for another "now"', async () => {
     // `npm start` loads the demo at the real time; the suite above at the fuzz "now".
-    const child = spawn(join(import.meta.dirname, '../../node_modules/.bin/tsx'),
+    const child = spawn(
+      join(import.meta.dirname, '../../node_modules/.bin/tsx'),
       ['scripts/generate/index.ts', '--scale', 'demo', '--seed', String(DEMO_SEED), '--now', '2027-03-15T09:00:00.000Z'],
-      { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'ignore'] });
+      { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     const seen = new Set<string>();
     for await (const line of createInterface({ input: child.stdout })) {
       const record = JSON.parse(line) as { type: string; id?: string; name?: string };
@@ -94,8 +106,14 @@ describe('the demo ids the examples name', () => {
       seen.add(`${record.type}:${record.id ?? record.name}`);
     }
     child.kill();
-    expect([...seen]).toEqual(expect.arrayContaining([
-      `hierarchy_node:${DEMO.themeId}`, `hierarchy_node:${DEMO.topicId}`, `trend:${DEMO.trendId}`, `entity:${DEMO.entityName}`, `article:${DEMO.urlId}`,
-    ]));
+    expect([...seen]).toEqual(
+      expect.arrayContaining([
+        `hierarchy_node:${DEMO.themeId}`,
+        `hierarchy_node:${DEMO.topicId}`,
+        `trend:${DEMO.trendId}`,
+        `entity:${DEMO.entityName}`,
+        `article:${DEMO.urlId}`,
+      ]),
+    );
   }, 60_000);
 });

@@ -42,26 +42,71 @@ function viaReadConfig(bindings: object) {
 }
 
 const STRINGS = [
-  '', ' ', 'x', 'postgres://u:p@127.0.0.1:5432/db', 'http://127.0.0.1:8080', ' https://example.com/a b ', 'https://exa\tmple.com\n',
-  'http:example.com', 'not a url', 'redis://h:1', 'mailto:a@b.c', 'https://', '0', '5', ' 5 ', '-1', '1.5', '-1.5', '1e3', '0x10',
-  'Infinity', 'NaN', '9007199254740993', 'internal', 'all', 'debug', 'info', 'warn', 'error', 'ALL', 'dev-secret-0123456789',
-  'short-secret', '0123456789abcdef', '2026-11-25T10:00:00Z', '2026-11-25T10:00:00.123+01:00', '2026-11-25T10:00Z',
-  '2026-02-29T00:00:00Z', '2028-02-29T00:00:00Z', '2026-11-25', 'development',
+  '',
+  ' ',
+  'x',
+  'postgres://u:p@127.0.0.1:5432/db',
+  'http://127.0.0.1:8080',
+  ' https://example.com/a b ',
+  'https://exa\tmple.com\n',
+  'http:example.com',
+  'not a url',
+  'redis://h:1',
+  'mailto:a@b.c',
+  'https://',
+  '0',
+  '5',
+  ' 5 ',
+  '-1',
+  '1.5',
+  '-1.5',
+  '1e3',
+  '0x10',
+  'Infinity',
+  'NaN',
+  '9007199254740993',
+  'internal',
+  'all',
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'ALL',
+  'dev-secret-0123456789',
+  'short-secret',
+  '0123456789abcdef',
+  '2026-11-25T10:00:00Z',
+  '2026-11-25T10:00:00.123+01:00',
+  '2026-11-25T10:00Z',
+  '2026-02-29T00:00:00Z',
+  '2028-02-29T00:00:00Z',
+  '2026-11-25',
+  'development',
 ];
-const value = fc.oneof(fc.constantFrom(...STRINGS), fc.string({ maxLength: 12 }), fc.constantFrom(0, 1, 2.5, -3, 300), fc.constant(undefined));
+const value = fc.oneof(
+  fc.constantFrom(...STRINGS),
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom(0, 1, 2.5, -3, 300),
+  fc.constant(undefined),
+);
 const KEYS = Object.keys(reference.shape);
 const VALID = {
-  DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:8079', UPSTASH_REDIS_REST_TOKEN: 'token',
+  DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db',
+  UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:8079',
+  UPSTASH_REDIS_REST_TOKEN: 'token',
 };
 
 describe('readConfig', () => {
   it('parses the bindings exactly as the zod schema it replaced', () => {
-    const bindings = fc.tuple(fc.boolean(), fc.dictionary(fc.constantFrom(...KEYS, 'JOBS_QUEUE', 'OTHER'), value)).map(
-      ([base, fields]) => (base ? { ...VALID, ...fields } : fields),
+    const bindings = fc
+      .tuple(fc.boolean(), fc.dictionary(fc.constantFrom(...KEYS, 'JOBS_QUEUE', 'OTHER'), value))
+      .map(([base, fields]) => (base ? { ...VALID, ...fields } : fields));
+    fc.assert(
+      fc.property(bindings, (b) => {
+        expect(viaReadConfig({ ...b })).toStrictEqual(viaZod({ ...b }));
+      }),
+      { numRuns: 3000 },
     );
-    fc.assert(fc.property(bindings, (b) => {
-      expect(viaReadConfig({ ...b })).toStrictEqual(viaZod({ ...b }));
-    }), { numRuns: 3000 });
   });
 
   it('keeps what the deployed Workers bind', () => {

@@ -54,7 +54,16 @@ describe('OpenAPI fuzz', () => {
     // The served regions body lacks this field: every 200 must now be reported.
     const ok = doc.paths['/v1/geo/regions'].get.responses['200'].content['application/json'];
     ok.schema = { allOf: [ok.schema, { required: ['no_such_field'] }] };
-    const report = await runFuzz({ base: stack.url, keys, seed: SEED, requests: 20, now: FUZZ_NOW, doc, only: ['v1GeoListRegions'], hostileShare: 0 });
+    const report = await runFuzz({
+      base: stack.url,
+      keys,
+      seed: SEED,
+      requests: 20,
+      now: FUZZ_NOW,
+      doc,
+      only: ['v1GeoListRegions'],
+      hostileShare: 0,
+    });
     expect(report.byStatus[200]).toBe(20);
     expect(report.failures).toHaveLength(20);
     expect(report.failures[0].problems.join()).toMatch(/breaks the 200 schema: \/ must have required property 'no_such_field'/);

@@ -180,7 +180,13 @@ describe('the in-process Redis engine through @upstash/redis', () => {
     const out = await r.pipeline().incr(`${P}pa`).get(`${P}pa`).exec({ keepErrors: true });
     expect(String(out[0].error)).toMatch(/not an integer/);
     expect(out[1].result).toBe('A');
-    expect(await r.multi().incr(`${P}mn`).incr(`${P}mn`).get(`${P}mn`).set(`${P}ms`, 'ü').get(`${P}ms`).exec()).toEqual([1, 2, 2, 'OK', 'ü']);
+    expect(await r.multi().incr(`${P}mn`).incr(`${P}mn`).get(`${P}mn`).set(`${P}ms`, 'ü').get(`${P}ms`).exec()).toEqual([
+      1,
+      2,
+      2,
+      'OK',
+      'ü',
+    ]);
     const tx = await r.multi().set(`${P}mx`, 'text').incr(`${P}mx`).get(`${P}mx`).exec({ keepErrors: true });
     expect(tx.map((x) => x.result ?? String(x.error))).toEqual(['OK', expect.stringMatching(/not an integer/), 'text']);
   });
@@ -191,16 +197,37 @@ describe('the in-process Redis engine through @upstash/redis', () => {
     expect(await redis().get(`${P}b`)).toBe(value);
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     const headers = { 'upstash-encoding': 'base64' };
-    expect(await upstashRaw(gw, ['MGET', `${P}b`, `${P}missing`], { headers })).toEqual({ status: 200, body: { result: [b64(value), null] } });
+    expect(await upstashRaw(gw, ['MGET', `${P}b`, `${P}missing`], { headers })).toEqual({
+      status: 200,
+      body: { result: [b64(value), null] },
+    });
     expect(await upstashRaw(gw, ['GET', `${P}b`])).toEqual({ status: 200, body: { result: value } });
     expect(await upstashRaw(gw, ['SET', `${P}c`, 1], { headers })).toEqual({ status: 200, body: { result: 'OK' } });
     expect(await upstashRaw(gw, ['PING'], { headers })).toEqual({ status: 200, body: { result: b64('PONG') } });
     expect(await upstashRaw(gw, ['INCR', `${P}c`], { headers })).toEqual({ status: 200, body: { result: 2 } });
-    expect(await upstashRaw(gw, [['GET', `${P}c`], ['INCR', `${P}b`]], { headers, path: '/pipeline' })).toEqual({
+    expect(
+      await upstashRaw(
+        gw,
+        [
+          ['GET', `${P}c`],
+          ['INCR', `${P}b`],
+        ],
+        { headers, path: '/pipeline' },
+      ),
+    ).toEqual({
       status: 200,
       body: [{ result: b64('2') }, { error: 'ERR value is not an integer or out of range' }],
     });
-    expect(await upstashRaw(gw, [['INCR', `${P}c`], ['GET', `${P}c`]], { headers, path: '/multi-exec' })).toEqual({
+    expect(
+      await upstashRaw(
+        gw,
+        [
+          ['INCR', `${P}c`],
+          ['GET', `${P}c`],
+        ],
+        { headers, path: '/multi-exec' },
+      ),
+    ).toEqual({
       status: 200,
       body: [{ result: 3 }, { result: b64('3') }],
     });
@@ -230,7 +257,12 @@ describe('@upstash/ratelimit on the in-process engine', () => {
       const windowStart = Math.floor(Date.now() / WINDOW) * WINDOW;
       const now = vi.spyOn(Date, 'now').mockReturnValue(windowStart + 1_000);
       try {
-        const rl = new Ratelimit({ redis: new Redis({ url: gw.upstashUrl, token: gw.upstashToken }), limiter: make(), prefix: `${P}rl:${name}`, ephemeralCache: false });
+        const rl = new Ratelimit({
+          redis: new Redis({ url: gw.upstashUrl, token: gw.upstashToken }),
+          limiter: make(),
+          prefix: `${P}rl:${name}`,
+          ephemeralCache: false,
+        });
         const seq = [];
         for (let i = 0; i < 5; i++) seq.push(await rl.limit('user-1'));
         expect(seq.map((r) => r.success)).toEqual([true, true, true, false, false]);
@@ -358,7 +390,12 @@ describe('inside workerd (Miniflare), as `npm start` runs Worker code', () => {
         ws: { id: 3, isDate: true, errors: [] },
         committed: [{ id: 3 }],
         redis: [{ v: 'ü' }, [1, 2], [3, 3]],
-        rl: [[true, 2], [true, 1], [true, 0], [false, 0]],
+        rl: [
+          [true, 2],
+          [true, 1],
+          [true, 0],
+          [false, 0],
+        ],
       });
     } finally {
       await mf.dispose();
@@ -370,27 +407,97 @@ describe('inside workerd (Miniflare), as `npm start` runs Worker code', () => {
 // Differential: the in-process engine against a real Redis.
 
 const COMMANDS: string[][] = [
-  ['SET', 'a', '10'], ['GET', 'a'], ['INCR', 'a'], ['INCRBY', 'a', '-20'], ['DECR', 'a'], ['DECRBY', 'a', '5'],
-  ['INCRBY', 'a', '1.5'], ['INCRBY', 'a', '01'], ['SET', 'b', 'x'], ['INCR', 'b'], ['SET', 'a', '1', 'NX'],
-  ['SET', 'a', '1', 'XX', 'GET'], ['SET', 'new', '1', 'XX'], ['SET', 'a', '2', 'EX', '0'], ['SET', 'a', '2', 'NX', 'XX'],
-  ['SET', 'c', 'v', 'PX', '100000'], ['PTTL', 'missing'], ['TTL', 'a'], ['EXPIRE', 'a', '100', 'NX'], ['EXPIRE', 'a', '50', 'NX'],
-  ['EXPIRE', 'a', '10', 'GT'], ['EXPIRE', 'a', '10', 'LT'], ['PERSIST', 'a'], ['TTL', 'a'], ['EXPIRE', 'missing', '10'],
-  ['INCRBYFLOAT', 'f', '0.1'], ['INCRBYFLOAT', 'f', '0.2'], ['INCRBYFLOAT', 'f', '10'], ['INCRBYFLOAT', 'f', '-10.3'],
-  ['INCRBYFLOAT', 'f', '2.5e3'], ['INCRBYFLOAT', 'b', '1'], ['MSET', 'm1', '1', 'm2', '2'], ['MGET', 'm1', 'h', 'm2', 'zz'],
-  ['MSET', 'm1'], ['GET'], ['DEL', 'm1', 'm2', 'm3'], ['EXISTS', 'a', 'a', 'b', 'none'], ['TYPE', 'a'],
-  ['HSET', 'h', 'f1', 'v1', 'f2', '2'], ['HSET', 'h', 'f1', 'v9', 'f3', '3'], ['HGET', 'h', 'f1'], ['HGETALL', 'h'],
-  ['HINCRBY', 'h', 'f2', '5'], ['HINCRBY', 'h', 'f1', '1'], ['HMGET', 'h', 'f1', 'nope'], ['HDEL', 'h', 'f1', 'x'],
-  ['HLEN', 'h'], ['HSET', 'h', 'odd'], ['GET', 'h'], ['HGET', 'a', 'x'], ['HDEL', 'h', 'f2', 'f3'], ['EXISTS', 'h'],
-  ['SADD', 's', 'a', 'b', 'a'], ['SREM', 's', 'a', 'q'], ['SISMEMBER', 's', 'b'], ['SCARD', 's'], ['SMEMBERS', 's'],
-  ['ZADD', 'z', '1', 'a', '2', 'b', '2', 'aa', '1.1', 'c'], ['ZADD', 'z', 'NX', '5', 'a', '6', 'd'],
-  ['ZADD', 'z', 'XX', 'CH', '7', 'a', '8', 'e'], ['ZADD', 'z', 'GT', '1', 'a'], ['ZADD', 'z', 'INCR', '0.5', 'b'],
-  ['ZADD', 'z', 'x', 'a'], ['ZADD', 'z', 'NX', 'XX', '1', 'a'], ['ZRANGE', 'z', '0', '-1', 'WITHSCORES'],
-  ['ZRANGE', 'z', '1', '2'], ['ZRANGE', 'z', '-2', '100'], ['ZRANGE', 'z', '5', '1'], ['ZRANGE', 'z', '(1.1', '+inf', 'BYSCORE'],
-  ['ZRANGE', 'z', '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', '1', '2', 'WITHSCORES'], ['ZRANGE', 'z', '0', '1', 'LIMIT', '0', '1'],
-  ['ZREVRANGE', 'z', '0', '1'], ['ZRANGEBYSCORE', 'z', '-inf', '2', 'WITHSCORES'], ['ZCOUNT', 'z', '(1.1', '7'],
-  ['ZSCORE', 'z', 'c'], ['ZINCRBY', 'z', '2', 'c'], ['ZREM', 'z', 'a', 'zz'], ['ZCARD', 'z'], ['ZREMRANGEBYSCORE', 'z', '-inf', '(3'],
-  ['ZRANGE', 'z', '0', '-1', 'WITHSCORES'], ['ZCOUNT', 'z', 'x', '1'], ['GETDEL', 'c'], ['GETDEL', 'c'], ['STRLEN', 'b'],
-  ['SETNX', 'b', 'q'], ['SETEX', 'sx', '100', 'v'], ['TTL', 'sx'], ['NOSUCHCMD', 'a'], ['PING'], ['PING', 'hi'], ['ECHO', 'e'],
+  ['SET', 'a', '10'],
+  ['GET', 'a'],
+  ['INCR', 'a'],
+  ['INCRBY', 'a', '-20'],
+  ['DECR', 'a'],
+  ['DECRBY', 'a', '5'],
+  ['INCRBY', 'a', '1.5'],
+  ['INCRBY', 'a', '01'],
+  ['SET', 'b', 'x'],
+  ['INCR', 'b'],
+  ['SET', 'a', '1', 'NX'],
+  ['SET', 'a', '1', 'XX', 'GET'],
+  ['SET', 'new', '1', 'XX'],
+  ['SET', 'a', '2', 'EX', '0'],
+  ['SET', 'a', '2', 'NX', 'XX'],
+  ['SET', 'c', 'v', 'PX', '100000'],
+  ['PTTL', 'missing'],
+  ['TTL', 'a'],
+  ['EXPIRE', 'a', '100', 'NX'],
+  ['EXPIRE', 'a', '50', 'NX'],
+  ['EXPIRE', 'a', '10', 'GT'],
+  ['EXPIRE', 'a', '10', 'LT'],
+  ['PERSIST', 'a'],
+  ['TTL', 'a'],
+  ['EXPIRE', 'missing', '10'],
+  ['INCRBYFLOAT', 'f', '0.1'],
+  ['INCRBYFLOAT', 'f', '0.2'],
+  ['INCRBYFLOAT', 'f', '10'],
+  ['INCRBYFLOAT', 'f', '-10.3'],
+  ['INCRBYFLOAT', 'f', '2.5e3'],
+  ['INCRBYFLOAT', 'b', '1'],
+  ['MSET', 'm1', '1', 'm2', '2'],
+  ['MGET', 'm1', 'h', 'm2', 'zz'],
+  ['MSET', 'm1'],
+  ['GET'],
+  ['DEL', 'm1', 'm2', 'm3'],
+  ['EXISTS', 'a', 'a', 'b', 'none'],
+  ['TYPE', 'a'],
+  ['HSET', 'h', 'f1', 'v1', 'f2', '2'],
+  ['HSET', 'h', 'f1', 'v9', 'f3', '3'],
+  ['HGET', 'h', 'f1'],
+  ['HGETALL', 'h'],
+  ['HINCRBY', 'h', 'f2', '5'],
+  ['HINCRBY', 'h', 'f1', '1'],
+  ['HMGET', 'h', 'f1', 'nope'],
+  ['HDEL', 'h', 'f1', 'x'],
+  ['HLEN', 'h'],
+  ['HSET', 'h', 'odd'],
+  ['GET', 'h'],
+  ['HGET', 'a', 'x'],
+  ['HDEL', 'h', 'f2', 'f3'],
+  ['EXISTS', 'h'],
+  ['SADD', 's', 'a', 'b', 'a'],
+  ['SREM', 's', 'a', 'q'],
+  ['SISMEMBER', 's', 'b'],
+  ['SCARD', 's'],
+  ['SMEMBERS', 's'],
+  ['ZADD', 'z', '1', 'a', '2', 'b', '2', 'aa', '1.1', 'c'],
+  ['ZADD', 'z', 'NX', '5', 'a', '6', 'd'],
+  ['ZADD', 'z', 'XX', 'CH', '7', 'a', '8', 'e'],
+  ['ZADD', 'z', 'GT', '1', 'a'],
+  ['ZADD', 'z', 'INCR', '0.5', 'b'],
+  ['ZADD', 'z', 'x', 'a'],
+  ['ZADD', 'z', 'NX', 'XX', '1', 'a'],
+  ['ZRANGE', 'z', '0', '-1', 'WITHSCORES'],
+  ['ZRANGE', 'z', '1', '2'],
+  ['ZRANGE', 'z', '-2', '100'],
+  ['ZRANGE', 'z', '5', '1'],
+  ['ZRANGE', 'z', '(1.1', '+inf', 'BYSCORE'],
+  ['ZRANGE', 'z', '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', '1', '2', 'WITHSCORES'],
+  ['ZRANGE', 'z', '0', '1', 'LIMIT', '0', '1'],
+  ['ZREVRANGE', 'z', '0', '1'],
+  ['ZRANGEBYSCORE', 'z', '-inf', '2', 'WITHSCORES'],
+  ['ZCOUNT', 'z', '(1.1', '7'],
+  ['ZSCORE', 'z', 'c'],
+  ['ZINCRBY', 'z', '2', 'c'],
+  ['ZREM', 'z', 'a', 'zz'],
+  ['ZCARD', 'z'],
+  ['ZREMRANGEBYSCORE', 'z', '-inf', '(3'],
+  ['ZRANGE', 'z', '0', '-1', 'WITHSCORES'],
+  ['ZCOUNT', 'z', 'x', '1'],
+  ['GETDEL', 'c'],
+  ['GETDEL', 'c'],
+  ['STRLEN', 'b'],
+  ['SETNX', 'b', 'q'],
+  ['SETEX', 'sx', '100', 'v'],
+  ['TTL', 'sx'],
+  ['NOSUCHCMD', 'a'],
+  ['PING'],
+  ['PING', 'hi'],
+  ['ECHO', 'e'],
 ];
 
 /** Puts this run's prefix on the key arguments (the real Redis is shared with other tests). */
@@ -421,7 +528,8 @@ describe('differential: in-process engine vs real Redis', () => {
     for (const c of COMMANDS) {
       const cmd = withPrefix(c, prefix);
       const [r, m] = [unprefixed(await real.exec(cmd), prefix), unprefixed(await mem.exec(cmd), prefix)];
-      if (JSON.stringify(m) !== JSON.stringify(r)) mismatches.push(`${c.join(' ')}: redis ${JSON.stringify(r)}, memory ${JSON.stringify(m)}`);
+      if (JSON.stringify(m) !== JSON.stringify(r))
+        mismatches.push(`${c.join(' ')}: redis ${JSON.stringify(r)}, memory ${JSON.stringify(m)}`);
     }
     expect(mismatches).toEqual([]);
   });
@@ -431,9 +539,16 @@ describe('differential: in-process engine vs real Redis', () => {
     const t = `${P}tx:t`;
     await Promise.all([real.exec(['HSET', `${P}tx:h`, 'f', 'v']), mem.exec(['HSET', `${P}tx:h`, 'f', 'v'])]);
     for (const tx of [
-      [['INCR', t], ['INCR', `${P}tx:h`], ['GET', t]], // a runtime error fails one command only
+      [
+        ['INCR', t],
+        ['INCR', `${P}tx:h`],
+        ['GET', t],
+      ], // a runtime error fails one command only
       [['INCR', t], ['GET']], // a queuing error (arity) aborts the whole transaction
-      [['INCR', t], ['NOSUCHCMD', t]],
+      [
+        ['INCR', t],
+        ['NOSUCHCMD', t],
+      ],
     ]) {
       expect(showReply((await mem.multi(tx)) as Reply), tx.join(' | ')).toEqual(showReply((await real.multi(tx)) as Reply));
     }
@@ -465,8 +580,26 @@ describe('differential: in-process engine vs real Redis', () => {
           });
         const [a, b] = [mk(realGw), mk(memGw)];
         // [ms to advance, rate]: several window boundaries, previous-window weighting, refills, refunds.
-        const steps = [[0, 1], [100, 1], [1000, 3], [2000, 1], [6000, 1], [500, 1], [1500, 2], [3000, 1], [100, -2],
-          [100, 1], [4000, 1], [9000, 1], [1, 1], [12000, 1], [2500, 4], [0, 1], [7000, 1], [700, 1]];
+        const steps = [
+          [0, 1],
+          [100, 1],
+          [1000, 3],
+          [2000, 1],
+          [6000, 1],
+          [500, 1],
+          [1500, 2],
+          [3000, 1],
+          [100, -2],
+          [100, 1],
+          [4000, 1],
+          [9000, 1],
+          [1, 1],
+          [12000, 1],
+          [2500, 4],
+          [0, 1],
+          [7000, 1],
+          [700, 1],
+        ];
         const seen = new Set<string>();
         for (const [adv, rate] of steps) {
           now += adv;
@@ -478,11 +611,13 @@ describe('differential: in-process engine vs real Redis', () => {
         }
         // Both outcomes occurred, decided by Redis (not a fail-open timeout).
         expect(seen.has('true:undefined'), [...seen].join(',')).toBe(true);
-        expect([...seen].some((v) => v.startsWith('false')), [...seen].join(',')).toBe(true);
+        expect(
+          [...seen].some((v) => v.startsWith('false')),
+          [...seen].join(','),
+        ).toBe(true);
       }
     } finally {
       clock.mockRestore();
     }
   });
 });
-

@@ -45,7 +45,10 @@ afterAll(async () => {
 describe('0013_hierarchy_counts', () => {
   it('backfills an existing database with exactly what ingest keeps', async () => {
     for (const lines of [world(), ...hourlyBatches()]) {
-      const summary = await ingest(client, lines.map((l) => JSON.stringify(l)));
+      const summary = await ingest(
+        client,
+        lines.map((l) => JSON.stringify(l)),
+      );
       expect(summary.skipped, JSON.stringify(summary.errors.slice(0, 3))).toBe(0);
     }
     const kept = (await client.query(SNAPSHOT)).rows;

@@ -25,7 +25,8 @@ async function withClient<T>(database: string, work: (c: pg.Client) => Promise<T
     await client.end();
   }
 }
-const count = (table: string) => withClient(DB, async (c) => (await c.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number);
+const count = (table: string) =>
+  withClient(DB, async (c) => (await c.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number);
 
 beforeAll(async () => {
   await withClient('postgres', async (c) => {
@@ -53,19 +54,32 @@ describe('generate | ingest', () => {
   it('loads the good lines of a file with bad ones and exits 1 naming their lines', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ingest-'));
     const file = join(dir, 'mixed.ndjson');
-    await writeFile(file, [
-      JSON.stringify({ type: 'language', code: 'xx', name: 'Testish' }),
-      '{not json',
-      JSON.stringify({ type: 'observation', url_id: '00000000-0000-4000-8000-000000000000', country: 'US', language: 'en', hour: NOW, impressions: 3, position: 1 }),
-      JSON.stringify({ type: 'unicorn' }),
-      JSON.stringify({ type: 'language', code: 'yy', name: 'Otherish' }),
-    ].join('\n'));
+    await writeFile(
+      file,
+      [
+        JSON.stringify({ type: 'language', code: 'xx', name: 'Testish' }),
+        '{not json',
+        JSON.stringify({
+          type: 'observation',
+          url_id: '00000000-0000-4000-8000-000000000000',
+          country: 'US',
+          language: 'en',
+          hour: NOW,
+          impressions: 3,
+          position: 1,
+        }),
+        JSON.stringify({ type: 'unicorn' }),
+        JSON.stringify({ type: 'language', code: 'yy', name: 'Otherish' }),
+      ].join('\n'),
+    );
     const run = sh(`npx tsx scripts/ingest.ts ${file}`);
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/line 2\b/);
     expect(run.stdout).toMatch(/line 3\b/);
     expect(run.stdout).toMatch(/line 4\b/);
-    const codes = await withClient(DB, async (c) => (await c.query(`SELECT code FROM languages WHERE code IN ('xx', 'yy') ORDER BY code`)).rows.map((r) => r.code));
+    const codes = await withClient(DB, async (c) =>
+      (await c.query(`SELECT code FROM languages WHERE code IN ('xx', 'yy') ORDER BY code`)).rows.map((r) => r.code),
+    );
     expect(codes).toEqual(['xx', 'yy']);
   });
 });
@@ -77,7 +91,11 @@ describe('live simulation', () => {
     const hours = await withClient(DB, (c) => topUp(c, later));
     expect(hours).toBeGreaterThanOrEqual(5);
     expect(await count('articles')).toBeGreaterThan(articlesBefore);
-    const [{ n }] = await withClient(DB, async (c) => (await c.query(`SELECT count(*)::int AS n FROM observations WHERE hour = date_trunc('hour', $1::timestamptz)`, [later])).rows);
+    const [{ n }] = await withClient(
+      DB,
+      async (c) =>
+        (await c.query(`SELECT count(*)::int AS n FROM observations WHERE hour = date_trunc('hour', $1::timestamptz)`, [later])).rows,
+    );
     expect(n).toBeGreaterThan(0);
     const step = await withClient(DB, (c) => liveStep(c, new Date(later.getTime() + 60_000), 1, 20));
     expect(step.skipped, JSON.stringify(step.errors)).toBe(0);

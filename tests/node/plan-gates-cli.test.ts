@@ -28,9 +28,9 @@ function npm(script: 'admin' | 'ingest', args: string[], stdin = ''): Promise<an
     child.stdout.on('data', (b) => (out += b));
     child.stderr.on('data', (b) => (err += b));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0
-      ? resolve(JSON.parse(out))
-      : reject(new Error(`npm run ${script} -- ${args.join(' ')}: exit ${code}\n${err}${out}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`npm run ${script} -- ${args.join(' ')}: exit ${code}\n${err}${out}`)),
+    );
     child.stdin.end(stdin);
   });
 }
@@ -84,7 +84,9 @@ function ndjson(projectId: string): string {
     { type: 'publisher', domain: VIDEO, name: 'ClipTube', is_video: true },
     ...list(CATEGORY_LIST, 'category', ['/Sports/Soccer', '/Tech']),
     ...list(VIDEO_LIST, 'publisher', [VIDEO, 'goal.example.com']),
-  ].map((r) => JSON.stringify(r)).join('\n');
+  ]
+    .map((r) => JSON.stringify(r))
+    .join('\n');
 }
 
 const ids: Record<'gates' | 'grow' | 'small', string> = { gates: '', grow: '', small: '' };
@@ -97,9 +99,14 @@ beforeAll(async () => {
   });
   await onServer(DB, (c) => migrate(c));
   const started = startWorker({
-    DATABASE_URL: env.DATABASE_URL, NEON_HTTP_ENDPOINT: inject('neonHttpUrl'), NEON_WS_PROXY: inject('neonWsProxy'),
-    UPSTASH_REDIS_REST_URL: inject('upstashUrl'), UPSTASH_REDIS_REST_TOKEN: inject('upstashToken'),
-    REDIS_PREFIX: DB, APP_URL: 'https://app.example.com', NOW,
+    DATABASE_URL: env.DATABASE_URL,
+    NEON_HTTP_ENDPOINT: inject('neonHttpUrl'),
+    NEON_WS_PROXY: inject('neonWsProxy'),
+    UPSTASH_REDIS_REST_URL: inject('upstashUrl'),
+    UPSTASH_REDIS_REST_TOKEN: inject('upstashToken'),
+    REDIS_PREFIX: DB,
+    APP_URL: 'https://app.example.com',
+    NOW,
   });
   const [gates, grow, small] = await Promise.all([
     admin('project:create', '--name', 'Gates', '--plan', 'scale', '--countries', 'US'),
@@ -126,10 +133,12 @@ describe('subscription and API access (project:set --subscription, --api)', () =
   it('402 subscription_inactive, then 403 api_not_in_plan, then 200 as each setting is undone', async () => {
     const path = '/v1/tracking/lists';
     await refused(path, await setting(ids.gates, '--subscription', 'past_due', '--api', 'off'), 402, {
-      code: 'subscription_inactive', message: 'The project subscription is past due; renew it to use the API.',
+      code: 'subscription_inactive',
+      message: 'The project subscription is past due; renew it to use the API.',
     });
     await refused(path, await setting(ids.gates, '--subscription', 'active'), 403, {
-      code: 'api_not_in_plan', message: 'API access is switched off for this project.',
+      code: 'api_not_in_plan',
+      message: 'API access is switched off for this project.',
     });
     expect(await passes(path, await setting(ids.gates, '--api', 'on'))).toMatchObject({ lists: [] });
   });
@@ -167,13 +176,15 @@ describe('chosen categories and video (project:create --plan grow --categories /
   const ANALYTICS = '/v1/analytics/categories';
   const FILTER = '/v1/articles?category=/Sports';
   const closed = (endpoint: string) => ({
-    code: 'endpoint_not_in_plan_scope', message: `${endpoint} cannot be limited to your chosen categories, so it is closed to category-limited plans.`,
+    code: 'endpoint_not_in_plan_scope',
+    message: `${endpoint} cannot be limited to your chosen categories, so it is closed to category-limited plans.`,
   });
   const video = { code: 'video_not_in_plan', message: 'ClipTube video data is not part of your plan.', platform: 'ClipTube' };
 
   it('403 category_not_in_plan for a category list naming /Tech', () =>
     refused(`/v1/tracking/lists/${CATEGORY_LIST}/metrics`, growKey, 403, {
-      code: 'category_not_in_plan', message: 'Categories outside your plan: /Tech. Your plan covers: /Sports.',
+      code: 'category_not_in_plan',
+      message: 'Categories outside your plan: /Tech. Your plan covers: /Sports.',
     }));
 
   it('403 endpoint_not_in_plan_scope for category analytics and the category filter; the plain list is limited', async () => {
@@ -183,7 +194,10 @@ describe('chosen categories and video (project:create --plan grow --categories /
   });
 
   it('404 out_of_plan_scope for an article tagged /Tech; a /Sports article is served', async () => {
-    await refused(`/v1/articles/${STARTUP}`, growKey, 404, { code: 'out_of_plan_scope', message: 'The article lies outside the categories of your plan.' });
+    await refused(`/v1/articles/${STARTUP}`, growKey, 404, {
+      code: 'out_of_plan_scope',
+      message: 'The article lies outside the categories of your plan.',
+    });
     await passes(`/v1/articles/${SOCCER}`, growKey);
   });
 
@@ -213,18 +227,22 @@ describe('monthly quota (Start plan, 100 requests)', () => {
     const key = await setting(ids.small, '--rate-limit', '500');
     for (let batch = 0; batch < 10; batch++) {
       const replies = await Promise.all(Array.from({ length: 10 }, () => call('/v1/tracking/lists', key)));
-      expect(replies.map((r) => r.status), replies.find((r) => r.status !== 200)?.text).toEqual(Array(10).fill(200));
+      expect(
+        replies.map((r) => r.status),
+        replies.find((r) => r.status !== 200)?.text,
+      ).toEqual(Array(10).fill(200));
     }
     const reply = await call('/v1/tracking/lists', key);
     expect(reply.status, reply.text).toBe(429);
     expect(reply.body.detail).toEqual({
-      code: 'quota_exceeded', message: 'The monthly quota of 100 requests is used up; it renews at the start of next month (UTC).',
-      limit: 100, resets_at: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\+00:00$/),
+      code: 'quota_exceeded',
+      message: 'The monthly quota of 100 requests is used up; it renews at the start of next month (UTC).',
+      limit: 100,
+      resets_at: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\+00:00$/),
     });
     expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
     // The refusal was given back (after the response, waitUntil): the CLI reads the Worker's counter.
-    await expect.poll(async () => (await admin('usage', ids.small)).month, { timeout: 10_000 })
-      .toMatchObject({ used: 100, limit: 100 });
+    await expect.poll(async () => (await admin('usage', ids.small)).month, { timeout: 10_000 }).toMatchObject({ used: 100, limit: 100 });
     const raised = await setting(ids.small, '--addons', 'extra_entities=1');
     await passes('/v1/tracking/lists', raised);
   });

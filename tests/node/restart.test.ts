@@ -13,7 +13,12 @@ let metricsPath = '';
 async function get(path: string) {
   try {
     const res = await fetch(`${stack.base}${path}`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(5_000) });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), cacheStatus: res.headers.get('cache-status'), text: await res.text() };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      cacheStatus: res.headers.get('cache-status'),
+      text: await res.text(),
+    };
   } catch (err) {
     return { status: 0, retryAfter: null, cacheStatus: null, text: (err as Error).message };
   }

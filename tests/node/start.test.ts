@@ -31,7 +31,10 @@ describe('npm start on embedded defaults', () => {
     const full = keys.find((k) => k.name === 'full')!.key;
     const reply = await fetch(`${base}/v1/geo/regions?with_stats=true`, { headers: { 'X-API-Key': full } });
     expect(reply.status).toBe(200);
-    const body = (await reply.json()) as { regions: { alpha_2: string; stats?: { total_discover_impressions_per_day: number } }[]; total: number };
+    const body = (await reply.json()) as {
+      regions: { alpha_2: string; stats?: { total_discover_impressions_per_day: number } }[];
+      total: number;
+    };
     expect(body.total).toBeGreaterThanOrEqual(5);
     expect(body.regions.some((r) => (r.stats?.total_discover_impressions_per_day ?? 0) > 0)).toBe(true);
   }, 150_000);

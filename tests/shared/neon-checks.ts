@@ -4,15 +4,16 @@ import { neon, NeonDbError } from '@neondatabase/serverless';
 import { expect } from 'vitest';
 import { caught } from './caught';
 
-
 /** Supports arrayMode and fullResults. */
 export async function checkArrayMode(url: string): Promise<void> {
   const full = await neon(url).query('select 1::int as a, 2::int as a', [], { fullResults: true, arrayMode: true });
   expect(full.rows).toEqual([[1, 2]]);
   expect(full.command).toBe('SELECT');
   expect(full.rowCount).toBe(1);
-  expect(full.fields.map((f) => [f.name, f.dataTypeID])).toEqual([['a', 23], ['a', 23]]);
-
+  expect(full.fields.map((f) => [f.name, f.dataTypeID])).toEqual([
+    ['a', 23],
+    ['a', 23],
+  ]);
 }
 
 /** A SQL error is a NeonDbError with the Postgres code. */
@@ -22,7 +23,6 @@ export async function checkSqlError(url: string): Promise<void> {
   expect(err.code).toBe('42P01');
   expect(err.severity).toBe('ERROR');
   expect(err.message).toMatch(/gw_no_such_table/);
-
 }
 
 /** A transaction batch that fails midway leaves nothing behind. */
@@ -50,7 +50,6 @@ export async function checkFailedBatch(url: string): Promise<void> {
   const ro = await caught(sql.transaction([sql.query(`insert into batch_t values (8, 'y')`)], { readOnly: true }));
   expect(ro.code).toBe('25006'); // read-only transaction
   expect(await sql`select id from batch_t order by id`).toEqual([{ id: 7 }]);
-
 }
 
 /** Answers concurrent queries, errors mixed in, each with its own result. */
@@ -59,10 +58,12 @@ export async function checkConcurrentQueries(url: string): Promise<void> {
   const out = await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
       i % 4 === 3
-        ? sql`select 1/0`.then(() => 'no error', (e: NeonDbError) => e.code)
+        ? sql`select 1/0`.then(
+            () => 'no error',
+            (e: NeonDbError) => e.code,
+          )
         : sql`select ${i}::int as i`.then((r) => r[0].i),
     ),
   );
   expect(out).toEqual(Array.from({ length: 12 }, (_, i) => (i % 4 === 3 ? '22012' : i)));
-
 }

@@ -4,7 +4,6 @@ import type { Redis } from '@upstash/redis/cloudflare';
 import { expect } from 'vitest';
 import { caught } from './caught';
 
-
 /** Strings, JSON values, counters and expiry; keys under `P`. */
 export async function checkStringsAndCounters(r: Redis, P: string): Promise<void> {
   expect(await r.set(`${P}s`, 'héllo ✓ OK')).toBe('OK');

@@ -17,8 +17,10 @@ export function scopeProofs(db: Db, auth: AuthContext) {
   void getRegion(db, 'US');
   // @ts-expect-error the key's raw countries are not a scope
   void listRegions(db, auth.allowedCountries, false);
+  const trendScope = { markets: null, planCategories: null };
+  const page = { minArticles: 1, sortBy: 'article_count', sortOrder: 'desc', limit: 1, offset: 0 } as const;
   // @ts-expect-error nor is the shape the trends area used before (TrendScope)
-  void listTrends(db, { markets: null, planCategories: null }, { minArticles: 1, sortBy: 'article_count', sortOrder: 'desc', limit: 1, offset: 0 });
+  void listTrends(db, trendScope, page);
   // @ts-expect-error the entity reads take the scope, not countries and categories apart
   void listEntities(db, auth.allowedCountries, auth.categories, filter);
   // @ts-expect-error a tracking list's items need the project they belong to

@@ -2,7 +2,13 @@
 // aggregates), and an aggregate estimated over the inline budget is queued (503 `computing`), never
 // computed inside the request: written as the attacks and their refusals
 // (docs/SECURITY.md "The warm queue per project", "Cost-based queueing").
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import type { AggregateJob } from '../../shared/aggregates/kind';
@@ -29,12 +35,18 @@ beforeAll(async () => {
 /** A queue binding that keeps what it is sent. */
 function collector() {
   const sent: AggregateJob[] = [];
-  const queue = { send: async (body: AggregateJob) => void sent.push(body), sendBatch: async (b: { body: AggregateJob }[]) => void sent.push(...b.map((m) => m.body)) };
+  const queue = {
+    send: async (body: AggregateJob) => void sent.push(body),
+    sendBatch: async (b: { body: AggregateJob }[]) => void sent.push(...b.map((m) => m.body)),
+  };
   return { sent, queue };
 }
 
 const job = (owner: string, i: number): AggregateJob => ({
-  type: 'aggregate', kind: 'trends.rollup', request: { owner, i }, cacheKey: store.key('agg', 'test', owner, String(i)),
+  type: 'aggregate',
+  kind: 'trends.rollup',
+  request: { owner, i },
+  cacheKey: store.key('agg', 'test', owner, String(i)),
 });
 
 describe('attack: one project asks thousands of distinct aggregates to jam the cron warmer', () => {
@@ -69,10 +81,22 @@ describe('attack: one project asks thousands of distinct aggregates to jam the c
 describe('attack: more due work than one Queues batch holds', () => {
   it('the cron sends every warmer and every scan, scans first, in batches the Queues limits accept', async () => {
     const { projectId } = await world.tenant();
-    const list = (await createList(world.db, {
-      projectId, kind: 'mention', name: 'Energy', countries: ['US'], langs: ['en'], searchScope: 'both',
-      createdAt: new Date(NOW), terms: [{ keyword: 'heat pump', matchType: 'broad' }],
-    }, new Date(NOW))).id;
+    const list = (
+      await createList(
+        world.db,
+        {
+          projectId,
+          kind: 'mention',
+          name: 'Energy',
+          countries: ['US'],
+          langs: ['en'],
+          searchScope: 'both',
+          createdAt: new Date(NOW),
+          terms: [{ keyword: 'heat pump', matchType: 'broad' }],
+        },
+        new Date(NOW),
+      )
+    ).id;
     await world.db.$client.query(`UPDATE tracking_lists SET next_scan_at = NULL WHERE id = $1`, [list]); // due now
     const now = Date.now();
     // Three tenants at their cap: more than the 100 messages one sendBatch takes.
@@ -82,9 +106,12 @@ describe('attack: more due work than one Queues batch holds', () => {
     const batches: { type: string }[][] = [];
     // Cloudflare Queues refuses a sendBatch over 100 messages or 256 KB: so does this binding.
     const queue = {
-      send: async () => { throw new Error('the cron sends batches'); },
+      send: async () => {
+        throw new Error('the cron sends batches');
+      },
       sendBatch: async (messages: { body: { type: string } }[]) => {
-        if (messages.length > 100 || new TextEncoder().encode(JSON.stringify(messages)).byteLength > 256 * 1024) throw new Error('batch over the Queues limits');
+        if (messages.length > 100 || new TextEncoder().encode(JSON.stringify(messages)).byteLength > 256 * 1024)
+          throw new Error('batch over the Queues limits');
         batches.push(messages.map((m) => m.body));
       },
     };
@@ -105,7 +132,8 @@ describe('attack: a category-limited plan ranks trending entities over a raw sca
   it('over the inline budget -> 503 computing + Retry-After, one job; the consumer computes it; then 200 as inline', async () => {
     const limited = await world.tenant({ plan: 'grow', countries: ['US', 'GB', 'DE'], categories: ['/Sports'] });
     const { sent, queue } = collector();
-    const call = (env: Record<string, string> = {}) => world.call(path, { key: limited.key, env: { AGGREGATE_INLINE_COST: '1', ...env }, queue } as any);
+    const call = (env: Record<string, string> = {}) =>
+      world.call(path, { key: limited.key, env: { AGGREGATE_INLINE_COST: '1', ...env }, queue } as any);
     const cold = await call();
     expect(cold.status, show(cold)).toBe(503);
     expect(cold.headers.get('retry-after')).toBe('15');

@@ -18,8 +18,19 @@ import { createWorld, show, type World } from '../helpers/world';
 
 /** The probe routes answer as to an internal key (no project): those are told X-Aggregate-Cache. */
 const INTERNAL: AuthContext = {
-  keyId: 'probe', keyKind: 'internal', projectId: null, plan: null, allowedCountries: null, categories: null, apiEnabled: true,
-  mcpEnabled: true, subscriptionStatus: 'active', historyDays: 730, rateLimitPerMinute: 1200, addons: {}, limitsMode: 'edge',
+  keyId: 'probe',
+  keyKind: 'internal',
+  projectId: null,
+  plan: null,
+  allowedCountries: null,
+  categories: null,
+  apiEnabled: true,
+  mcpEnabled: true,
+  subscriptionStatus: 'active',
+  historyDays: 730,
+  rateLimitPerMinute: 1200,
+  addons: {},
+  limitsMode: 'edge',
 };
 
 const NOW = '2026-11-10T10:30:00.000Z';
@@ -37,11 +48,20 @@ const answered = (reply: { status: number; headers: Headers }) =>
 describe('inline single flight on a tracking route', () => {
   it('100 concurrent identical cold metrics requests compute once; every caller gets 200 or 503 + Retry-After', async () => {
     const { key, projectId } = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
-    const list = await createList(world.db, { projectId, kind: 'publisher', name: 'herd', items: DOMAINS.map((k) => ({ key: k })) }, new Date(NOW));
+    const list = await createList(
+      world.db,
+      { projectId, kind: 'publisher', name: 'herd', items: DOMAINS.map((k) => ({ key: k })) },
+      new Date(NOW),
+    );
     const path = `/v1/tracking/lists/${list.id}/metrics?period=custom&date_from=2026-11-04T00:00:00Z&date_to=2026-11-10T00:00:00Z&grain=hour&limit=200`;
-    const { value: replies, outcomes } = await withOutcomes(() => Promise.all(Array.from({ length: 100 }, () => world.call(path, { key, env: LOGGED }))));
+    const { value: replies, outcomes } = await withOutcomes(() =>
+      Promise.all(Array.from({ length: 100 }, () => world.call(path, { key, env: LOGGED }))),
+    );
     for (const reply of replies) expect(answered(reply), show(reply)).toBe(true);
-    expect(outcomes.filter((o) => o === 'miss'), 'exactly one computation').toHaveLength(1);
+    expect(
+      outcomes.filter((o) => o === 'miss'),
+      'exactly one computation',
+    ).toHaveLength(1);
     const ok = replies.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThan(90);
     for (const reply of ok) expect(reply.body).toEqual(ok[0].body);

@@ -30,8 +30,14 @@ beforeAll(async () => {
 
 const analytics = (query = '', key = full.key, world = small) => world.call(`/v1/analytics/categories${query}`, { key });
 const WINDOW = `?period=custom&date_from=${hour(48)}&date_to=${NOW}`;
-const row = (name: string, impressions: number, publications: number, avg_position: number, previous = 0, delta_pct: number | null = null) =>
-  ({ name, impressions, previous_impressions: previous, publications, publishers: publications, avg_position, delta_pct });
+const row = (
+  name: string,
+  impressions: number,
+  publications: number,
+  avg_position: number,
+  previous = 0,
+  delta_pct: number | null = null,
+) => ({ name, impressions, previous_impressions: previous, publications, publishers: publications, avg_position, delta_pct });
 
 describe('GET /v1/analytics/categories (exact)', () => {
   it('one row per path with impressions (a path covers its descendants), most first, ties by path', async () => {
@@ -39,8 +45,15 @@ describe('GET /v1/analytics/categories (exact)', () => {
     expect(reply.status, show(reply)).toBe(200);
     expect(CategoryAnalyticsSchema.safeParse(reply.body).success).toBe(true);
     expect(reply.body.scope).toEqual({
-      country: 'all', markets: ['de', 'gb', 'us'], lang: 'all', from: at(48), to: '2026-11-20T12:30:00+00:00',
-      prev_from: '2026-11-16T11:30:00+00:00', prev_to: at(48), history_days: 365, clamped: false,
+      country: 'all',
+      markets: ['de', 'gb', 'us'],
+      lang: 'all',
+      from: at(48),
+      to: '2026-11-20T12:30:00+00:00',
+      prev_from: '2026-11-16T11:30:00+00:00',
+      prev_to: at(48),
+      history_days: 365,
+      clamped: false,
     });
     // Soccer: US 11 x 100 at 2 and GB 2 x 50 at 4; the French article is outside the markets. /Sports is
     // Soccer + Tennis (3200 / 1320 = 2.42); /News is Tennis (tagged /News) + Election (/News/Politics): 980 / 430.
@@ -121,7 +134,12 @@ describe('GET /v1/analytics/categories (against raw observations)', () => {
     for (const [i, want] of expected.entries()) {
       const before = prev.get(want.name)?.imp ?? 0;
       const got = categories[i];
-      expect(got, want.name).toMatchObject({ impressions: want.imp, previous_impressions: before, publications: want.pubs, publishers: want.publishers });
+      expect(got, want.name).toMatchObject({
+        impressions: want.imp,
+        previous_impressions: before,
+        publications: want.pubs,
+        publishers: want.publishers,
+      });
       expect(got.avg_position).toBeCloseTo(want.ps / want.imp, 2);
       expect(got.delta_pct).toBe(before > 0 ? Math.round(((want.imp - before) / before) * 1000) / 10 : null);
     }
@@ -156,15 +174,18 @@ describe('errors and plan scope', () => {
     expect(none.body.detail.code).toBe('market_not_entitled');
   });
 
-  it.each(['start', 'grow'] as const)('%s with chosen categories -> 403 endpoint_not_in_plan_scope, even with bad parameters', async (plan) => {
-    const { key } = await small.tenant({ plan, countries: ['US'], categories: ['/Sports'] });
-    for (const query of ['', '?parent=/Sports', '?limit=999']) {
-      const reply = await analytics(query, key);
-      expect(reply.status, show(reply)).toBe(403);
-      expect(reply.body.detail).toEqual({
-        code: 'endpoint_not_in_plan_scope',
-        message: '/v1/analytics/categories cannot be limited to your chosen categories, so it is closed to category-limited plans.',
-      });
-    }
-  });
+  it.each(['start', 'grow'] as const)(
+    '%s with chosen categories -> 403 endpoint_not_in_plan_scope, even with bad parameters',
+    async (plan) => {
+      const { key } = await small.tenant({ plan, countries: ['US'], categories: ['/Sports'] });
+      for (const query of ['', '?parent=/Sports', '?limit=999']) {
+        const reply = await analytics(query, key);
+        expect(reply.status, show(reply)).toBe(403);
+        expect(reply.body.detail).toEqual({
+          code: 'endpoint_not_in_plan_scope',
+          message: '/v1/analytics/categories cannot be limited to your chosen categories, so it is closed to category-limited plans.',
+        });
+      }
+    },
+  );
 });

@@ -27,22 +27,44 @@ const list = (query = '', key = full.key) => world.call(`/v1/articles${query}`, 
 const ids = (reply: { body: any }) => reply.body.articles.map((a: any) => a.id);
 
 const SOCCER_ARTICLE = {
-  id: SOCCER, url: 'https://goal.example.com/story/1', cabinet_url: `https://app.example.com/article/${SOCCER}`,
-  title: 'Soccer final thriller', domain: 'goal.example.com', publisher: 'GOAL', language: 'en', languages: ['en'],
-  countries: ['GB', 'US'], published_at: at(31), first_seen_at: at(30), last_seen_at: at(19), impressions: 1200,
-  categories: [{ name: '/Sports/Soccer', confidence: 0.9 }], image_url: 'https://goal.example.com/img/1.jpg',
+  id: SOCCER,
+  url: 'https://goal.example.com/story/1',
+  cabinet_url: `https://app.example.com/article/${SOCCER}`,
+  title: 'Soccer final thriller',
+  domain: 'goal.example.com',
+  publisher: 'GOAL',
+  language: 'en',
+  languages: ['en'],
+  countries: ['GB', 'US'],
+  published_at: at(31),
+  first_seen_at: at(30),
+  last_seen_at: at(19),
+  impressions: 1200,
+  categories: [{ name: '/Sports/Soccer', confidence: 0.9 }],
+  image_url: 'https://goal.example.com/img/1.jpg',
 };
 
 describe('GET /v1/articles (happy)', () => {
-  it('lists the articles seen in the key\'s markets, newest first, with exact fields', async () => {
+  it("lists the articles seen in the key's markets, newest first, with exact fields", async () => {
     const reply = await list();
     expect(reply.status, show(reply)).toBe(200);
     expect(ArticleListSchema.safeParse(reply.body).success).toBe(true);
     expect(ids(reply), 'the French-only article is outside the markets').toEqual([UNTAGGED, STARTUP, ELECTION, TENNIS, SOCCER, OLD]);
     expect(reply.body).toMatchObject({ total: 6, limit: 50, offset: 0, history_clamped: false });
     expect(reply.body.articles[4]).toEqual(SOCCER_ARTICLE);
-    expect(reply.body.articles[2]).toMatchObject({ countries: ['DE', 'US'], languages: ['de', 'es'], first_seen_at: at(6), impressions: 310 });
-    expect(reply.body.articles[3]).toMatchObject({ published_at: null, categories: [{ name: '/Sports/Tennis', confidence: 0.8 }, { name: '/News', confidence: 0.3 }] });
+    expect(reply.body.articles[2]).toMatchObject({
+      countries: ['DE', 'US'],
+      languages: ['de', 'es'],
+      first_seen_at: at(6),
+      impressions: 310,
+    });
+    expect(reply.body.articles[3]).toMatchObject({
+      published_at: null,
+      categories: [
+        { name: '/Sports/Tennis', confidence: 0.8 },
+        { name: '/News', confidence: 0.3 },
+      ],
+    });
   });
 
   it('country and lang describe and filter by the requested markets only', async () => {
@@ -103,13 +125,20 @@ describe('GET /v1/articles/{id} (happy)', () => {
     const reply = await world.call(`/v1/articles/${SOCCER}`, { key: full.key });
     expect(reply.status, show(reply)).toBe(200);
     expect(ArticleDetailSchema.safeParse(reply.body).success).toBe(true);
-    const entityIds = Object.fromEntries((await queryRows<{ name: string; id: string }>(world.db, 'SELECT name, id::text FROM entities')).map((r) => [r.name, r.id]));
+    const entityIds = Object.fromEntries(
+      (await queryRows<{ name: string; id: string }>(world.db, 'SELECT name, id::text FROM entities')).map((r) => [r.name, r.id]),
+    );
     expect(reply.body).toEqual({
       ...SOCCER_ARTICLE,
       data_as_of: expect.any(String),
       summary: 'Soccer final thriller: summary',
       modified_at: null,
-      article_meta: { meta_title: 'Soccer final thriller | goal.example.com', meta_description: 'Soccer final thriller', headline: 'Soccer final thriller', section: 'Top' },
+      article_meta: {
+        meta_title: 'Soccer final thriller | goal.example.com',
+        meta_description: 'Soccer final thriller',
+        headline: 'Soccer final thriller',
+        section: 'Top',
+      },
       entities: [
         { id: entityIds['Lionel Messi'], kg_id: MESSI.kg_id, name: 'Lionel Messi', type: 'person', mentions: 3, unified_score: 0.91 },
         { id: entityIds['Buenos Aires'], kg_id: null, name: 'Buenos Aires', type: 'place', mentions: 1, unified_score: 0.4 },
@@ -121,7 +150,7 @@ describe('GET /v1/articles/{id} (happy)', () => {
     });
   });
 
-  it('a restricted key sees only its markets\' profiles', async () => {
+  it("a restricted key sees only its markets' profiles", async () => {
     const reply = await world.call(`/v1/articles/${SOCCER}`, { key: restricted.key });
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body).toMatchObject({ countries: ['US'], impressions: 1100, first_seen_at: at(30) });
@@ -142,11 +171,16 @@ describe('category-limited plans', () => {
     expect(reply.status, show(reply)).toBe(403);
     expect(reply.body.detail).toEqual({
       code: 'endpoint_not_in_plan_scope',
-      message: 'The `category` filter of /v1/articles cannot be limited to your chosen categories, so it is closed to category-limited plans.',
+      message:
+        'The `category` filter of /v1/articles cannot be limited to your chosen categories, so it is closed to category-limited plans.',
     });
   });
 
-  it.each([[ELECTION, '/News/Politics'], [STARTUP, '/Tech'], [UNTAGGED, 'no category']])('%s (%s) -> 404 out_of_plan_scope', async (id) => {
+  it.each([
+    [ELECTION, '/News/Politics'],
+    [STARTUP, '/Tech'],
+    [UNTAGGED, 'no category'],
+  ])('%s (%s) -> 404 out_of_plan_scope', async (id) => {
     const reply = await world.call(`/v1/articles/${id}`, { key: limited.key });
     expect(reply.status, show(reply)).toBe(404);
     expect(reply.body.detail).toEqual({ code: 'out_of_plan_scope', message: 'The article lies outside the categories of your plan.' });

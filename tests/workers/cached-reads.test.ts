@@ -108,7 +108,8 @@ describe('cached aggregates (tracking metrics)', () => {
   let narrow: string;
   let other: Tenant;
   let listId: string;
-  const path = () => `/v1/tracking/lists/${listId}/metrics?period=custom&date_from=2026-11-04T00:00:00Z&date_to=2026-11-10T00:00:00Z&grain=hour&limit=200`;
+  const path = () =>
+    `/v1/tracking/lists/${listId}/metrics?period=custom&date_from=2026-11-04T00:00:00Z&date_to=2026-11-10T00:00:00Z&grain=hour&limit=200`;
 
   beforeAll(async () => {
     world = await createWorld('cached_aggregates');
@@ -118,7 +119,13 @@ describe('cached aggregates (tracking metrics)', () => {
     // A second key of the same project, limited to one market.
     narrow = (await createKey(world.db, { projectId: tenant.projectId, kind: 'project', name: 'narrow', countries: ['US'] })).key;
     other = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
-    listId = (await createList(world.db, { projectId: tenant.projectId, kind: 'publisher', name: 'rivals', items: DOMAINS.map((key) => ({ key })) }, new Date(AGG_NOW))).id;
+    listId = (
+      await createList(
+        world.db,
+        { projectId: tenant.projectId, kind: 'publisher', name: 'rivals', items: DOMAINS.map((key) => ({ key })) },
+        new Date(AGG_NOW),
+      )
+    ).id;
   }, 120_000);
 
   it('a hit (memory, then Redis) is byte-identical to the miss: body, ETag and headers', async () => {

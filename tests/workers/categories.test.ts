@@ -29,7 +29,10 @@ describe('category hierarchy', () => {
     await fc.assert(
       fc.asyncProperty(path, path, async (a, b) => {
         const [row] = await queryRows<{ matches: boolean; prefixes: string[] }>(
-          world.db, `SELECT ${categoryMatchSql('$1::text', '$2::text')} AS matches, category_prefixes($1::text) AS prefixes`, [a, b]);
+          world.db,
+          `SELECT ${categoryMatchSql('$1::text', '$2::text')} AS matches, category_prefixes($1::text) AS prefixes`,
+          [a, b],
+        );
         expect(row.matches, `${a} under ${b}`).toBe(categoryMatches(a, b));
         expect(row.prefixes).toEqual(categoryPrefixes(a));
         expect(categoryPrefixes(a).every((p) => categoryMatches(a, p))).toBe(true);

@@ -97,7 +97,9 @@ describe('security suite over every documented route', () => {
   it('every keyed operation answers 401 without a key and 401 for a query-string key', async () => {
     const doc = (await world.call('/openapi.json')).body;
     const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
-      Object.entries<any>(item).filter(([, op]) => op.security?.length).map(([method]) => [method.toUpperCase(), path.replace(/\{(\w+)\}/g, (_, p) => SAMPLE[p] ?? 'x')]),
+      Object.entries<any>(item)
+        .filter(([, op]) => op.security?.length)
+        .map(([method]) => [method.toUpperCase(), path.replace(/\{(\w+)\}/g, (_, p) => SAMPLE[p] ?? 'x')]),
     );
     expect(operations.length).toBeGreaterThan(10);
     for (const [method, path] of operations) {

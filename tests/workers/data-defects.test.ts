@@ -33,12 +33,23 @@ beforeAll(async () => {
   const now = new Date(NOW);
   const make = async (name: string, input: Parameters<typeof createList>[1]) => (lists[name] = (await createList(world.db, input, now)).id);
   await make('entity', {
-    projectId: tenant.projectId, kind: 'entity', name: 'People',
-    items: [{ key: entityIds[0].id, addedAt: new Date(NOW_MS - 3_600_000) }, { key: entityIds[1].name, addedAt: new Date(NOW_MS - 7_200_000) }],
+    projectId: tenant.projectId,
+    kind: 'entity',
+    name: 'People',
+    items: [
+      { key: entityIds[0].id, addedAt: new Date(NOW_MS - 3_600_000) },
+      { key: entityIds[1].name, addedAt: new Date(NOW_MS - 7_200_000) },
+    ],
   });
   await make('trend', { projectId: tenant.projectId, kind: 'trend', name: 'Stories', items: TRENDS.map((key) => ({ key })) });
   await make('mention', {
-    projectId: tenant.projectId, kind: 'mention', name: 'Stories', countries: [], langs: [], searchScope: 'title', createdAt: now,
+    projectId: tenant.projectId,
+    kind: 'mention',
+    name: 'Stories',
+    countries: [],
+    langs: [],
+    searchScope: 'title',
+    createdAt: now,
     terms: [{ keyword: 'story', matchType: 'broad' }],
   });
   const client = await world.pool().connect();
@@ -56,8 +67,13 @@ describe('1. forecasts: finite, bounded by the data, a meaningful confidence', (
   const today = new Date(NOW);
   const bound = (daily: number[]) => Math.max(...daily) * Math.exp((MAX_RATE * PHI) / (1 - PHI));
   const sane = (daily: number[]) => {
-    const f = forecastTrend(daily, daily.reduce((a, b) => a + b, 0), today);
-    for (const v of [f.pct_next24h, f.pct_next7d, f.pct_next30d, f.predicted_total_reach, f.confidence]) expect(Number.isFinite(v)).toBe(true);
+    const f = forecastTrend(
+      daily,
+      daily.reduce((a, b) => a + b, 0),
+      today,
+    );
+    for (const v of [f.pct_next24h, f.pct_next7d, f.pct_next30d, f.predicted_total_reach, f.confidence])
+      expect(Number.isFinite(v)).toBe(true);
     expect(Number.isSafeInteger(f.predicted_total_reach)).toBe(true);
     // Each of the 30 predicted days is at most 16x the 14-day peak.
     expect(f.predicted_total_reach).toBeLessThanOrEqual(daily.reduce((a, b) => a + b, 0) + 30 * bound(daily) + 1);
@@ -93,19 +109,28 @@ describe('1. forecasts: finite, bounded by the data, a meaningful confidence', (
     expect(Date.parse(decaying.predicted_end_at)).toBeLessThan(today.getTime() + 30 * DAY);
   });
 
-  it('trend rows forecast from the trend\'s daily impressions, as a naive query gives them', async () => {
+  it("trend rows forecast from the trend's daily impressions, as a naive query gives them", async () => {
     const reply = await metrics('trend');
     expect(reply.status, show(reply)).toBe(200);
     const dayStart = Math.floor(NOW_MS / DAY) * DAY;
     for (const row of reply.body.items) {
-      const rows = await queryRows<{ day: number; imps: number }>(world.db,
+      const rows = await queryRows<{ day: number; imps: number }>(
+        world.db,
         `SELECT ((extract(epoch FROM o.hour)::bigint * 1000 - $2::bigint) / ${DAY})::int AS day, sum(o.impressions)::float8 AS imps
          FROM observations o WHERE o.url_id IN (SELECT url_id FROM trend_articles WHERE trend_id = $1::uuid)
            AND o.country = ANY(ARRAY['US', 'GB', 'DE']) AND o.hour >= to_timestamp($2::bigint / 1000.0) AND o.hour < to_timestamp($3::bigint / 1000.0)
-         GROUP BY 1`, [row.key, dayStart - 14 * DAY, dayStart]);
+         GROUP BY 1`,
+        [row.key, dayStart - 14 * DAY, dayStart],
+      );
       const daily = Array.from({ length: 14 }, (_, i) => rows.find((r) => r.day === i)?.imps ?? 0);
       expect(daily.some((v) => v > 0)).toBe(true);
-      expect(row.forecast).toEqual(forecastTrend(daily, daily.reduce((a, b) => a + b, 0), new Date(NOW)));
+      expect(row.forecast).toEqual(
+        forecastTrend(
+          daily,
+          daily.reduce((a, b) => a + b, 0),
+          new Date(NOW),
+        ),
+      );
     }
   });
 });
@@ -113,7 +138,7 @@ describe('1. forecasts: finite, bounded by the data, a meaningful confidence', (
 describe('3. cabinet_url on every publication', () => {
   const link = (id: string) => `https://app.example.com/article/${id}`;
 
-  it('feed, live and per-URL items; the trending entry\'s top_article', async () => {
+  it("feed, live and per-URL items; the trending entry's top_article", async () => {
     for (const path of ['/v2/feed?limit=20', '/v2/live?since_minutes=1440&limit=20']) {
       const reply = await get(path);
       expect(reply.status, show(reply)).toBe(200);
@@ -175,7 +200,8 @@ describe('6. a window wholly before the plan history', () => {
     expect(old.status, show(old)).toBe(200);
     const start = new Date(NOW_MS - 365 * DAY).toISOString().replace('.000Z', '+00:00');
     expect(old.body.scope).toMatchObject({ from: start, to: start, prev_from: start, prev_to: start, clamped: true });
-    for (const row of old.body.items) expect(row).toMatchObject({ impressions: 0, publications_count: 0, impressions_spark: [], last_seen: null });
+    for (const row of old.body.items)
+      expect(row).toMatchObject({ impressions: 0, publications_count: 0, impressions_spark: [], last_seen: null });
     const rollup = await get(`/v1/tracking/lists/${lists.entity}/rollup?period=custom&date_from=2020-01-01&date_to=2020-02-01`);
     expect(rollup.status, show(rollup)).toBe(200);
     expect(rollup.body.scope).toMatchObject({ from: start, to: start, clamped: true });
@@ -184,7 +210,7 @@ describe('6. a window wholly before the plan history', () => {
 });
 
 describe('7. usage caps for an internal key', () => {
-  it('come from the named project\'s plan', async () => {
+  it("come from the named project's plan", async () => {
     const internal = await world.internalKey();
     const reply = await get(`/v1/tracking/lists?project_id=${tenant.projectId}`, internal);
     expect(reply.status, show(reply)).toBe(200);
@@ -223,21 +249,30 @@ describe('9. ISO 8601 dates without a time or an offset read as UTC', () => {
   });
 
   it('every date parameter takes them: metrics, roll-up, matches, feed, articles', async () => {
-    for (const [from, to] of [['2026-11-03', '2026-11-05'], ['2026-11-03T00:00:00', '2026-11-05T00:00:00'], ['2026-11-03T00:00:00Z', '2026-11-05T00:00:00Z']]) {
+    for (const [from, to] of [
+      ['2026-11-03', '2026-11-05'],
+      ['2026-11-03T00:00:00', '2026-11-05T00:00:00'],
+      ['2026-11-03T00:00:00Z', '2026-11-05T00:00:00Z'],
+    ]) {
       const m = await metrics('entity', `?period=custom&date_from=${from}&date_to=${to}`);
       expect(m.status, show(m)).toBe(200);
       expect(m.body.scope).toMatchObject({ from: '2026-11-03T00:00:00+00:00', to: '2026-11-05T00:00:00+00:00' });
       const matches = await get(`/v1/tracking/lists/${lists.mention}/matches?date_from=${from}&date_to=${to}`);
       expect(matches.status, show(matches)).toBe(200);
       expect(matches.body.scope).toMatchObject({ from: '2026-11-03T00:00:00+00:00', to: '2026-11-05T00:00:00+00:00' });
-      for (const path of [`/v2/feed?period=custom&date_from=${from}&date_to=${to}`, `/v1/articles?date_from=${from}&date_to=${to}`,
-        `/v1/tracking/lists/${lists.entity}/rollup?period=custom&date_from=${from}&date_to=${to}`]) {
+      for (const path of [
+        `/v2/feed?period=custom&date_from=${from}&date_to=${to}`,
+        `/v1/articles?date_from=${from}&date_to=${to}`,
+        `/v1/tracking/lists/${lists.entity}/rollup?period=custom&date_from=${from}&date_to=${to}`,
+      ]) {
         const reply = await get(path);
         expect(reply.status, `${path}: ${show(reply)}`).toBe(200);
       }
     }
     const same = (await get('/v2/feed?period=custom&date_from=2026-11-03&date_to=2026-11-05')).body;
-    expect((await get('/v2/feed?period=custom&date_from=2026-11-03T00:00:00%2B00:00&date_to=2026-11-05T00:00:00Z')).body.items).toEqual(same.items);
+    expect((await get('/v2/feed?period=custom&date_from=2026-11-03T00:00:00%2B00:00&date_to=2026-11-05T00:00:00Z')).body.items).toEqual(
+      same.items,
+    );
     const bad = await get('/v2/feed?date_from=2026-02-30');
     expect(bad.status, show(bad)).toBe(422);
     expect(bad.body.detail[0]).toMatchObject({ loc: ['query', 'date_from'] });
@@ -247,8 +282,18 @@ describe('9. ISO 8601 dates without a time or an offset read as UTC', () => {
 describe('10. one market_not_entitled rule', () => {
   it('every market-scoped route answers 403 market_not_entitled for a key without markets', async () => {
     const scoped = [
-      '/v2/feed', '/v2/live', `/v2/feed/${URL_ID}`, '/v1/trends', `/v1/trends/${TRENDS[0]}`, '/v1/themes', '/v1/entities',
-      '/v1/entities/trending?region=US', '/v1/geo/regions', '/v2/geo/regions/US', '/v1/articles', '/v2/feed?country=US',
+      '/v2/feed',
+      '/v2/live',
+      `/v2/feed/${URL_ID}`,
+      '/v1/trends',
+      `/v1/trends/${TRENDS[0]}`,
+      '/v1/themes',
+      '/v1/entities',
+      '/v1/entities/trending?region=US',
+      '/v1/geo/regions',
+      '/v2/geo/regions/US',
+      '/v1/articles',
+      '/v2/feed?country=US',
     ];
     for (const path of scoped) {
       const reply = await get(path, empty.key);
@@ -282,12 +327,14 @@ describe('12. mention roll-up blocks ranked by urls, ties by name', () => {
       expect(rows, block).toEqual(sorted);
     }
     // Publishers: every matched story with impressions in the window, per domain.
-    const naive = await queryRows<{ name: string; urls: number }>(world.db,
+    const naive = await queryRows<{ name: string; urls: number }>(
+      world.db,
       `SELECT a.domain AS name, count(DISTINCT a.id)::int AS urls FROM articles a
        WHERE a.title ILIKE '%story%' AND EXISTS (SELECT 1 FROM observations o WHERE o.url_id = a.id AND o.impressions > 0
          AND o.country = ANY(ARRAY['US', 'GB', 'DE']) AND o.hour >= $1::timestamptz AND o.hour < $2::timestamptz)
        GROUP BY a.domain ORDER BY urls DESC, name`,
-      [reply.body.scope.from, new Date(Math.ceil(NOW_MS / 3_600_000) * 3_600_000).toISOString()]);
+      [reply.body.scope.from, new Date(Math.ceil(NOW_MS / 3_600_000) * 3_600_000).toISOString()],
+    );
     expect(reply.body.publishers).toEqual(naive);
   });
 });

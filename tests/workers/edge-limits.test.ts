@@ -24,7 +24,11 @@ beforeAll(async () => {
 
 /** The world's Redis namespace through the gateway at `url`. */
 const storeAt = (url: string) =>
-  createStore({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: env.UPSTASH_REDIS_REST_TOKEN, REDIS_PREFIX: world.env.REDIS_PREFIX ?? '' });
+  createStore({
+    UPSTASH_REDIS_REST_URL: url,
+    UPSTASH_REDIS_REST_TOKEN: env.UPSTASH_REDIS_REST_TOKEN,
+    REDIS_PREFIX: world.env.REDIS_PREFIX ?? '',
+  });
 
 /** The sliding window must not turn during a burst (the previous minute's weight would blur the bound). */
 async function clearOfMinuteTurn(seconds = 20) {
@@ -44,17 +48,21 @@ async function burst(tenant: Tenant, isolates: number, perIsolate: number, wave 
   let admitted = 0;
   let timeouts = 0;
   const background: Promise<unknown>[] = [];
-  await Promise.all(Array.from({ length: isolates }, async () => {
-    const isolate = new EdgeLimits();
-    for (let sent = 0; sent < perIsolate; sent += wave) {
-      await Promise.all(Array.from({ length: wave }, async () => {
-        const { state } = await isolate.decide(store, auth, new Date(), { charge: true, later: (work) => background.push(work) });
-        if (state.minute.mode !== 'redis') return void timeouts++;
-        if (state.minute.success && (!state.month || state.month.success)) admitted++;
-        else if (state.quotaKey) await store.redis.decr(state.quotaKey);
-      }));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: isolates }, async () => {
+      const isolate = new EdgeLimits();
+      for (let sent = 0; sent < perIsolate; sent += wave) {
+        await Promise.all(
+          Array.from({ length: wave }, async () => {
+            const { state } = await isolate.decide(store, auth, new Date(), { charge: true, later: (work) => background.push(work) });
+            if (state.minute.mode !== 'redis') return void timeouts++;
+            if (state.minute.success && (!state.month || state.month.success)) admitted++;
+            else if (state.quotaKey) await store.redis.decr(state.quotaKey);
+          }),
+        );
+      }
+    }),
+  );
   await Promise.all(background);
   return { admitted, timeouts };
 }

@@ -20,14 +20,22 @@ const PERIOD_HOURS = { '1h': 1, '6h': 6, '24h': 24, '7d': 168 } as const;
 /** Later batches: scores spread out, then some best occurrences lowered or dropped, and types. */
 function rescored(batches: object[][]): object[][] {
   const articles = batches[0].filter((r: any) => r.type === 'article') as any[];
-  const spread = articles.filter((_, i) => i % 2 === 0).map((a, i) => ({
-    ...a,
-    entities: a.entities.map((m: any, j: number) => ({ ...m, unified_score: ((i * 7 + j * 3) % 10) / 10, embedding_similarity: ((i + j) % 4) / 4 })),
-  }));
-  const lowered = spread.filter((_, i) => i % 3 === 0).map((a) => ({
-    ...a,
-    entities: a.entities.slice(1).map((m: any) => ({ ...m, unified_score: m.unified_score / 2 })),
-  }));
+  const spread = articles
+    .filter((_, i) => i % 2 === 0)
+    .map((a, i) => ({
+      ...a,
+      entities: a.entities.map((m: any, j: number) => ({
+        ...m,
+        unified_score: ((i * 7 + j * 3) % 10) / 10,
+        embedding_similarity: ((i + j) % 4) / 4,
+      })),
+    }));
+  const lowered = spread
+    .filter((_, i) => i % 3 === 0)
+    .map((a) => ({
+      ...a,
+      entities: a.entities.slice(1).map((m: any) => ({ ...m, unified_score: m.unified_score / 2 })),
+    }));
   const types = ENTITIES.map((name, i) => ({ type: 'entity', name, entity_types: i % 2 ? ['Person', 'Scientist'] : ['Person'] }));
   return [spread, [...lowered, ...types]];
 }
@@ -39,15 +47,23 @@ function rescored(batches: object[][]): object[][] {
  */
 function lateAndRaised(batches: object[][]): object[][] {
   const articles = batches[0].filter((r: any) => r.type === 'article') as any[];
-  const late = articles.filter((_, i) => i % 4 === 1).flatMap((a) => {
-    const hour = new Date(Date.parse(a.first_seen_at) - 2 * 3_600_000).toISOString();
-    return [{ type: 'observation', url_id: a.id, country: 'US', language: 'en', hour, impressions: 5, position: 3 },
-      { type: 'observation', url_id: a.id, country: 'DE', language: 'de', hour, impressions: 4, position: 2 }];
-  });
-  const raised = articles.filter((_, i) => i % 5 === 3).map((a, i) => ({
-    ...a,
-    entities: a.entities.slice(i % 2).map((m: any, j: number) => ({ ...m, unified_score: 0.95 - j * 0.1, embedding_similarity: (i % 3) / 3 })),
-  }));
+  const late = articles
+    .filter((_, i) => i % 4 === 1)
+    .flatMap((a) => {
+      const hour = new Date(Date.parse(a.first_seen_at) - 2 * 3_600_000).toISOString();
+      return [
+        { type: 'observation', url_id: a.id, country: 'US', language: 'en', hour, impressions: 5, position: 3 },
+        { type: 'observation', url_id: a.id, country: 'DE', language: 'de', hour, impressions: 4, position: 2 },
+      ];
+    });
+  const raised = articles
+    .filter((_, i) => i % 5 === 3)
+    .map((a, i) => ({
+      ...a,
+      entities: a.entities
+        .slice(i % 2)
+        .map((m: any, j: number) => ({ ...m, unified_score: 0.95 - j * 0.1, embedding_similarity: (i % 3) / 3 })),
+    }));
   return [late, raised];
 }
 
@@ -126,9 +142,14 @@ describe('entities equal the raw reference', () => {
           const want = (await naiveTrending(q.region.toUpperCase(), q.lang, q.type, from, ceilHour(now))).slice(0, q.limit);
           expect(reply.body.region).toBe(q.region.toUpperCase());
           if (want.length) answered++;
-          expect(reply.body.trending_entities.map((t: any) => ({
-            name: t.name, mentions: t.mentions_in_period, articles: t.articles_in_period, top: t.top_article.url_id,
-          }))).toEqual(want);
+          expect(
+            reply.body.trending_entities.map((t: any) => ({
+              name: t.name,
+              mentions: t.mentions_in_period,
+              articles: t.articles_in_period,
+              top: t.top_article.url_id,
+            })),
+          ).toEqual(want);
         },
       ),
       { numRuns: 100 },
@@ -146,13 +167,21 @@ describe('entities equal the raw reference', () => {
       expect(list.status, show(list)).toBe(200);
       expect(want.length, scope).toBeGreaterThan(0);
       expect(list.body.total, scope).toBe(want.length);
-      expect(list.body.entities.map((e: any) => ({ normalized_name: e.normalized_name, unified_score: e.unified_score, embedding_similarity: e.embedding_similarity, url_id: e.url_id })))
-        .toEqual(want.map(({ articles_count, ...rest }: any) => rest));
+      expect(
+        list.body.entities.map((e: any) => ({
+          normalized_name: e.normalized_name,
+          unified_score: e.unified_score,
+          embedding_similarity: e.embedding_similarity,
+          url_id: e.url_id,
+        })),
+      ).toEqual(want.map(({ articles_count, ...rest }: any) => rest));
       for (const entity of want) {
         const detail = await world.call(`/v1/entities/${encodeURIComponent(entity.normalized_name)}`, { key: keys[scope] });
         expect(detail.status, show(detail)).toBe(200);
         expect(detail.body.articles_count, `${scope} ${entity.normalized_name}`).toBe(entity.articles_count);
-        const articles = await world.call(`/v1/entities/${encodeURIComponent(entity.normalized_name)}/articles?limit=200`, { key: keys[scope] });
+        const articles = await world.call(`/v1/entities/${encodeURIComponent(entity.normalized_name)}/articles?limit=200`, {
+          key: keys[scope],
+        });
         expect(articles.body.total).toBe(entity.articles_count);
         expect(articles.body.articles[0].url_id).toBe(entity.url_id);
       }
@@ -161,13 +190,28 @@ describe('entities equal the raw reference', () => {
 
   it('a full rebuild gives exactly the entity tables the incremental path kept', async () => {
     const snapshot = async () => ({
-      best: await queryRows(world.db, 'SELECT entity_id::text, country, url_id::text, unified_score, embedding_similarity, source FROM entity_best ORDER BY 1, 2'),
-      hours: await queryRows(world.db, 'SELECT country, language, hour::text, entity_id::text, mentions, articles FROM entity_hours ORDER BY 1, 2, 3, 4'),
-      days: await queryRows(world.db, 'SELECT country, language, day::text, entity_id::text, mentions, articles FROM entity_days ORDER BY 1, 2, 3, 4'),
-      hourTops: await queryRows(world.db, `SELECT entity_id::text, country, language, hour::text, url_id::text, unified_score, embedding_similarity
-        FROM entity_hour_tops ORDER BY 1, 2, 3, 4`),
-      dayTops: await queryRows(world.db, `SELECT entity_id::text, country, language, day::text, url_id::text, unified_score, embedding_similarity
-        FROM entity_day_tops ORDER BY 1, 2, 3, 4`),
+      best: await queryRows(
+        world.db,
+        'SELECT entity_id::text, country, url_id::text, unified_score, embedding_similarity, source FROM entity_best ORDER BY 1, 2',
+      ),
+      hours: await queryRows(
+        world.db,
+        'SELECT country, language, hour::text, entity_id::text, mentions, articles FROM entity_hours ORDER BY 1, 2, 3, 4',
+      ),
+      days: await queryRows(
+        world.db,
+        'SELECT country, language, day::text, entity_id::text, mentions, articles FROM entity_days ORDER BY 1, 2, 3, 4',
+      ),
+      hourTops: await queryRows(
+        world.db,
+        `SELECT entity_id::text, country, language, hour::text, url_id::text, unified_score, embedding_similarity
+        FROM entity_hour_tops ORDER BY 1, 2, 3, 4`,
+      ),
+      dayTops: await queryRows(
+        world.db,
+        `SELECT entity_id::text, country, language, day::text, url_id::text, unified_score, embedding_similarity
+        FROM entity_day_tops ORDER BY 1, 2, 3, 4`,
+      ),
     });
     const incremental = await snapshot();
     expect(incremental.hours.length).toBeGreaterThan(0);
@@ -198,7 +242,10 @@ describe('entities equal the raw reference', () => {
       const reply = await world.call(`/v1/entities/trending?region=US&period=1h&limit=${limit}`, { key: keys.all });
       expect(reply.status, show(reply)).toBe(200);
       return reply.body.trending_entities.map((t: any) => ({
-        name: t.name, mentions: t.mentions_in_period, articles: t.articles_in_period, top: t.top_article.url_id,
+        name: t.name,
+        mentions: t.mentions_in_period,
+        articles: t.articles_in_period,
+        top: t.top_article.url_id,
       }));
     };
     const want = await naiveTrending('US', null, null, hour, new Date(hour.getTime() + 3_600_000));

@@ -29,8 +29,14 @@ describe('GET /v1/entities (happy)', () => {
     expect(names(reply)).toEqual(['taylor swift', 'nova systems', 'chloé dubois', '100% pure_co']);
     expect(reply.body).toMatchObject({ total: 4, limit: 50, offset: 0 });
     expect(reply.body.entities[0]).toEqual({
-      name: 'Taylor Swift', normalized_name: 'taylor swift', unified_score: 0.95, embedding_similarity: 0.7, source: 'kg',
-      entity_types: TAYLOR.entity_types, wikipedia_url: TAYLOR.wikipedia_url, url_id: A2,
+      name: 'Taylor Swift',
+      normalized_name: 'taylor swift',
+      unified_score: 0.95,
+      embedding_similarity: 0.7,
+      source: 'kg',
+      entity_types: TAYLOR.entity_types,
+      wikipedia_url: TAYLOR.wikipedia_url,
+      url_id: A2,
       kg: { id: TAYLOR.kg_id, name: TAYLOR.kg_name, description: TAYLOR.kg_description, image_url: TAYLOR.kg_image_url },
     });
     expect(reply.body.entities[3].kg).toEqual({ id: null, name: null, description: null, image_url: null });
@@ -81,29 +87,77 @@ describe('GET /v1/entities/trending (happy)', () => {
       period: '24h',
       data_as_of: expect.any(String),
       trending_entities: [
-        { name: 'Nova Systems', kg_id: null, kg_name: null, entity_types: ['Organization', 'Corporation'], mentions_in_period: 1, articles_in_period: 1,
-          top_article: { url_id: A1, title: 'Tour dates announced', domain: 'us.example.com', cabinet_url: `https://app.example.com/article/${A1}` } },
-        { name: 'Taylor Swift', kg_id: TAYLOR.kg_id, kg_name: TAYLOR.kg_name, entity_types: TAYLOR.entity_types, mentions_in_period: 1, articles_in_period: 1,
-          top_article: { url_id: A1, title: 'Tour dates announced', domain: 'us.example.com', cabinet_url: `https://app.example.com/article/${A1}` } },
+        {
+          name: 'Nova Systems',
+          kg_id: null,
+          kg_name: null,
+          entity_types: ['Organization', 'Corporation'],
+          mentions_in_period: 1,
+          articles_in_period: 1,
+          top_article: {
+            url_id: A1,
+            title: 'Tour dates announced',
+            domain: 'us.example.com',
+            cabinet_url: `https://app.example.com/article/${A1}`,
+          },
+        },
+        {
+          name: 'Taylor Swift',
+          kg_id: TAYLOR.kg_id,
+          kg_name: TAYLOR.kg_name,
+          entity_types: TAYLOR.entity_types,
+          mentions_in_period: 1,
+          articles_in_period: 1,
+          top_article: {
+            url_id: A1,
+            title: 'Tour dates announced',
+            domain: 'us.example.com',
+            cabinet_url: `https://app.example.com/article/${A1}`,
+          },
+        },
         // A3 appeared in the US 50 hours ago (English): its Spanish profile is a new mention, not a new article.
-        { name: 'Chloé Dubois', kg_id: null, kg_name: null, entity_types: ['Person'], mentions_in_period: 1, articles_in_period: 0,
-          top_article: { url_id: A3, title: 'Entrevista', domain: 'es.example.com', cabinet_url: `https://app.example.com/article/${A3}` } },
+        {
+          name: 'Chloé Dubois',
+          kg_id: null,
+          kg_name: null,
+          entity_types: ['Person'],
+          mentions_in_period: 1,
+          articles_in_period: 0,
+          top_article: { url_id: A3, title: 'Entrevista', domain: 'es.example.com', cabinet_url: `https://app.example.com/article/${A3}` },
+        },
       ],
     });
   });
 
   it('lang counts the profiles of that language only', async () => {
     const es = await trending('region=US&lang=ES');
-    expect(es.body.trending_entities.map((t: any) => [t.name, t.mentions_in_period, t.articles_in_period])).toEqual([['Chloé Dubois', 1, 1]]);
+    expect(es.body.trending_entities.map((t: any) => [t.name, t.mentions_in_period, t.articles_in_period])).toEqual([
+      ['Chloé Dubois', 1, 1],
+    ]);
     expect((await trending('region=US&lang=de')).body.trending_entities).toEqual([]);
   });
 
   it.each([
     ['1h', 'FR', [['100% Pure_Co', 1, 1]]],
-    ['6h', 'DE', [['Nova Systems', 1, 1], ['Taylor Swift', 1, 1]]],
+    [
+      '6h',
+      'DE',
+      [
+        ['Nova Systems', 1, 1],
+        ['Taylor Swift', 1, 1],
+      ],
+    ],
     ['24h', 'GB', []],
     ['7d', 'GB', [['Taylor Swift', 1, 1]]],
-    ['7d', 'US', [['Chloé Dubois', 2, 1], ['Nova Systems', 1, 1], ['Taylor Swift', 1, 1]]],
+    [
+      '7d',
+      'US',
+      [
+        ['Chloé Dubois', 2, 1],
+        ['Nova Systems', 1, 1],
+        ['Taylor Swift', 1, 1],
+      ],
+    ],
   ])('period=%s in %s', async (period, region, expected) => {
     const reply = await trending(`region=${region}&period=${period}`);
     expect(reply.status, show(reply)).toBe(200);
@@ -112,7 +166,10 @@ describe('GET /v1/entities/trending (happy)', () => {
   });
 
   it('entity_type and limit', async () => {
-    expect((await trending('region=US&period=7d&entity_type=Person')).body.trending_entities.map((t: any) => t.name)).toEqual(['Chloé Dubois', 'Taylor Swift']);
+    expect((await trending('region=US&period=7d&entity_type=Person')).body.trending_entities.map((t: any) => t.name)).toEqual([
+      'Chloé Dubois',
+      'Taylor Swift',
+    ]);
     expect((await trending('region=US&period=7d&limit=1')).body.trending_entities.map((t: any) => t.name)).toEqual(['Chloé Dubois']);
   });
 
@@ -132,9 +189,19 @@ describe('GET /v1/entities/{entity_name} (happy)', () => {
     expect(reply.status, show(reply)).toBe(200);
     expect(EntityDetailSchema.safeParse(reply.body).success).toBe(true);
     expect(reply.body).toEqual({
-      data_as_of: expect.any(String), name: 'Taylor Swift', normalized_name: 'taylor swift', unified_score: 0.95, embedding_similarity: 0.7, source: 'kg',
-      entity_types: TAYLOR.entity_types, wikipedia_url: TAYLOR.wikipedia_url, url_id: A2,
-      kg_id: TAYLOR.kg_id, kg_name: TAYLOR.kg_name, kg_description: TAYLOR.kg_description, kg_image_url: TAYLOR.kg_image_url,
+      data_as_of: expect.any(String),
+      name: 'Taylor Swift',
+      normalized_name: 'taylor swift',
+      unified_score: 0.95,
+      embedding_similarity: 0.7,
+      source: 'kg',
+      entity_types: TAYLOR.entity_types,
+      wikipedia_url: TAYLOR.wikipedia_url,
+      url_id: A2,
+      kg_id: TAYLOR.kg_id,
+      kg_name: TAYLOR.kg_name,
+      kg_description: TAYLOR.kg_description,
+      kg_image_url: TAYLOR.kg_image_url,
       articles_count: 3,
     });
   });
@@ -147,16 +214,25 @@ describe('GET /v1/entities/{entity_name} (happy)', () => {
 });
 
 describe('GET /v1/entities/{entity_name}/articles (happy)', () => {
-  it('sorted by the entity\'s score in each article, exact total', async () => {
+  it("sorted by the entity's score in each article, exact total", async () => {
     const reply = await world.call('/v1/entities/taylor%20swift/articles', { key: full });
     expect(reply.status, show(reply)).toBe(200);
     expect(EntityArticlesSchema.safeParse(reply.body).success).toBe(true);
     expect(reply.body.entity_name).toBe('taylor swift');
     expect(reply.body.total).toBe(3);
-    expect(reply.body.articles.map((a: any) => [a.url_id, a.unified_score])).toEqual([[A2, 0.95], [A1, 0.92], [A4, 0.5]]);
+    expect(reply.body.articles.map((a: any) => [a.url_id, a.unified_score])).toEqual([
+      [A2, 0.95],
+      [A1, 0.92],
+      [A4, 0.5],
+    ]);
     expect(reply.body.articles[0]).toMatchObject({
-      url: 'https://gb.example.co.uk/a/02', title: 'London stadium sold out', domain: 'gb.example.co.uk',
-      published_at: '2026-11-19T06:00:00+00:00', embedding_similarity: 0.7, source: 'kg', summary: 'London stadium sold out summary',
+      url: 'https://gb.example.co.uk/a/02',
+      title: 'London stadium sold out',
+      domain: 'gb.example.co.uk',
+      published_at: '2026-11-19T06:00:00+00:00',
+      embedding_similarity: 0.7,
+      source: 'kg',
+      summary: 'London stadium sold out summary',
     });
   });
 
@@ -169,15 +245,25 @@ describe('GET /v1/entities/{entity_name}/articles (happy)', () => {
 
 describe('entities (errors)', () => {
   it.each([
-    '/v1/entities?limit=0', '/v1/entities?limit=201', '/v1/entities?offset=-1', '/v1/entities?min_score=-0.1', '/v1/entities?min_score=abc',
-    '/v1/entities/trending', '/v1/entities/trending?region=USA', '/v1/entities/trending?region=US&period=2h',
-    '/v1/entities/trending?region=US&limit=0', '/v1/entities/trending?region=US&limit=101', '/v1/entities/trending?region=US&lang=english!',
-    '/v1/entities/taylor%20swift/articles?limit=201', '/v1/entities/taylor%20swift/articles?offset=x',
+    '/v1/entities?limit=0',
+    '/v1/entities?limit=201',
+    '/v1/entities?offset=-1',
+    '/v1/entities?min_score=-0.1',
+    '/v1/entities?min_score=abc',
+    '/v1/entities/trending',
+    '/v1/entities/trending?region=USA',
+    '/v1/entities/trending?region=US&period=2h',
+    '/v1/entities/trending?region=US&limit=0',
+    '/v1/entities/trending?region=US&limit=101',
+    '/v1/entities/trending?region=US&lang=english!',
+    '/v1/entities/taylor%20swift/articles?limit=201',
+    '/v1/entities/taylor%20swift/articles?offset=x',
   ])('%s -> 422 with the validation shape', async (path) => {
     const reply = await world.call(path, { key: full });
     expect(reply.status, show(reply)).toBe(422);
     expect(Array.isArray(reply.body.detail)).toBe(true);
-    for (const issue of reply.body.detail) expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+    for (const issue of reply.body.detail)
+      expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
   });
 
   it.each(['/v1/entities/nobody', '/v1/entities/nobody/articles', '/v1/entities/%20/articles'])('%s -> 404', async (path) => {
@@ -205,10 +291,12 @@ describe('entities (security)', () => {
     },
   );
 
-  it('a restricted key lists only entities on its countries\' articles, with their best occurrence there', async () => {
+  it("a restricted key lists only entities on its countries' articles, with their best occurrence there", async () => {
     const reply = await world.call('/v1/entities', { key: us.key });
     expect(reply.body.entities.map((e: any) => [e.normalized_name, e.unified_score, e.url_id])).toEqual([
-      ['taylor swift', 0.92, A1], ['chloé dubois', 0.7, A3], ['nova systems', 0.4, A1],
+      ['taylor swift', 0.92, A1],
+      ['chloé dubois', 0.7, A3],
+      ['nova systems', 0.4, A1],
     ]);
     expect(reply.body.total).toBe(3);
   });

@@ -17,7 +17,15 @@ let markets: string[];
 /** Refs of both kinds: a kg_id, names in odd case and padded, an entity on two articles, an unknown one. */
 const REFS = [MESSI.kg_id, '  BUENOS aires ', 'Roger Ace', 'Ada Vote', 'Nobody Known'];
 
-const entity = (name: string, extra: object = {}) => ({ name, type: 'person', mentions: 1, unified_score: 0.5, embedding_similarity: 0.5, source: 'ner', ...extra });
+const entity = (name: string, extra: object = {}) => ({
+  name,
+  type: 'person',
+  mentions: 1,
+  unified_score: 0.5,
+  embedding_similarity: 0.5,
+  source: 'ner',
+  ...extra,
+});
 const EXTRA_ENTITIES: Record<string, object[]> = {
   [TENNIS]: [entity('Roger Ace'), entity('Ada Vote')],
   [ELECTION]: [entity('Ada Vote', { kg_id: '/m/ada' })],
@@ -27,7 +35,12 @@ const EXTRA_ENTITIES: Record<string, object[]> = {
 beforeAll(async () => {
   world = await createWorld('entity_refs');
   world.setNow(NOW);
-  await seed(world, articleRecords().map((r: any) => (r.type === 'article' && EXTRA_ENTITIES[r.id] ? { ...r, entities: [...r.entities, ...EXTRA_ENTITIES[r.id]] } : r)));
+  await seed(
+    world,
+    articleRecords().map((r: any) =>
+      r.type === 'article' && EXTRA_ENTITIES[r.id] ? { ...r, entities: [...r.entities, ...EXTRA_ENTITIES[r.id]] } : r,
+    ),
+  );
   const client = await world.pool().connect();
   try {
     await slideWindowsWith(client, windowEnd(new Date(NOW)));
@@ -45,14 +58,12 @@ afterAll(async () => {
 function recording(): { db: Db; sent: [string, unknown[]][] } {
   const sent: [string, unknown[]][] = [];
   const client = world.db.$client;
-  const $client = Object.assign(
-    (strings: TemplateStringsArray, ...values: unknown[]) => client(strings, ...values),
-    client,
-    { query: (text: string, params: unknown[] = [], opts?: object) => {
+  const $client = Object.assign((strings: TemplateStringsArray, ...values: unknown[]) => client(strings, ...values), client, {
+    query: (text: string, params: unknown[] = [], opts?: object) => {
       sent.push([text, params]);
       return client.query(text, params, opts as never);
-    } },
-  );
+    },
+  });
   return { db: { ...world.db, $client } as unknown as Db, sent };
 }
 
@@ -71,11 +82,21 @@ async function oracle(list: string[], all: boolean): Promise<Set<string>> {
 
 /** The feed page's keys (one statement with its items, as the route reads it). */
 const pageKeys = (db: Db, f: FeedFilter, page: PageRequest) =>
-  readPage(db, f, page, { end: windowEnd(new Date(NOW)), dayStart: new Date(Math.floor(Date.parse(NOW) / 86_400_000) * 86_400_000 - 29 * 86_400_000), markdown: false });
+  readPage(db, f, page, {
+    end: windowEnd(new Date(NOW)),
+    dayStart: new Date(Math.floor(Date.parse(NOW) / 86_400_000) * 86_400_000 - 29 * 86_400_000),
+    markdown: false,
+  });
 
 const filter = (entities: string[], matchAll: boolean): FeedFilter => ({
-  scope: scopeOf({ projectId: null, allowedCountries: null, categories: null }), language: null, categories: null, entities, matchAll,
-  seenAfter: null, seenBefore: null, firstSeenFrom: null,
+  scope: scopeOf({ projectId: null, allowedCountries: null, categories: null }),
+  language: null,
+  categories: null,
+  entities,
+  matchAll,
+  seenAfter: null,
+  seenBefore: null,
+  firstSeenFrom: null,
 });
 
 /** Every plan node of an EXPLAIN (FORMAT JSON) tree. */
@@ -101,17 +122,36 @@ describe('same results as the per-row match', () => {
     expect(await oracle(REFS.slice(2, 4), true)).toEqual(new Set([TENNIS]));
     expect(await oracle(REFS.slice(0, 2), true)).toEqual(new Set([SOCCER]));
     expect(await oracle([REFS[0], REFS[0]], true)).toEqual(new Set());
-    const page = await pageKeys(world.db, filter(REFS.slice(2, 4), true), { sort: 'last_seen', order: 'desc', limit: 50, offset: 0, after: null, snapshot: null });
+    const page = await pageKeys(world.db, filter(REFS.slice(2, 4), true), {
+      sort: 'last_seen',
+      order: 'desc',
+      limit: 50,
+      offset: 0,
+      after: null,
+      snapshot: null,
+    });
     expect(page.keys.map((k) => k.url_id)).toEqual([TENNIS]);
   });
 
   it.each([false, true])('feed: every profile of a matching article, match all = %s', async (all) => {
     for (const list of [REFS, REFS.slice(0, 2), REFS.slice(1, 2), REFS.slice(2, 4), [REFS[3]], [REFS[4]], [REFS[0], REFS[0]]]) {
       const expected = await oracle(list, all);
-      const page = await pageKeys(world.db, filter(list, all), { sort: 'last_seen', order: 'desc', limit: 10_000, offset: 0, after: null, snapshot: null });
-      expect(new Set(page.keys.map((k) => k.url_id)), JSON.stringify(list)).toEqual(new Set([...expected].filter((id) => page.keys.some((k) => k.url_id === id))));
+      const page = await pageKeys(world.db, filter(list, all), {
+        sort: 'last_seen',
+        order: 'desc',
+        limit: 10_000,
+        offset: 0,
+        after: null,
+        snapshot: null,
+      });
+      expect(new Set(page.keys.map((k) => k.url_id)), JSON.stringify(list)).toEqual(
+        new Set([...expected].filter((id) => page.keys.some((k) => k.url_id === id))),
+      );
       // Every matching article with a profile is on the page, and nothing else.
-      const profiled = (await world.db.$client.query(`SELECT DISTINCT url_id::text AS id FROM url_profiles WHERE url_id = ANY($1::uuid[])`, [[...expected]])) as { id: string }[];
+      const profiled = (await world.db.$client.query(
+        `SELECT DISTINCT url_id::text AS id FROM url_profiles WHERE url_id = ANY($1::uuid[])`,
+        [[...expected]],
+      )) as { id: string }[];
       expect(new Set(page.keys.map((k) => k.url_id))).toEqual(new Set(profiled.map((r) => r.id)));
       expect(await countProfiles(world.db, filter(list, all))).toBe(page.keys.length);
     }
@@ -122,11 +162,23 @@ describe('same results as the per-row match', () => {
       for (const list of [REFS, REFS.slice(0, 2), REFS.slice(2, 4), [REFS[3]], []]) {
         const expected = await oracle(list, all);
         const { rows } = await listArticles(world.db, {
-          scope: await listedScope(world.db, markets), language: null,
-          from: new Date('2000-01-01T00:00:00Z'), to: new Date('2100-01-01T00:00:00Z'), categories: null, entities: list, matchAll: all,
-          q: null, sortBy: 'first_seen', sortOrder: 'desc', limit: 200, offset: 0,
+          scope: await listedScope(world.db, markets),
+          language: null,
+          from: new Date('2000-01-01T00:00:00Z'),
+          to: new Date('2100-01-01T00:00:00Z'),
+          categories: null,
+          entities: list,
+          matchAll: all,
+          q: null,
+          sortBy: 'first_seen',
+          sortOrder: 'desc',
+          limit: 200,
+          offset: 0,
         });
-        const inWindow = (await world.db.$client.query(`SELECT DISTINCT url_id::text AS id FROM url_profiles WHERE url_id = ANY($1::uuid[])`, [[...expected]])) as { id: string }[];
+        const inWindow = (await world.db.$client.query(
+          `SELECT DISTINCT url_id::text AS id FROM url_profiles WHERE url_id = ANY($1::uuid[])`,
+          [[...expected]],
+        )) as { id: string }[];
         expect(new Set(rows.map((r) => r.id)), JSON.stringify([list, all])).toEqual(new Set(inWindow.map((r) => r.id)));
       }
     }

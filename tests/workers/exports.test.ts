@@ -19,15 +19,25 @@ let listId: string;
 beforeAll(async () => {
   world = await createWorld('exports');
   world.setNow(NOW);
-  await seed(world, geoRecords().map((r: any) => (r.type === 'article' && r.id === ARTICLE_A ? { ...r, title: TRICKY } : r)));
+  await seed(
+    world,
+    geoRecords().map((r: any) => (r.type === 'article' && r.id === ARTICLE_A ? { ...r, title: TRICKY } : r)),
+  );
   tenant = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE', 'FR'] });
-  listId = (await createList(world.db, { projectId: tenant.projectId, kind: 'publisher', name: 'news', items: [{ key: 'news.example.com' }, { key: 'zeitung.example.de' }] }, new Date(NOW))).id;
+  listId = (
+    await createList(
+      world.db,
+      { projectId: tenant.projectId, kind: 'publisher', name: 'news', items: [{ key: 'news.example.com' }, { key: 'zeitung.example.de' }] },
+      new Date(NOW),
+    )
+  ).id;
 }, 120_000);
 
 const get = (path: string, headers: Record<string, string> = {}) => world.call(path, { key: tenant.key, headers });
 
 /** What a CSV cell holds for a JSON value: empty for null, JSON text for arrays and objects. */
-const cell = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const cell = (value: unknown) =>
+  value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 const at = (item: unknown, column: string) => column.split('.').reduce<any>((v, k) => (v == null ? undefined : v[k]), item);
 
 /** Parses a CSV answer and checks it row by row, column by column, against the JSON page's items. */
@@ -50,7 +60,10 @@ describe('CSV', () => {
     const header = csv.text.split('\r\n')[0].split(',');
     expect(header).toContain('impressions.last_24h.current');
     const rows = expectSameRows(csv.text, json.body.items);
-    expect(rows.some((r) => r.title === TRICKY), 'the tricky title survives the round trip').toBe(true);
+    expect(
+      rows.some((r) => r.title === TRICKY),
+      'the tricky title survives the round trip',
+    ).toBe(true);
     expect(csv.text).toContain('"Swift, ""Eras"" tour\nadds dates in Zürich"');
     expect(csv.headers.get('X-Total-Count')).toBe(String(json.body.total));
     expect(csv.headers.get('Data-As-Of')).toBe(json.headers.get('Data-As-Of'));
@@ -139,7 +152,7 @@ describe('paging, quota and errors', () => {
     expect(await used()).toBe(before + 2);
   });
 
-  it('an unknown format is 422 in the spec\'s error shape; a keyless export is 401', async () => {
+  it("an unknown format is 422 in the spec's error shape; a keyless export is 401", async () => {
     const bad = await get('/v2/feed?format=xml');
     expect(bad.status, show(bad)).toBe(422);
     expect(Array.isArray(bad.body.detail)).toBe(true);
@@ -147,7 +160,7 @@ describe('paging, quota and errors', () => {
     expect(keyless.status).toBe(401);
   });
 
-  it('another project\'s list stays 404 in CSV', async () => {
+  it("another project's list stays 404 in CSV", async () => {
     const other = await world.tenant({ plan: 'scale', countries: ['US'] });
     const reply = await world.call(`/v1/tracking/lists/${listId}/metrics?format=csv`, { key: other.key });
     expect(reply.status).toBe(404);

@@ -32,7 +32,9 @@ interface NaiveProfile {
 /** Every profile straight from observations: first/last active hour, weighted position, impressions per hour. */
 async function naiveProfiles(): Promise<Map<string, NaiveProfile>> {
   const rows = await queryRows<{ url_id: string; country: string; language: string; hour: string; impressions: number; position: number }>(
-    world.db, `SELECT url_id::text, country, language, hour, impressions, position FROM observations`);
+    world.db,
+    `SELECT url_id::text, country, language, hour, impressions, position FROM observations`,
+  );
   const byKey = new Map<string, { url_id: string; country: string; language: string; obs: { t: number; imp: number; pos: number }[] }>();
   for (const r of rows) {
     const key = `${r.url_id}/${r.country.toLowerCase()}/${r.language}`;
@@ -69,7 +71,8 @@ function expectedImpressions(p: NaiveProfile, end: number) {
     const current = sumHours(p, end - w, end);
     const previous = end - w <= p.first ? null : sumHours(p, end - 2 * w, end - w);
     out[`last_${name}`] = {
-      current, previous,
+      current,
+      previous,
       delta_pct: previous === null || previous === 0 ? null : Math.round(((current - previous) / previous) * 1000) / 10,
     };
   }
@@ -81,7 +84,16 @@ function expectedImpressions(p: NaiveProfile, end: number) {
   return out;
 }
 
-const SORTS = ['impressions_1h', 'impressions_24h', 'impressions_7d', 'impressions_30d', 'derived', 'first_seen', 'last_seen', 'avg_position'] as const;
+const SORTS = [
+  'impressions_1h',
+  'impressions_24h',
+  'impressions_7d',
+  'impressions_30d',
+  'derived',
+  'first_seen',
+  'last_seen',
+  'avg_position',
+] as const;
 
 describe('feed items equal the raw-observation reference', () => {
   it('windows, previous windows, delta_pct, breakdowns, lifespans and order for random now', async () => {
@@ -97,46 +109,53 @@ describe('feed items equal the raw-observation reference', () => {
         async (start, steps, sortBy, order) => {
           let minute = start;
           for (const step of steps) {
-          minute += step;
-          const now = BASE + minute * 60_000;
-          world.setNow(new Date(now).toISOString());
-          const reply = await world.call(`/v2/feed?limit=200&sort_by=${sortBy}&sort_order=${order}`, { key: tenant.key });
-          expect(reply.status, show(reply)).toBe(200);
-          const end = Math.ceil(now / H) * H;
-          const expected = [...naive.values()];
-          expect(reply.body.total).toBe(expected.length);
-          expect(reply.body.items).toHaveLength(expected.length);
-          for (const item of reply.body.items) {
-            const p = naive.get(`${item.url_id}/${item.country}/${item.language}`)!;
-            expect(p, item.url_id).toBeDefined();
-            expect(item.impressions, `${p.key} at ${new Date(now).toISOString()}`).toEqual(expectedImpressions(p, end));
-            expect(Date.parse(item.first_seen)).toBe(p.first);
-            // The end of the last active hour, but never after the answer's minute: nothing is seen in the future.
-            const last = Math.min(p.last, Math.floor(now / 60_000) * 60_000);
-            expect(Date.parse(item.last_seen)).toBe(last);
-            const life = Math.max(0, last - p.first) / 1000; // a profile first seen after now (impossible live) lives 0
-            expect(item.lifespan).toBe(`${String(Math.floor(life / 3600)).padStart(2, '0')}:${String(Math.floor((life % 3600) / 60)).padStart(2, '0')}:00`);
-            expect(item.avg_position).toBeCloseTo(p.avg, 1);
-          }
-          const value = (i: any) => {
-            const imp = i.impressions;
-            switch (sortBy) {
-              case 'first_seen': return Date.parse(i.first_seen);
-              // The sort key is the stored end of the last active hour; the served value stops at now.
-              case 'last_seen': return naive.get(`${i.url_id}/${i.country}/${i.language}`)!.last;
-              case 'avg_position': return naive.get(`${i.url_id}/${i.country}/${i.language}`)!.avg;
-              case 'derived': return 5040 * imp.last_1h.current + 210 * imp.last_24h.current + 30 * imp.last_7d.current + 7 * imp.last_30d.current;
-              default: return imp[`last_${sortBy.split('_')[1]}`].current;
+            minute += step;
+            const now = BASE + minute * 60_000;
+            world.setNow(new Date(now).toISOString());
+            const reply = await world.call(`/v2/feed?limit=200&sort_by=${sortBy}&sort_order=${order}`, { key: tenant.key });
+            expect(reply.status, show(reply)).toBe(200);
+            const end = Math.ceil(now / H) * H;
+            const expected = [...naive.values()];
+            expect(reply.body.total).toBe(expected.length);
+            expect(reply.body.items).toHaveLength(expected.length);
+            for (const item of reply.body.items) {
+              const p = naive.get(`${item.url_id}/${item.country}/${item.language}`)!;
+              expect(p, item.url_id).toBeDefined();
+              expect(item.impressions, `${p.key} at ${new Date(now).toISOString()}`).toEqual(expectedImpressions(p, end));
+              expect(Date.parse(item.first_seen)).toBe(p.first);
+              // The end of the last active hour, but never after the answer's minute: nothing is seen in the future.
+              const last = Math.min(p.last, Math.floor(now / 60_000) * 60_000);
+              expect(Date.parse(item.last_seen)).toBe(last);
+              const life = Math.max(0, last - p.first) / 1000; // a profile first seen after now (impossible live) lives 0
+              expect(item.lifespan).toBe(
+                `${String(Math.floor(life / 3600)).padStart(2, '0')}:${String(Math.floor((life % 3600) / 60)).padStart(2, '0')}:00`,
+              );
+              expect(item.avg_position).toBeCloseTo(p.avg, 1);
             }
-          };
-          const sign = order === 'asc' ? 1 : -1;
-          const tie = (i: any) => `${i.url_id}|${i.country.toUpperCase()}|${i.language}`;
-          const items = reply.body.items;
-          for (let n = 1; n < items.length; n++) {
-            const d = value(items[n]) - value(items[n - 1]);
-            if (Math.abs(d) > 1e-6) expect(Math.sign(d), `${sortBy} ${order} at ${n}`).toBe(sign);
-            else expect(tie(items[n]) > tie(items[n - 1]) ? 1 : -1, `tie at ${n}`).toBe(sign);
-          }
+            const value = (i: any) => {
+              const imp = i.impressions;
+              switch (sortBy) {
+                case 'first_seen':
+                  return Date.parse(i.first_seen);
+                // The sort key is the stored end of the last active hour; the served value stops at now.
+                case 'last_seen':
+                  return naive.get(`${i.url_id}/${i.country}/${i.language}`)!.last;
+                case 'avg_position':
+                  return naive.get(`${i.url_id}/${i.country}/${i.language}`)!.avg;
+                case 'derived':
+                  return 5040 * imp.last_1h.current + 210 * imp.last_24h.current + 30 * imp.last_7d.current + 7 * imp.last_30d.current;
+                default:
+                  return imp[`last_${sortBy.split('_')[1]}`].current;
+              }
+            };
+            const sign = order === 'asc' ? 1 : -1;
+            const tie = (i: any) => `${i.url_id}|${i.country.toUpperCase()}|${i.language}`;
+            const items = reply.body.items;
+            for (let n = 1; n < items.length; n++) {
+              const d = value(items[n]) - value(items[n - 1]);
+              if (Math.abs(d) > 1e-6) expect(Math.sign(d), `${sortBy} ${order} at ${n}`).toBe(sign);
+              else expect(tie(items[n]) > tie(items[n - 1]) ? 1 : -1, `tie at ${n}`).toBe(sign);
+            }
           }
         },
       ),
@@ -156,7 +175,12 @@ type Op =
   | { kind: 'tick'; minutes: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('hour' as const, 'late' as const, 'correct' as const), pick: fc.nat(10_000), imp: fc.nat(5_000), pos: fc.integer({ min: 1, max: 30 }) }),
+  fc.record({
+    kind: fc.constantFrom('hour' as const, 'late' as const, 'correct' as const),
+    pick: fc.nat(10_000),
+    imp: fc.nat(5_000),
+    pos: fc.integer({ min: 1, max: 30 }),
+  }),
   fc.record({ kind: fc.constant('new' as const), imp: fc.integer({ min: 1, max: 5_000 }), pos: fc.integer({ min: 1, max: 30 }) }),
   fc.record({ kind: fc.constant('tick' as const), minutes: fc.integer({ min: 1, max: 150 }) }),
 );
@@ -168,7 +192,15 @@ async function apply(op: Op, keys: string[], now: number): Promise<number> {
   const current = Math.floor(now / H) * H;
   const obs = (k: string, hour: number, imp: number, pos: number) => {
     const [url_id, country, language] = k.split('/');
-    return { type: 'observation', url_id, country: country.toUpperCase(), language, hour: new Date(hour).toISOString(), impressions: imp, position: pos };
+    return {
+      type: 'observation',
+      url_id,
+      country: country.toUpperCase(),
+      language,
+      hour: new Date(hour).toISOString(),
+      impressions: imp,
+      position: pos,
+    };
   };
   switch (op.kind) {
     case 'tick':
@@ -182,21 +214,41 @@ async function apply(op: Op, keys: string[], now: number): Promise<number> {
       await seed(world, [obs(keys[op.pick % keys.length], BASE + (op.pick % 48) * H, Math.max(1, op.imp), op.pos)]);
       return now;
     case 'correct': {
-      const [o] = await queryRows<{ k: string; hour: string }>(world.db,
+      const [o] = await queryRows<{ k: string; hour: string }>(
+        world.db,
         `SELECT url_id::text || '/' || lower(country) || '/' || language AS k, hour::text FROM observations
-         ORDER BY url_id, country, language, hour OFFSET $1 % (SELECT count(*) FROM observations) LIMIT 1`, [op.pick]);
+         ORDER BY url_id, country, language, hour OFFSET $1 % (SELECT count(*) FROM observations) LIMIT 1`,
+        [op.pick],
+      );
       await seed(world, [obs(o.k, Date.parse(o.hour), op.imp, op.pos)]);
       return now;
     }
     case 'new': {
       const id = `0a0a0a0a-0000-4000-9000-${String(newProfiles++).padStart(12, '0')}`;
       await seed(world, [
-        { type: 'article', id, url: `https://new.example.com/${id}`, domain: 'new.example.com', publisher: 'New', favicon_url: '', title: `New ${id}`,
-          summary: '', body: '', content_language: 'en', date_published: null, date_modified: null, rss_feeds: null,
+        {
+          type: 'article',
+          id,
+          url: `https://new.example.com/${id}`,
+          domain: 'new.example.com',
+          publisher: 'New',
+          favicon_url: '',
+          title: `New ${id}`,
+          summary: '',
+          body: '',
+          content_language: 'en',
+          date_published: null,
+          date_modified: null,
+          rss_feeds: null,
           meta: { meta_title: '', meta_description: '', headline: '', section: '' },
           enrichment: { actors: [], topic: [], format_group: 'article', format_type: 'news', entities: {} },
-          images: [], markdown_content: null, first_seen_at: new Date(current).toISOString(), refreshed_at: new Date(current).toISOString(),
-          categories: [], entities: [] },
+          images: [],
+          markdown_content: null,
+          first_seen_at: new Date(current).toISOString(),
+          refreshed_at: new Date(current).toISOString(),
+          categories: [],
+          entities: [],
+        },
         obs(`${id}/us/en`, current, op.imp, op.pos),
       ]);
       return now;
@@ -208,11 +260,16 @@ async function apply(op: Op, keys: string[], now: number): Promise<number> {
 function valueAt(p: NaiveProfile, sortBy: (typeof SORTS)[number], end: number): number {
   const imp = (w: keyof typeof WINDOWS) => sumHours(p, end - WINDOWS[w] * H, end);
   switch (sortBy) {
-    case 'first_seen': return p.first;
-    case 'last_seen': return p.last;
-    case 'avg_position': return p.avg;
-    case 'derived': return 5040 * imp('1h') + 210 * imp('24h') + 30 * imp('7d') + 7 * imp('30d');
-    default: return imp(sortBy.split('_')[1] as keyof typeof WINDOWS);
+    case 'first_seen':
+      return p.first;
+    case 'last_seen':
+      return p.last;
+    case 'avg_position':
+      return p.avg;
+    case 'derived':
+      return 5040 * imp('1h') + 210 * imp('24h') + 30 * imp('7d') + 7 * imp('30d');
+    default:
+      return imp(sortBy.split('_')[1] as keyof typeof WINDOWS);
   }
 }
 
@@ -246,7 +303,10 @@ describe('cursor iteration over a changing data set', () => {
             expect(old.length, 'no repeats').toBe(new Set(old).size);
             expect(new Set(old), 'no profile skipped').toEqual(new Set(keys));
             const sign = order === 'asc' ? 1 : -1;
-            const tie = (k: string) => { const [u, c, l] = k.split('/'); return `${u}|${c.toUpperCase()}|${l}`; };
+            const tie = (k: string) => {
+              const [u, c, l] = k.split('/');
+              return `${u}|${c.toUpperCase()}|${l}`;
+            };
             // avg_position is stored as real: values closer than its precision may order either way.
             const eps = sortBy === 'avg_position' ? 1e-4 : 1e-9;
             for (let n = 1; n < old.length; n++) {
@@ -254,7 +314,10 @@ describe('cursor iteration over a changing data set', () => {
               if (Math.abs(d) > eps) expect(Math.sign(d), `${old[n - 1]} then ${old[n]} at ${n}`).toBe(sign);
               else if (d === 0) expect(tie(old[n]) > tie(old[n - 1]) ? 1 : -1, `tie at ${n}`).toBe(sign);
             }
-            expect(seen.filter((k) => !start.has(k)), 'profiles first written after the start are not listed').toEqual([]);
+            expect(
+              seen.filter((k) => !start.has(k)),
+              'profiles first written after the start are not listed',
+            ).toEqual([]);
             clock += 60 * 60_000; // the next run starts an hour later (a slide before its first page)
           }),
           // The data set changes for good during a run, so a failure is reported as found (no shrinking).

@@ -5,7 +5,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { queryRows } from '../../shared/db/raw';
 import { FeedPageSchema, LivePageSchema, ProfilesSchema } from '../../functions/feed/schemas';
-import { articleAndTrendRecords, at, CUP_FINAL, ELECTION, FRENCH, MESSI, NOW, OLD, SOCCER, STARTUP, TENNIS, UNTAGGED } from '../fixtures/articles';
+import {
+  articleAndTrendRecords,
+  at,
+  CUP_FINAL,
+  ELECTION,
+  FRENCH,
+  MESSI,
+  NOW,
+  OLD,
+  SOCCER,
+  STARTUP,
+  TENNIS,
+  UNTAGGED,
+} from '../fixtures/articles';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
 
@@ -41,20 +54,43 @@ describe('GET /v2/feed (happy)', () => {
     // 24h ending 13:00: SOCCER us/en 400, ELECTION us/es 300, STARTUP 140, TENNIS 120, ELECTION de 10, UNTAGGED 5; OLD and
     // GB soccer 0 (ties by url_id descending). FRENCH is outside the project's markets.
     expect(keys(reply)).toEqual([
-      short(SOCCER, 'us', 'en'), short(ELECTION, 'us', 'es'), short(STARTUP, 'de', 'de'), short(TENNIS, 'us', 'en'),
-      short(ELECTION, 'de', 'de'), short(UNTAGGED, 'us', 'en'), short(OLD, 'us', 'en'), short(SOCCER, 'gb', 'en'),
+      short(SOCCER, 'us', 'en'),
+      short(ELECTION, 'us', 'es'),
+      short(STARTUP, 'de', 'de'),
+      short(TENNIS, 'us', 'en'),
+      short(ELECTION, 'de', 'de'),
+      short(UNTAGGED, 'us', 'en'),
+      short(OLD, 'us', 'en'),
+      short(SOCCER, 'gb', 'en'),
     ]);
     expect(reply.body).toMatchObject({ total: 8, limit: 50, offset: 0, next_cursor: null });
     const soccer = reply.body.items[0];
     expect(soccer).toMatchObject({
-      url_id: SOCCER, url: 'https://goal.example.com/story/1', domain: 'goal.example.com', country: 'us', language: 'en',
-      title: 'Soccer final thriller', publisher: 'GOAL', first_seen: at(30), last_seen: at(19), lifespan: '11:00:00', avg_position: 2,
-      content_language: 'en', content_language_fit: true, date_published: at(31), date_modified: null,
+      url_id: SOCCER,
+      url: 'https://goal.example.com/story/1',
+      domain: 'goal.example.com',
+      country: 'us',
+      language: 'en',
+      title: 'Soccer final thriller',
+      publisher: 'GOAL',
+      first_seen: at(30),
+      last_seen: at(19),
+      lifespan: '11:00:00',
+      avg_position: 2,
+      content_language: 'en',
+      content_language_fit: true,
+      date_published: at(31),
+      date_modified: null,
       article_meta: { meta_title: 'Soccer final thriller | goal.example.com', section: 'Top' },
       categories: [{ name: '/Sports/Soccer', confidence: 0.9 }],
       trend: { trend_id: TREND, name: 'Cup final', semantic_type: 'event_based', key_entities: ['Lionel Messi'], key_topics: ['soccer'] },
-      entities: [{ kg_id: MESSI.kg_id, name: 'Lionel Messi', type: 'person' }, { kg_id: null, name: 'Buenos Aires', type: 'place' }],
-      images: [], markdown_content: null, rss_feeds: null,
+      entities: [
+        { kg_id: MESSI.kg_id, name: 'Lionel Messi', type: 'person' },
+        { kg_id: null, name: 'Buenos Aires', type: 'place' },
+      ],
+      images: [],
+      markdown_content: null,
+      rss_feeds: null,
     });
     expect(soccer.impressions).toEqual({
       last_1h: { current: 0, previous: 0, delta_pct: null },
@@ -71,17 +107,33 @@ describe('GET /v2/feed (happy)', () => {
   });
 
   it.each([
-    ['impressions_1h', 'desc'], ['impressions_24h', 'asc'], ['impressions_7d', 'desc'], ['impressions_30d', 'asc'],
-    ['first_seen', 'desc'], ['last_seen', 'asc'], ['avg_position', 'asc'], ['derived', 'desc'],
+    ['impressions_1h', 'desc'],
+    ['impressions_24h', 'asc'],
+    ['impressions_7d', 'desc'],
+    ['impressions_30d', 'asc'],
+    ['first_seen', 'desc'],
+    ['last_seen', 'asc'],
+    ['avg_position', 'asc'],
+    ['derived', 'desc'],
   ])('sort_by=%s sort_order=%s orders items by that key, ties by url_id/country/language', async (sortBy, order) => {
     const reply = await feed(`?sort_by=${sortBy}&sort_order=${order}`);
     expect(reply.status, show(reply)).toBe(200);
     const value = (i: any) => {
       switch (sortBy) {
-        case 'first_seen': case 'last_seen': return Date.parse(i[sortBy]);
-        case 'avg_position': return i.avg_position;
-        case 'derived': return 5040 * i.impressions.last_1h.current + 210 * i.impressions.last_24h.current + 30 * i.impressions.last_7d.current + 7 * i.impressions.last_30d.current;
-        default: return i.impressions[`last_${sortBy.split('_')[1]}`].current;
+        case 'first_seen':
+        case 'last_seen':
+          return Date.parse(i[sortBy]);
+        case 'avg_position':
+          return i.avg_position;
+        case 'derived':
+          return (
+            5040 * i.impressions.last_1h.current +
+            210 * i.impressions.last_24h.current +
+            30 * i.impressions.last_7d.current +
+            7 * i.impressions.last_30d.current
+          );
+        default:
+          return i.impressions[`last_${sortBy.split('_')[1]}`].current;
       }
     };
     const sign = order === 'asc' ? 1 : -1;
@@ -90,7 +142,9 @@ describe('GET /v2/feed (happy)', () => {
     for (let n = 1; n < items.length; n++) {
       const a = items[n - 1];
       const b = items[n];
-      const cmp = Math.sign(value(b) - value(a)) || Math.sign(`${b.url_id}${b.country}${b.language}` > `${a.url_id}${a.country}${a.language}` ? 1 : -1);
+      const cmp =
+        Math.sign(value(b) - value(a)) ||
+        Math.sign(`${b.url_id}${b.country}${b.language}` > `${a.url_id}${a.country}${a.language}` ? 1 : -1);
       expect(cmp, `${sortBy} ${order} at ${n}`).toBe(sign);
     }
   });
@@ -144,7 +198,10 @@ describe('GET /v2/feed (happy)', () => {
     for (const reply of replies) expect(reply.status, show(reply)).toBe(200);
     const outcomes = replies.map((r) => r.headers.get('x-aggregate-cache'));
     expect(outcomes.filter((o) => o === 'miss')).toHaveLength(1);
-    expect(outcomes.every((o) => o === 'miss' || o === 'shared' || o === 'hit'), outcomes.join()).toBe(true);
+    expect(
+      outcomes.every((o) => o === 'miss' || o === 'shared' || o === 'hit'),
+      outcomes.join(),
+    ).toBe(true);
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
     const again = await feed('?limit=3&sort_by=last_seen&lang=en', internal);
     expect(again.headers.get('x-aggregate-cache')).toBe('hit');
@@ -225,7 +282,10 @@ describe('cursor paging', () => {
       expect(reply.body.next_cursor).toBeNull();
       expect(reply.headers.get('link')).toBeNull();
     }
-    const production = await world.call('/v2/feed?limit=1', { key: full.key, env: { CURSOR_SECRET: 'a-real-production-secret-0123456789', ENVIRONMENT: '' } });
+    const production = await world.call('/v2/feed?limit=1', {
+      key: full.key,
+      env: { CURSOR_SECRET: 'a-real-production-secret-0123456789', ENVIRONMENT: '' },
+    });
     expect(typeof production.body.next_cursor, 'a real secret signs as before').toBe('string');
   });
 });
@@ -235,8 +295,20 @@ describe('GET /v2/feed (errors and scope)', () => {
     const unknown = await feed('?sort_by=popularity');
     expect(unknown.status, show(unknown)).toBe(400);
     expect(unknown.body.detail).toContain("Unknown sort_by 'popularity'");
-    for (const query of ['?period=2h', '?sort_order=up', '?match=some', '?limit=0', '?limit=201', '?offset=-1', '?period=custom', '?country=usa',
-      `?period=custom&date_from=${encodeURIComponent(at(1))}&date_to=${encodeURIComponent(at(2))}`, '?category=Sports', '?entity=;', '?date_from=yesterday']) {
+    for (const query of [
+      '?period=2h',
+      '?sort_order=up',
+      '?match=some',
+      '?limit=0',
+      '?limit=201',
+      '?offset=-1',
+      '?period=custom',
+      '?country=usa',
+      `?period=custom&date_from=${encodeURIComponent(at(1))}&date_to=${encodeURIComponent(at(2))}`,
+      '?category=Sports',
+      '?entity=;',
+      '?date_from=yesterday',
+    ]) {
       const reply = await feed(query);
       expect(reply.status, `${query}: ${show(reply)}`).toBe(422);
       expect(Array.isArray(reply.body.detail)).toBe(true);
@@ -318,7 +390,7 @@ describe('GET /v2/feed/{url_id}', () => {
   });
 });
 
-describe('issue 19, finding 3: one tenant never breaks another\'s paging', () => {
+describe("issue 19, finding 3: one tenant never breaks another's paging", () => {
   it('a first page cached for one project does not hand its cursor to another project of the same scope', async () => {
     const mine = await feed('?limit=1&country=US', full.key);
     expect(mine.body.next_cursor, show(mine)).toEqual(expect.any(String));
@@ -364,7 +436,10 @@ describe('feed windows follow the hour', () => {
   it('the jobs cron slides them to the current hour, and the feed reads them unchanged', async () => {
     world.setNow('2026-11-20T15:10:00.000Z');
     await worker.scheduled(createScheduledController() as any, { ...world.env } as any, createExecutionContext());
-    const [state] = await queryRows<{ as_of: string }>(world.db, `SELECT to_char(as_of AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS as_of FROM feed_windows_state`);
+    const [state] = await queryRows<{ as_of: string }>(
+      world.db,
+      `SELECT to_char(as_of AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS as_of FROM feed_windows_state`,
+    );
     expect(state.as_of).toBe('2026-11-20T16:00');
     const reply = await feed('?sort_by=impressions_24h&limit=1');
     // 24 h ending 16:00: SOCCER us has no hour after 16:00 yesterday left in it; ELECTION us/es leads with 300.

@@ -23,7 +23,15 @@ const asOf = (date: Date) => date.toISOString().replace('.000Z', '+00:00');
 async function ingestHour(offsetHours: number, clock: Date) {
   const client = await world.pool().connect();
   try {
-    const line = JSON.stringify({ type: 'observation', url_id: ARTICLE_A, country: 'US', language: 'en', hour: hourAt(offsetHours).toISOString(), impressions: 77, position: 2.5 });
+    const line = JSON.stringify({
+      type: 'observation',
+      url_id: ARTICLE_A,
+      country: 'US',
+      language: 'en',
+      hour: hourAt(offsetHours).toISOString(),
+      impressions: 77,
+      position: 2.5,
+    });
     const summary = await ingest(client, [line], { now: clock });
     expect(summary.skipped, JSON.stringify(summary.errors)).toBe(0);
   } finally {
@@ -112,7 +120,7 @@ describe('the watermark moves when ingest completes an hour', () => {
     expect(kept.headers.get('Age')).toMatch(/^\d+$/);
   });
 
-  it('completedHour: the run\'s newest hour, at most the last hour that ended by its clock', () => {
+  it("completedHour: the run's newest hour, at most the last hour that ended by its clock", () => {
     const h = hourAt(0);
     expect(completedHour(h, new Date(h.getTime() + HOUR))).toEqual(h);
     expect(completedHour(h, new Date(h.getTime() + 59 * 60_000))).toEqual(hourAt(-1));

@@ -18,7 +18,6 @@ const RUN = crypto.randomUUID().replaceAll('-', '').slice(0, 12);
 const SCRATCH_DB = `gw_${RUN}`;
 const P = `gwtest:${RUN}:`; // Redis key prefix
 
-
 const withDatabase = (url: string, name: string) => url.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
 
 const admin = () => neon(env.ADMIN_DATABASE_URL);
@@ -190,7 +189,13 @@ describe('@upstash/redis/cloudflare over the REST endpoint', () => {
 
   it('multi-exec: atomic transaction results', async () => {
     const r = redis();
-    expect(await r.multi().incr(`${P}mn`).incr(`${P}mn`).get(`${P}mn`).set(`${P}ms`, 'ü').get(`${P}ms`).exec()).toEqual([1, 2, 2, 'OK', 'ü']);
+    expect(await r.multi().incr(`${P}mn`).incr(`${P}mn`).get(`${P}mn`).set(`${P}ms`, 'ü').get(`${P}ms`).exec()).toEqual([
+      1,
+      2,
+      2,
+      'OK',
+      'ü',
+    ]);
     // A runtime error fails only its command; the others ran (Redis' EXEC semantics).
     const out = await r.multi().set(`${P}mx`, 'text').incr(`${P}mx`).get(`${P}mx`).exec({ keepErrors: true });
     expect(out[0].result).toBe('OK');
@@ -220,11 +225,29 @@ describe('@upstash/redis/cloudflare over the REST endpoint', () => {
     expect(await raw(['SET', `${P}c`, 1], b64h)).toEqual({ status: 200, body: { result: 'OK' } }); // "OK" stays plain
     expect(await raw(['PING'], b64h)).toEqual({ status: 200, body: { result: b64('PONG') } });
     expect(await raw(['INCR', `${P}c`], b64h)).toEqual({ status: 200, body: { result: 2 } }); // numbers stay numbers
-    expect(await raw([['GET', `${P}c`], ['INCR', `${P}b`]], b64h, '/pipeline')).toEqual({
+    expect(
+      await raw(
+        [
+          ['GET', `${P}c`],
+          ['INCR', `${P}b`],
+        ],
+        b64h,
+        '/pipeline',
+      ),
+    ).toEqual({
       status: 200,
       body: [{ result: b64('2') }, { error: 'ERR value is not an integer or out of range' }],
     });
-    expect(await raw([['INCR', `${P}c`], ['GET', `${P}c`]], b64h, '/multi-exec')).toEqual({
+    expect(
+      await raw(
+        [
+          ['INCR', `${P}c`],
+          ['GET', `${P}c`],
+        ],
+        b64h,
+        '/multi-exec',
+      ),
+    ).toEqual({
       status: 200,
       body: [{ result: 3 }, { result: b64('3') }],
     });

@@ -33,8 +33,14 @@ describe('GET /v1/geo/regions (happy)', () => {
     expect(reply.body.total).toBe(4);
     const us = reply.body.regions.find((r: any) => r.alpha_2 === 'US');
     expect(us).toEqual({
-      alpha_2: 'US', name: 'United States', region: 'Americas', sub_region: 'Northern America',
-      languages: ['en', 'es'], cities_count: 2, profiles_count: 3, is_active: true,
+      alpha_2: 'US',
+      name: 'United States',
+      region: 'Americas',
+      sub_region: 'Northern America',
+      languages: ['en', 'es'],
+      cities_count: 2,
+      profiles_count: 3,
+      is_active: true,
     });
     expect(reply.body.regions.find((r: any) => r.alpha_2 === 'FR').is_active).toBe(false);
   });
@@ -97,7 +103,12 @@ describe('GET /v1/geo/regions (happy)', () => {
   });
 
   it('is served identically under /v2/geo', async () => {
-    for (const path of ['/geo/regions?with_stats=true', '/geo/regions/us', '/geo/regions/US/cities', '/geo/languages?with_article_counts=true']) {
+    for (const path of [
+      '/geo/regions?with_stats=true',
+      '/geo/regions/us',
+      '/geo/regions/US/cities',
+      '/geo/languages?with_article_counts=true',
+    ]) {
       const [v1, v2] = await Promise.all([world.call(`/v1${path}`, { key: full.key }), world.call(`/v2${path}`, { key: full.key })]);
       expect(v1.status, show(v1)).toBe(200);
       expect(v2.body).toEqual(v1.body);
@@ -111,11 +122,19 @@ describe('GET /v1/geo/regions/{alpha_2}', () => {
     expect(reply.status, show(reply)).toBe(200);
     const profiles = `SELECT url_id, language, min(hour) AS first FROM observations WHERE country = 'US' AND impressions > 0 GROUP BY 1, 2`;
     const total = await reference<number>(`SELECT count(*)::int FROM (${profiles}) p`, []);
-    const last24 = await reference<number>(`SELECT count(*)::int FROM (${profiles}) p WHERE first >= $1::timestamptz - interval '24 hours'`, [NOW]);
+    const last24 = await reference<number>(
+      `SELECT count(*)::int FROM (${profiles}) p WHERE first >= $1::timestamptz - interval '24 hours'`,
+      [NOW],
+    );
     const first = await reference<Date>(`SELECT min(first) FROM (${profiles}) p`, []);
     expect(reply.body).toMatchObject({
-      alpha_2: 'US', alpha_3: 'USA', name: 'United States', languages: ['en', 'es'],
-      total_articles: total, articles_last_24h: last24, first_data_at: new Date(first).toISOString().replace('.000Z', '+00:00'),
+      alpha_2: 'US',
+      alpha_3: 'USA',
+      name: 'United States',
+      languages: ['en', 'es'],
+      total_articles: total,
+      articles_last_24h: last24,
+      first_data_at: new Date(first).toISOString().replace('.000Z', '+00:00'),
     });
     expect(total).toBe(2);
     expect(reply.body.cities).toEqual([
@@ -148,7 +167,11 @@ describe('GET /v1/geo/regions/{alpha_2}', () => {
 describe('GET /v1/geo/regions/{alpha_2}/cities', () => {
   it('lists cities with profiles; active_only keeps active ones', async () => {
     const all = await world.call('/v1/geo/regions/US/cities', { key: full.key });
-    expect(all.body).toEqual({ data_as_of: expect.any(String), region: 'US', cities: [expect.objectContaining({ name: 'Austin' }), expect.objectContaining({ name: 'Chicago' })] });
+    expect(all.body).toEqual({
+      data_as_of: expect.any(String),
+      region: 'US',
+      cities: [expect.objectContaining({ name: 'Austin' }), expect.objectContaining({ name: 'Chicago' })],
+    });
     const active = await world.call('/v1/geo/regions/us/cities?active_only=1', { key: full.key });
     expect(active.body.cities.map((c: any) => c.name)).toEqual(['Chicago']);
   });

@@ -71,7 +71,8 @@ async function check(name: string, summary: IngestSummary): Promise<void> {
   for (const k of keys) {
     const reply = await world.call('/v1/themes', { key: k.key, env: UNCACHED });
     expect(reply.status, show(reply)).toBe(200);
-    if (JSON.stringify(counts(reply.body.themes)) !== JSON.stringify(counts(await naiveNodes(world.db, k.markets, k.plan, 2, null)))) wrongApi.push(`${k.name} themes`);
+    if (JSON.stringify(counts(reply.body.themes)) !== JSON.stringify(counts(await naiveNodes(world.db, k.markets, k.plan, 2, null))))
+      wrongApi.push(`${k.name} themes`);
     for (const theme of THEME_IDS) {
       const topics = await world.call(`/v1/themes/${theme}/topics`, { key: k.key, env: UNCACHED });
       expect(topics.status, show(topics)).toBe(200);
@@ -85,7 +86,11 @@ async function check(name: string, summary: IngestSummary): Promise<void> {
 async function load(lines: object[], rollups: 'incremental' | 'rebuild-at-end'): Promise<IngestSummary> {
   const client = await world.pool().connect();
   try {
-    const summary = await ingest(client, lines.map((l) => JSON.stringify(l)), { rollups });
+    const summary = await ingest(
+      client,
+      lines.map((l) => JSON.stringify(l)),
+      { rollups },
+    );
     if (summary.skipped) throw new Error(JSON.stringify(summary.errors.slice(0, 3)));
     return summary;
   } finally {
@@ -114,7 +119,7 @@ describe('hierarchy counts kept at ingest', () => {
     expect(steps.map((s) => [s.name, s.differ])).toEqual(['bulk', 'hour 1', 'hour 2', 'hour 3', 'hour 4'].map((n) => [n, []]));
   });
 
-  it('every scope\'s themes and topics (counts and order) equal the naive reference, through the query and the API', () => {
+  it("every scope's themes and topics (counts and order) equal the naive reference, through the query and the API", () => {
     expect(steps.map((s) => [s.name, s.wrong, s.wrongApi])).toEqual(steps.map((s) => [s.name, [], []]));
   });
 
@@ -125,7 +130,10 @@ describe('hierarchy counts kept at ingest', () => {
     }
     // The topic that became a theme took its trends' articles out of both its old theme and itself.
     expect(steps[4].summary.derived.hierarchy_articles.deleted).toBeGreaterThan(0);
-    const nonZero = await queryRows<{ n: number }>(world.db, `SELECT count(DISTINCT node_id)::int AS n FROM hierarchy_counts WHERE level = 2`);
+    const nonZero = await queryRows<{ n: number }>(
+      world.db,
+      `SELECT count(DISTINCT node_id)::int AS n FROM hierarchy_counts WHERE level = 2`,
+    );
     expect(nonZero[0].n).toBeGreaterThanOrEqual(2);
     // Scopes see different counts: the checks compare more than zeros.
     const all = counts(await listThemes(world.db, keyScope({ markets: null, planCategories: null })));

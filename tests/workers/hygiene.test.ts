@@ -20,7 +20,8 @@ beforeAll(async () => {
       // Any syntactically plausible id: hygiene runs before the route looks anything up.
       path: path.replace(/\{[^}]+\}/g, (p) => (p.includes('alpha') ? 'US' : '7a1f3c9e-2b4d-4e8f-9a0b-1c2d3e4f5a6b')),
       query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name as string),
-    })));
+    })),
+  );
 }, 60_000);
 
 const hostile: [string, (param: string) => string][] = [
@@ -39,7 +40,11 @@ describe('hostile query strings on every operation', () => {
     for (const op of operations) {
       const param = op.query[0] ?? 'x';
       for (const withKey of [true, false]) {
-        const reply = await world.call(`${op.path}?${make(param)}`, { method: op.method, key: withKey ? key : undefined, body: op.method === 'POST' ? {} : undefined });
+        const reply = await world.call(`${op.path}?${make(param)}`, {
+          method: op.method,
+          key: withKey ? key : undefined,
+          body: op.method === 'POST' ? {} : undefined,
+        });
         expect(reply.status, `${op.method} ${op.path} ${show(reply)}`).toBe(422);
         expect(Array.isArray(reply.body.detail), show(reply)).toBe(true);
         for (const issue of reply.body.detail) expect(Object.keys(issue).sort()).toEqual(['loc', 'msg', 'type']);
@@ -55,7 +60,11 @@ describe('hostile query strings on every operation', () => {
   });
 
   it('a repeated parameter that the route does not declare repeatable -> 422', async () => {
-    for (const path of ['/v1/articles?limit=5&limit=6', '/v1/geo/regions?with_stats=true&with_stats=false', '/v1/tracking/lists?limit=1&limit=2']) {
+    for (const path of [
+      '/v1/articles?limit=5&limit=6',
+      '/v1/geo/regions?with_stats=true&with_stats=false',
+      '/v1/tracking/lists?limit=1&limit=2',
+    ]) {
       const reply = await world.call(path, { key });
       expect(reply.status, `${path} ${show(reply)}`).toBe(422);
       expect(Array.isArray(reply.body.detail)).toBe(true);
@@ -80,7 +89,9 @@ describe('urlIssues', () => {
   });
 
   it('names the offending parameter and caps the number of issues', () => {
-    expect(urlIssues('/x', '?limit=%00')).toEqual([{ loc: ['query', 'limit'], msg: 'Control characters (such as NUL) are not allowed', type: 'value_error' }]);
+    expect(urlIssues('/x', '?limit=%00')).toEqual([
+      { loc: ['query', 'limit'], msg: 'Control characters (such as NUL) are not allowed', type: 'value_error' },
+    ]);
     expect(urlIssues('/x', `?${Array.from({ length: 40 }, (_, i) => `p${i}=%00`).join('&')}`)).toHaveLength(10);
   });
 });
@@ -92,7 +103,11 @@ describe('JSON bodies', () => {
 
   it.each([
     ['a NUL in a string', rpc({ entity: 'a\u0000b' }), ['body', 'params', 'arguments', 'entity']],
-    ['a control character in a nested array', { jsonrpc: '2.0', id: 1, method: 'ping', params: { x: ['ok', '\u001b[2J'] } }, ['body', 'params', 'x', 1]],
+    [
+      'a control character in a nested array',
+      { jsonrpc: '2.0', id: 1, method: 'ping', params: { x: ['ok', '\u001b[2J'] } },
+      ['body', 'params', 'x', 1],
+    ],
     ['a lone surrogate', rpc({ entity: 'a\ud800' }), ['body', 'params', 'arguments', 'entity']],
     ['a NUL in a key', { jsonrpc: '2.0', id: 1, method: 'ping', params: { 'k\u0000': 1 } }, ['body', 'params', 'k?']],
   ])('%s -> 422 naming its location, before the route runs', async (_, body, loc) => {

@@ -25,18 +25,38 @@ const differences: { batch: number; tables: string[] }[] = [];
 const zeroHours = { before: 0, after: 0 };
 
 /** One hour after the data for every profile, with late, corrected (some to zero) and repeated lines. */
-function hourBatch(profiles: { url_id: string; country: string; language: string }[], k: number, stored: { url_id: string; country: string; language: string; hour: string }[]) {
+function hourBatch(
+  profiles: { url_id: string; country: string; language: string }[],
+  k: number,
+  stored: { url_id: string; country: string; language: string; hour: string }[],
+) {
   const hour = new Date(BASE + (HOURS + k) * HOUR_MS).toISOString();
   const lines: object[] = [];
   profiles.forEach((p, i) => {
-    const obs = { type: 'observation', ...p, hour, impressions: (i * 37 + k * 11) % 5 === 0 ? 0 : 10 + ((i * 53 + k) % 300), position: 1 + ((i + k) % 12) };
+    const obs = {
+      type: 'observation',
+      ...p,
+      hour,
+      impressions: (i * 37 + k * 11) % 5 === 0 ? 0 : 10 + ((i * 53 + k) % 300),
+      position: 1 + ((i + k) % 12),
+    };
     lines.push(obs);
     if ((i + k) % 7 === 0) lines.push(obs); // repeated in the same batch
   });
   // Late lines: corrections of stored hours, every third one to zero impressions (activity lost).
-  stored.filter((_, i) => (i + k) % 9 === 0).forEach((o, i) => {
-    lines.push({ type: 'observation', url_id: o.url_id, country: o.country, language: o.language, hour: o.hour, impressions: i % 3 === 0 ? 0 : 5 + i, position: 2.5 });
-  });
+  stored
+    .filter((_, i) => (i + k) % 9 === 0)
+    .forEach((o, i) => {
+      lines.push({
+        type: 'observation',
+        url_id: o.url_id,
+        country: o.country,
+        language: o.language,
+        hour: o.hour,
+        impressions: i % 3 === 0 ? 0 : 5 + i,
+        position: 2.5,
+      });
+    });
   // A late hour nobody sent before (inside the data's range).
   const p = profiles[k % profiles.length];
   lines.push({ type: 'observation', ...p, hour: new Date(BASE + (HOURS - 30 - k) * HOUR_MS).toISOString(), impressions: 17, position: 3 });
@@ -49,20 +69,33 @@ beforeAll(async () => {
   try {
     // Bulk: the oracle's first two batches with the roll-ups rebuilt at the end.
     const [first, second, third] = dataset();
-    const bulk = await ingest(client, [...first, ...second].map((r) => JSON.stringify(r)), { rollups: 'rebuild-at-end' });
+    const bulk = await ingest(
+      client,
+      [...first, ...second].map((r) => JSON.stringify(r)),
+      { rollups: 'rebuild-at-end' },
+    );
     if (bulk.skipped) throw new Error(JSON.stringify(bulk.errors.slice(0, 3)));
     // The oracle's corrections, duplicates and changed article as an incremental batch.
-    const corrections = await ingest(client, third.map((r) => JSON.stringify(r)));
+    const corrections = await ingest(
+      client,
+      third.map((r) => JSON.stringify(r)),
+    );
     if (corrections.skipped) throw new Error(JSON.stringify(corrections.errors.slice(0, 3)));
-    const zeroInRange = async () => (await client.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM observations WHERE impressions = 0 AND hour < $1', [new Date(BASE + HOURS * HOUR_MS).toISOString()])).rows[0].n;
+    const zeroInRange = async () =>
+      (
+        await client.query<{ n: number }>('SELECT count(*)::int AS n FROM observations WHERE impressions = 0 AND hour < $1', [
+          new Date(BASE + HOURS * HOUR_MS).toISOString(),
+        ])
+      ).rows[0].n;
     zeroHours.before = await zeroInRange();
     const { rows: profiles } = await client.query<{ url_id: string; country: string; language: string }>(
-      'SELECT url_id::text, country, language FROM url_profiles ORDER BY 1, 2, 3');
+      'SELECT url_id::text, country, language FROM url_profiles ORDER BY 1, 2, 3',
+    );
     for (let k = 0; k < BATCHES; k++) {
       const { rows: stored } = await client.query<{ url_id: string; country: string; language: string; hour: string }>(
         `SELECT url_id::text, country, language, to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:00:00"Z"') AS hour FROM observations
-         WHERE impressions > 0 ORDER BY 1, 2, 3, 4`);
+         WHERE impressions > 0 ORDER BY 1, 2, 3, 4`,
+      );
       const summary = await ingest(client, hourBatch(profiles, k, stored), { now: new Date(BASE + (HOURS + k + 1) * HOUR_MS + 60_000) });
       if (summary.skipped) throw new Error(JSON.stringify(summary.errors.slice(0, 3)));
       differences.push({ batch: k, tables: await rollupsDiffer(client) });
@@ -85,8 +118,9 @@ describe('bulk load, then hourly batches with late, repeated and corrected lines
     // Late corrections to zero turned active hours inside the data's range inactive (spans split or
     // shrank), and the new hours extended spans past it. Counted on the data, not assumed.
     expect(zeroHours.after).toBeGreaterThan(zeroHours.before);
-    const extended = await queryRows<{ n: number }>(world.db, `SELECT count(*)::int AS n FROM url_spans WHERE end_hour > $1`,
-      [new Date(BASE + HOURS * HOUR_MS).toISOString()]);
+    const extended = await queryRows<{ n: number }>(world.db, `SELECT count(*)::int AS n FROM url_spans WHERE end_hour > $1`, [
+      new Date(BASE + HOURS * HOUR_MS).toISOString(),
+    ]);
     expect(extended[0].n).toBeGreaterThan(0);
   });
 
@@ -102,8 +136,13 @@ describe('bulk load, then hourly batches with late, repeated and corrected lines
     await fc.assert(
       fc.asyncProperty(arbitrary, async (q) => {
         const all = keys[q.kind];
-        const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, keyScope: await listedScope(world.db, q.markets), language: null };
+        const chosen = all.filter((_, i) => q.keyMask & (1 << (i % 4)));
+        const scope: KeyedScope = {
+          kind: q.kind,
+          keys: chosen.length ? chosen : all,
+          keyScope: await listedScope(world.db, q.markets),
+          language: null,
+        };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         await expectRollupReads(world.db, scope, from, to, q.grain);

@@ -29,24 +29,37 @@ import { seed } from '../helpers/seed';
 import { createWorld, type CallOptions, type Reply, type World } from '../helpers/world';
 
 const AREAS: [name: string, table: RouteTable, worker: typeof geo][] = [
-  ['tracking', trackingRoutes, tracking], ['feed', feedRoutes, feed], ['public', publicRoutes, publicWorker],
+  ['tracking', trackingRoutes, tracking],
+  ['feed', feedRoutes, feed],
+  ['public', publicRoutes, publicWorker],
   ['geo', geoRoutes, geo],
-  ['trends', trendsRoutes, trends], ['entities', entitiesRoutes, entities], ['articles', articlesRoutes, articles],
+  ['trends', trendsRoutes, trends],
+  ['entities', entitiesRoutes, entities],
+  ['articles', articlesRoutes, articles],
 ];
 
 /** Sample values for path parameters: real ids where the fixture has them, else well-formed unknowns. */
 const PARAMS: Record<string, string> = {
-  alpha_2: 'US', list_id: '00000000-0000-4000-8000-000000000001', url_id: '00000000-0000-4000-8000-000000000002',
-  trend_id: '00000000-0000-4000-8000-000000000003', theme_id: '00000000-0000-4000-8000-000000000004',
-  topic_id: '00000000-0000-4000-8000-000000000005', entity_name: 'Taylor Swift', id: '00000000-0000-4000-8000-000000000006',
+  alpha_2: 'US',
+  list_id: '00000000-0000-4000-8000-000000000001',
+  url_id: '00000000-0000-4000-8000-000000000002',
+  trend_id: '00000000-0000-4000-8000-000000000003',
+  theme_id: '00000000-0000-4000-8000-000000000004',
+  topic_id: '00000000-0000-4000-8000-000000000005',
+  entity_name: 'Taylor Swift',
+  id: '00000000-0000-4000-8000-000000000006',
 };
 const fill = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(PARAMS[name] ?? 'x'));
 
 /** Every route an app registers (middleware aside), as `METHOD path`, in registration order. */
-const registered = (app: { routes: { method: string; path: string }[] }) => [...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`))];
+const registered = (app: { routes: { method: string; path: string }[] }) => [
+  ...new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`)),
+];
 /** The table's routes as `METHOD path`, mirror expanded, in the area app's order. */
 const lines = (table: RouteTable, load?: Loader) =>
-  routesOf(table).filter(([, , l]) => !load || l === load).map(([method, path]) => `${method} ${path}`);
+  routesOf(table)
+    .filter(([, , l]) => !load || l === load)
+    .map(([method, path]) => `${method} ${path}`);
 
 const HEADERS = ['content-type', 'etag', 'cache-control', 'link', 'retry-after', 'access-control-allow-origin'];
 /** /v1/usage counts the request itself: its counters (and so its ETag) move between the two calls. */
@@ -85,7 +98,7 @@ describe('the route tables', () => {
   });
 
   it.each([...AREAS.map(([name, table]) => [name, table] as const), ['mcp', mcpRoutes] as const])(
-    'name, in %s, exactly the route(s) each line\'s module registers',
+    "name, in %s, exactly the route(s) each line's module registers",
     async (_name, table) => {
       const options = await optionsOf(table);
       for (const load of loadersOf(table)) expect(registered(areaApp(table, options, [await load()]))).toEqual(lines(table, load));
@@ -96,7 +109,7 @@ describe('the route tables', () => {
 describe.each(AREAS)('the %s Worker', (_name, table, lazy) => {
   const routes = routesOf(table).map(([method, path]) => ({ method, path }));
 
-  it('routes the table\'s lines, in its order', () => {
+  it("routes the table's lines, in its order", () => {
     expect(registered(lazy)).toEqual(lines(table));
   });
   it('answers every route as the all-in-one Worker does, with a key and without', async () => {
@@ -115,7 +128,9 @@ describe.each(AREAS)('the %s Worker', (_name, table, lazy) => {
   it('answers unknown paths, other methods and HEAD as the all-in-one Worker does', async () => {
     const first = fill(routes[0].path);
     for (const [path, options] of [
-      [`${first}/nope`, { key }], [first, { key, method: 'DELETE' }], [first, { key, method: 'HEAD' }],
+      [`${first}/nope`, { key }],
+      [first, { key, method: 'DELETE' }],
+      [first, { key, method: 'HEAD' }],
       [first, { method: 'OPTIONS', headers: { Origin: 'https://site.example', 'Access-Control-Request-Method': 'GET' } }],
       [`${first}?${'x'.repeat(10_000)}=1`, { key }],
     ] as [string, CallOptions][]) {

@@ -55,14 +55,21 @@ describe('monthly quota', () => {
     const batch = (n: number) => Promise.all(Array.from({ length: n }, () => world.call(PATH, { key })));
     for (let i = 0; i < 10; i++) {
       const replies = await batch(10);
-      expect(replies.every((r) => r.status === 200), show(replies.find((r) => r.status !== 200) ?? replies[0])).toBe(true);
+      expect(
+        replies.every((r) => r.status === 200),
+        show(replies.find((r) => r.status !== 200) ?? replies[0]),
+      ).toBe(true);
     }
     const usage = await world.call('/v1/usage', { key });
     expect(usage.body.month).toMatchObject({ limit: 100, used: 100, remaining: 0, base: 100, addons: 0 });
 
     const over = await world.call(PATH, { key });
     expect(over.status, show(over)).toBe(429);
-    expect(over.body.detail).toMatchObject({ code: 'quota_exceeded', limit: 100, resets_at: expect.stringMatching(/-01T00:00:00\+00:00$/) });
+    expect(over.body.detail).toMatchObject({
+      code: 'quota_exceeded',
+      limit: 100,
+      resets_at: expect.stringMatching(/-01T00:00:00\+00:00$/),
+    });
     const retry = Number(over.headers.get('retry-after'));
     expect(Math.abs(retry - secondsToNextMonth())).toBeLessThan(5);
     expect(over.headers.get('ratelimit')).toMatch(/^"month";r=0;t=\d+$/);
@@ -71,7 +78,10 @@ describe('monthly quota', () => {
   });
 
   it('add-ons and request packs raise the quota', async () => {
-    const { key } = await world.tenant({ plan: 'grow', addons: { request_packs: 2, extra_entities: 3, extra_keywords: 5, extra_publishers: 1 } });
+    const { key } = await world.tenant({
+      plan: 'grow',
+      addons: { request_packs: 2, extra_entities: 3, extra_keywords: 5, extra_publishers: 1 },
+    });
     const usage = await world.call('/v1/usage', { key });
     expect(usage.body.month).toMatchObject({ base: 10_000, addons: 20_000 + 30 + 10 + 10, limit: 30_050 });
   });

@@ -19,10 +19,22 @@ beforeAll(async () => {
   world.setNow(NOW);
   const tenant = await world.tenant();
   key = tenant.key;
-  mentionList = (await createList(world.db, {
-    projectId: tenant.projectId, kind: 'mention', name: 'Energy', countries: ['US'], langs: ['en'], searchScope: 'both',
-    createdAt: new Date(NOW), terms: [{ keyword: 'heat pump', matchType: 'broad' }],
-  }, new Date(NOW))).id;
+  mentionList = (
+    await createList(
+      world.db,
+      {
+        projectId: tenant.projectId,
+        kind: 'mention',
+        name: 'Energy',
+        countries: ['US'],
+        langs: ['en'],
+        searchScope: 'both',
+        createdAt: new Date(NOW),
+        terms: [{ keyword: 'heat pump', matchType: 'broad' }],
+      },
+      new Date(NOW),
+    )
+  ).id;
   doc = (await world.call('/openapi.json')).body;
 }, 60_000);
 
@@ -65,7 +77,10 @@ describe('/v1/tracking/lists/{id}/matches', () => {
 });
 
 describe('/public/widget-demo', () => {
-  const demo = (n: number) => world.call(`/public/widget-demo?domains=${Array.from({ length: n }, (_, i) => `d${i}.example.com`).join(',')}`, { headers: { 'CF-Connecting-IP': '198.51.100.7' } });
+  const demo = (n: number) =>
+    world.call(`/public/widget-demo?domains=${Array.from({ length: n }, (_, i) => `d${i}.example.com`).join(',')}`, {
+      headers: { 'CF-Connecting-IP': '198.51.100.7' },
+    });
 
   it(`${DEMO_MAX_DOMAINS + 1} domains -> 422 (no longer cut silently); ${DEMO_MAX_DOMAINS} are served`, async () => {
     refused(await demo(DEMO_MAX_DOMAINS + 1), ['query', 'domains'], DEMO_MAX_DOMAINS);
@@ -76,10 +91,18 @@ describe('/public/widget-demo', () => {
 });
 
 describe('POST /mcp batches', () => {
-  const batch = (n: number) => world.call('/mcp', {
-    method: 'POST', key, headers: { Accept: 'application/json' },
-    body: Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'search_articles', arguments: { entity: `x${i}` } } })),
-  });
+  const batch = (n: number) =>
+    world.call('/mcp', {
+      method: 'POST',
+      key,
+      headers: { Accept: 'application/json' },
+      body: Array.from({ length: n }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'search_articles', arguments: { entity: `x${i}` } },
+      })),
+    });
 
   it(`a batch of ${MCP_MAX_BATCH + 1} tool calls -> 422 before any runs; ${MCP_MAX_BATCH} are answered`, async () => {
     refused(await batch(MCP_MAX_BATCH + 1), ['body'], MCP_MAX_BATCH);
@@ -89,11 +112,18 @@ describe('POST /mcp batches', () => {
     expect(JSON.stringify(doc.paths['/mcp'].post.requestBody)).toContain(`"maxItems":${MCP_MAX_BATCH}`);
   });
 
-  it('the review\'s batch (ten tool calls with 300 entities each) runs no query: each call is its route\'s 422', async () => {
+  it("the review's batch (ten tool calls with 300 entities each) runs no query: each call is its route's 422", async () => {
     const entities = Array.from({ length: 300 }, (_, i) => `x${i}`).join(';');
     const reply = await world.call('/mcp', {
-      method: 'POST', key, headers: { Accept: 'application/json' },
-      body: Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'search_articles', arguments: { entity: entities } } })),
+      method: 'POST',
+      key,
+      headers: { Accept: 'application/json' },
+      body: Array.from({ length: 10 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'search_articles', arguments: { entity: entities } },
+      })),
     });
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body).toHaveLength(10);

@@ -24,7 +24,13 @@ beforeAll(async () => {
   await seed(world, articleRecords());
   full = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
   restricted = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] }, { countries: ['US'] });
-  listId = (await createList(world.db, { projectId: full.projectId, kind: 'category', name: 'Sections', items: [{ key: '/Sports/Soccer' }] }, new Date(NOW))).id;
+  listId = (
+    await createList(
+      world.db,
+      { projectId: full.projectId, kind: 'category', name: 'Sections', items: [{ key: '/Sports/Soccer' }] },
+      new Date(NOW),
+    )
+  ).id;
 }, 60_000);
 
 const ACCEPT = 'application/json, text/event-stream';
@@ -51,7 +57,9 @@ const usage = async (key: string) => (await world.call('/v1/usage', { key })).bo
 describe('protocol', () => {
   it('initialize answers server info and the tools capability; notifications are accepted; ping', async () => {
     const init = await rpc(full.key, 'initialize', {
-      protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' },
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'test', version: '1' },
     });
     expect(init.status, show(init)).toBe(200);
     expect(init.headers.get('content-type')).toMatch(/application\/json/);
@@ -68,22 +76,49 @@ describe('protocol', () => {
     expect(ping.body).toEqual({ jsonrpc: '2.0', id: expect.any(Number), result: {} });
   });
 
-  it('tools/list names read-only tools whose input schemas are the routes\' documented parameters', async () => {
+  it("tools/list names read-only tools whose input schemas are the routes' documented parameters", async () => {
     const reply = await rpc(full.key, 'tools/list');
     expect(reply.status, show(reply)).toBe(200);
     const tools: any[] = reply.body.result.tools;
     expect(tools.map((t) => t.name)).toEqual([
-      'list_tracking_lists', 'get_tracking_list', 'get_tracking_list_metrics', 'get_tracking_list_rollup', 'get_mention_matches',
-      'list_regions', 'get_region', 'list_languages', 'search_articles', 'get_article', 'get_category_analytics', 'get_usage',
-      'list_trends', 'get_trend', 'list_trend_articles', 'list_trend_parents', 'list_trend_children', 'get_trend_rollup',
+      'list_tracking_lists',
+      'get_tracking_list',
+      'get_tracking_list_metrics',
+      'get_tracking_list_rollup',
+      'get_mention_matches',
+      'list_regions',
+      'get_region',
+      'list_languages',
+      'search_articles',
+      'get_article',
+      'get_category_analytics',
+      'get_usage',
+      'list_trends',
+      'get_trend',
+      'list_trend_articles',
+      'list_trend_parents',
+      'list_trend_children',
+      'get_trend_rollup',
       'list_themes',
-      'list_theme_topics', 'list_topic_trends',
-      'list_entities', 'get_trending_entities', 'get_entity', 'list_entity_articles',
-      'check_publisher_profile', 'find_publisher_profiles',
-      'list_feed', 'list_live_feed', 'get_url_profiles',
+      'list_theme_topics',
+      'list_topic_trends',
+      'list_entities',
+      'get_trending_entities',
+      'get_entity',
+      'list_entity_articles',
+      'check_publisher_profile',
+      'find_publisher_profiles',
+      'list_feed',
+      'list_live_feed',
+      'get_url_profiles',
     ]);
     for (const tool of tools) {
-      expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      expect(tool.annotations, tool.name).toEqual({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
       expect(tool.inputSchema.type, tool.name).toBe('object');
       expect(tool.description, tool.name).toMatch(/Runs GET \/(v1|v2|public)\//);
     }
@@ -92,7 +127,9 @@ describe('protocol', () => {
     expect(search.inputSchema.additionalProperties).toBe(false);
     expect(search.inputSchema.required).toEqual([]);
     expect(search.inputSchema.properties.sort_by).toMatchObject({
-      type: 'string', enum: ['first_seen', 'last_seen', 'published_at', 'impressions'], default: 'first_seen',
+      type: 'string',
+      enum: ['first_seen', 'last_seen', 'published_at', 'impressions'],
+      default: 'first_seen',
     });
     expect(search.inputSchema.properties.limit).toMatchObject({ type: 'integer', description: 'Page size, 1-200.', examples: [50] });
     expect(search.inputSchema.properties.limit).not.toHaveProperty('example');
@@ -118,7 +155,7 @@ describe('protocol', () => {
     expect(reply.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: drop_tables') });
   });
 
-  it('malformed JSON and an Accept that refuses JSON get the transport\'s JSON-RPC errors', async () => {
+  it("malformed JSON and an Accept that refuses JSON get the transport's JSON-RPC errors", async () => {
     const malformed = await post('{"jsonrpc": "2.0", ', full.key);
     expect(malformed.status, show(malformed)).toBe(400);
     expect(malformed.body.error.code).toBe(-32700);
@@ -141,7 +178,7 @@ describe('protocol', () => {
     }
   });
 
-  it('the SDK\'s own client connects, lists tools and calls one', async () => {
+  it("the SDK's own client connects, lists tools and calls one", async () => {
     const fetchWorker = async (url: string | URL, init?: RequestInit) => {
       const ctx = createExecutionContext();
       const response = await worker.fetch(new Request(url, init) as any, { ...world.env } as any, ctx);
@@ -149,7 +186,8 @@ describe('protocol', () => {
       return response as unknown as Response;
     };
     const transport = new StreamableHTTPClientTransport(new URL('http://api.test/mcp'), {
-      fetch: fetchWorker, requestInit: { headers: { Authorization: `Bearer ${full.key}` } },
+      fetch: fetchWorker,
+      requestInit: { headers: { Authorization: `Bearer ${full.key}` } },
     });
     const client = new Client({ name: 'vitest', version: '1.0.0' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     await client.connect(transport);
@@ -163,7 +201,7 @@ describe('protocol', () => {
   });
 });
 
-describe('tools/call runs the REST route with the caller\'s key', () => {
+describe("tools/call runs the REST route with the caller's key", () => {
   it.each([
     ['search_articles', { country: 'us', limit: 3, sort_by: 'impressions' }, '/v1/articles?country=us&limit=3&sort_by=impressions'],
     ['get_article', { id: SOCCER }, `/v1/articles/${SOCCER}`],
@@ -184,19 +222,24 @@ describe('tools/call runs the REST route with the caller\'s key', () => {
     expect(body).toMatchObject({ id: listId, kind: 'category', name: 'Sections', items: [{ key: '/Sports/Soccer' }] });
   });
 
-  it('invalid arguments: a tool error with the route\'s own 422 detail, no 500', async () => {
+  it("invalid arguments: a tool error with the route's own 422 detail, no 500", async () => {
     const rest = await world.call('/v1/articles?limit=0&sort_by=clicks', { key: full.key });
     expect(rest.status).toBe(422);
     const reply = await callTool(full.key, 'search_articles', { limit: 0, sort_by: 'clicks' });
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body.result.isError).toBe(true);
     expect(toolBody(reply)).toEqual(rest.body);
-    expect(toolBody(reply).detail.map((i: any) => i.loc)).toEqual([['query', 'sort_by'], ['query', 'limit']]);
+    expect(toolBody(reply).detail.map((i: any) => i.loc)).toEqual([
+      ['query', 'sort_by'],
+      ['query', 'limit'],
+    ]);
   });
 
   it('unknown, missing and unsafe arguments are tool errors in the same 422 shape', async () => {
     const unknown = toolBody(await callTool(full.key, 'search_articles', { limit: 5, colour: 'red' }));
-    expect(unknown).toEqual({ detail: [{ loc: ['arguments', 'colour'], msg: 'Unknown argument for search_articles', type: 'extra_forbidden' }] });
+    expect(unknown).toEqual({
+      detail: [{ loc: ['arguments', 'colour'], msg: 'Unknown argument for search_articles', type: 'extra_forbidden' }],
+    });
     const missing = await callTool(full.key, 'get_article', {});
     expect(missing.body.result.isError).toBe(true);
     expect(toolBody(missing)).toEqual({ detail: [{ loc: ['path', 'id'], msg: 'Field required', type: 'missing' }] });
@@ -235,7 +278,11 @@ describe('authentication and plan gates', () => {
     const none = await post(request('tools/list'));
     expect(none.status, show(none)).toBe(401);
     expect(none.body.detail).toMatch(/Missing API key/);
-    const query = await world.call(`/mcp?api_key=${full.key}`, { method: 'POST', body: request('tools/list'), headers: { Accept: ACCEPT } });
+    const query = await world.call(`/mcp?api_key=${full.key}`, {
+      method: 'POST',
+      body: request('tools/list'),
+      headers: { Accept: ACCEPT },
+    });
     expect(query.status, show(query)).toBe(401);
   });
 
@@ -247,7 +294,10 @@ describe('authentication and plan gates', () => {
 
   it('403 mcp_not_in_plan when MCP is switched off, before any tool runs; REST still works', async () => {
     const tenant = await world.tenant({ mcpEnabled: false });
-    for (const body of [request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }), request('tools/call', { name: 'get_usage', arguments: {} })]) {
+    for (const body of [
+      request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }),
+      request('tools/call', { name: 'get_usage', arguments: {} }),
+    ]) {
       const reply = await post(body, tenant.key);
       expect(reply.status, show(reply)).toBe(403);
       expect(reply.body).toEqual({ detail: { code: 'mcp_not_in_plan', message: 'MCP access is switched off for this project.' } });
@@ -313,10 +363,19 @@ describe('quota shared with REST', () => {
 
   it('a batch of tool calls spends one request and one per-minute hit each', async () => {
     const tenant = await world.tenant({ plan: 'grow' });
-    const reply = await post([request('tools/call', { name: 'list_languages', arguments: {} }), request('tools/call', { name: 'search_articles', arguments: { limit: 1 } })], tenant.key);
+    const reply = await post(
+      [
+        request('tools/call', { name: 'list_languages', arguments: {} }),
+        request('tools/call', { name: 'search_articles', arguments: { limit: 1 } }),
+      ],
+      tenant.key,
+    );
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body).toHaveLength(2);
-    expect(reply.body.every((r: any) => r.result.isError === false), show(reply)).toBe(true);
+    expect(
+      reply.body.every((r: any) => r.result.isError === false),
+      show(reply),
+    ).toBe(true);
     const state = await usage(tenant.key);
     expect(state.month.used).toBe(2);
     expect(state.minute.used, 'two tool calls and this GET').toBe(3);

@@ -18,17 +18,26 @@ beforeAll(async () => {
   await seed(world, geoRecords());
   tenant = await world.tenant({ countries: ['US', 'GB', 'DE', 'FR'] });
   // Made here: a test that points the driver at a dead endpoint leaves it there for world.db.
-  listId = (await createList(world.db, {
-    projectId: tenant.projectId, kind: 'mention', name: 'Jobs', countries: [], langs: [], searchScope: 'title', createdAt: new Date(NOW),
-    terms: [{ keyword: 'swift', matchType: 'broad' }],
-  })).id;
+  listId = (
+    await createList(world.db, {
+      projectId: tenant.projectId,
+      kind: 'mention',
+      name: 'Jobs',
+      countries: [],
+      langs: [],
+      searchScope: 'title',
+      createdAt: new Date(NOW),
+      terms: [{ keyword: 'swift', matchType: 'broad' }],
+    })
+  ).id;
 });
 
 afterEach(() => vi.restoreAllMocks());
 
 /** The suite runs at LOG_LEVEL=warn (vitest.config.ts); these tests read the info lines. */
 const INFO = { LOG_LEVEL: 'info' };
-const call = (path: string, options: Parameters<World['call']>[1] = {}) => world.call(path, { ...options, env: { ...INFO, ...options.env } });
+const call = (path: string, options: Parameters<World['call']>[1] = {}) =>
+  world.call(path, { ...options, env: { ...INFO, ...options.env } });
 
 const GENERATED = /^[0-9a-f-]{36}$/;
 
@@ -77,7 +86,8 @@ describe('X-Request-Id on every kind of answer', () => {
     const id = 'mcp-trace-0001';
     const logs = await captureLogs(async () => {
       const reply = await call('/mcp', {
-        method: 'POST', key: tenant.key,
+        method: 'POST',
+        key: tenant.key,
         headers: { Accept: 'application/json, text/event-stream', 'X-Request-Id': id },
         body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_languages', arguments: {} } },
       });
@@ -87,7 +97,10 @@ describe('X-Request-Id on every kind of answer', () => {
       expect(reply.body.result._meta).toEqual({ request_id: id });
     });
     const lines = logs.filter((l) => l.msg === 'request' && l.request_id === id);
-    expect(lines.map((l) => [l.channel, l.route])).toEqual([['mcp', '/v1/geo/languages'], ['rest', '/mcp']]);
+    expect(lines.map((l) => [l.channel, l.route])).toEqual([
+      ['mcp', '/v1/geo/languages'],
+      ['rest', '/mcp'],
+    ]);
   });
 });
 
@@ -122,8 +135,16 @@ describe('one JSON log line per request', () => {
     expect(lines).toHaveLength(1);
     const [line] = lines;
     expect(line).toMatchObject({
-      level: 'info', msg: 'request', worker: 'discovery-api', channel: 'rest', method: 'GET', route: '/v1/geo/regions/:alpha_2',
-      status: 200, cache: expect.any(String), project_id: tenant.projectId, key_id: tenant.keyId,
+      level: 'info',
+      msg: 'request',
+      worker: 'discovery-api',
+      channel: 'rest',
+      method: 'GET',
+      route: '/v1/geo/regions/:alpha_2',
+      status: 200,
+      cache: expect.any(String),
+      project_id: tenant.projectId,
+      key_id: tenant.keyId,
     });
     expect(line.duration_ms).toBeGreaterThanOrEqual(0);
     // Auth, limits and the query each went to Neon or Upstash at least once, in sequence.
@@ -135,14 +156,25 @@ describe('one JSON log line per request', () => {
 
   it('logs a 503 at warn level, answers without a key with null ids, and respects LOG_LEVEL', async () => {
     const logs = await captureLogs(() => call('/v1/geo/regions', { headers: { 'X-Request-Id': 'log-line-test-2' } }));
-    expect(logs.find((l) => l.request_id === 'log-line-test-2')).toMatchObject({ level: 'info', status: 401, project_id: null, key_id: null });
-    const quiet = await captureLogs(() => call('/v1/geo/regions', { key: tenant.key, env: { LOG_LEVEL: 'warn' }, headers: { 'X-Request-Id': 'log-line-test-3' } }));
+    expect(logs.find((l) => l.request_id === 'log-line-test-2')).toMatchObject({
+      level: 'info',
+      status: 401,
+      project_id: null,
+      key_id: null,
+    });
+    const quiet = await captureLogs(() =>
+      call('/v1/geo/regions', { key: tenant.key, env: { LOG_LEVEL: 'warn' }, headers: { 'X-Request-Id': 'log-line-test-3' } }),
+    );
     expect(quiet.filter((l) => l.request_id === 'log-line-test-3')).toEqual([]);
     // A 503 (here: the plan cannot be read, the database is down) is a documented, retryable answer: warn.
     const fresh = await world.tenant({ countries: ['US'] });
-    const down = await captureLogs(() => call('/v1/geo/regions', {
-      key: fresh.key, env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' }, headers: { 'X-Request-Id': 'log-line-test-4' },
-    }));
+    const down = await captureLogs(() =>
+      call('/v1/geo/regions', {
+        key: fresh.key,
+        env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' },
+        headers: { 'X-Request-Id': 'log-line-test-4' },
+      }),
+    );
     expect(down.find((l) => l.request_id === 'log-line-test-4')).toMatchObject({ level: 'warn', status: 503 });
   });
 
@@ -160,8 +192,23 @@ describe('one JSON log line per request', () => {
       expect(lines[0].duration_ms).toBeGreaterThanOrEqual(0);
       return lines[0];
     };
-    expect(lineOf('job-done')).toMatchObject({ level: 'info', msg: 'job', worker: expect.any(String), type: 'scan', list_id: listId, outcome: 'done', attempt: 1 });
-    expect(lineOf('job-failed')).toMatchObject({ level: 'error', msg: 'job', type: 'scan', outcome: 'retry', attempt: 3, error: expect.stringContaining('no mention list') });
+    expect(lineOf('job-done')).toMatchObject({
+      level: 'info',
+      msg: 'job',
+      worker: expect.any(String),
+      type: 'scan',
+      list_id: listId,
+      outcome: 'done',
+      attempt: 1,
+    });
+    expect(lineOf('job-failed')).toMatchObject({
+      level: 'error',
+      msg: 'job',
+      type: 'scan',
+      outcome: 'retry',
+      attempt: 3,
+      error: expect.stringContaining('no mention list'),
+    });
     expect(lineOf('job-dropped')).toMatchObject({ level: 'warn', msg: 'job dropped', type: 'no-such-job', outcome: 'dropped', attempt: 2 });
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(['job-done', 'job-dropped']);
@@ -169,7 +216,13 @@ describe('one JSON log line per request', () => {
   });
 
   it('a cron run writes one line', async () => {
-    const logs = await captureLogs(() => worker.scheduled(createScheduledController({ cron: '*/10 * * * *' }) as any, { ...world.env, ...INFO } as any, createExecutionContext()));
+    const logs = await captureLogs(() =>
+      worker.scheduled(
+        createScheduledController({ cron: '*/10 * * * *' }) as any,
+        { ...world.env, ...INFO } as any,
+        createExecutionContext(),
+      ),
+    );
     const runs = logs.filter((l) => l.msg === 'cron');
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ level: 'info', cron: '*/10 * * * *', failures: [], queued: 0 });

@@ -12,20 +12,49 @@ const SPORTS_1 = '5e5e5e5e-0000-4000-8000-000000000001';
 const NEWS_1 = '5e5e5e5e-0000-4000-8000-000000000002';
 const NEWS_2 = '5e5e5e5e-0000-4000-8000-000000000003';
 
-const mention = (name: string, unified_score: number) => ({ name, type: 'person', mentions: 1, unified_score, embedding_similarity: 0.5, source: 'ner' });
+const mention = (name: string, unified_score: number) => ({
+  name,
+  type: 'person',
+  mentions: 1,
+  unified_score,
+  embedding_similarity: 0.5,
+  source: 'ner',
+});
 
 function article(id: string, category: string, title: string, hoursAgo: number, entities: object[]) {
   return {
-    type: 'article', id, url: `https://news.example.com/a/${id.slice(-2)}`, domain: 'news.example.com', publisher: 'news', title,
-    summary: `${title} summary`, body: `${title} body`, content_language: 'en', date_published: hour(hoursAgo), date_modified: hour(hoursAgo),
+    type: 'article',
+    id,
+    url: `https://news.example.com/a/${id.slice(-2)}`,
+    domain: 'news.example.com',
+    publisher: 'news',
+    title,
+    summary: `${title} summary`,
+    body: `${title} body`,
+    content_language: 'en',
+    date_published: hour(hoursAgo),
+    date_modified: hour(hoursAgo),
     meta: { meta_title: title, meta_description: title, headline: title, section: 'News' },
     enrichment: { actors: [], topic: [], format_group: 'article', format_type: 'news', entities: {} },
-    rss_feeds: null, images: [], markdown_content: null, first_seen_at: hour(hoursAgo), refreshed_at: hour(hoursAgo),
-    categories: [{ name: category, confidence: 0.9 }], entities,
+    rss_feeds: null,
+    images: [],
+    markdown_content: null,
+    first_seen_at: hour(hoursAgo),
+    refreshed_at: hour(hoursAgo),
+    categories: [{ name: category, confidence: 0.9 }],
+    entities,
   };
 }
 
-const seen = (url_id: string, hoursAgo: number, language = 'en') => ({ type: 'observation', url_id, country: 'US', language, hour: hour(hoursAgo), impressions: 100, position: 2 });
+const seen = (url_id: string, hoursAgo: number, language = 'en') => ({
+  type: 'observation',
+  url_id,
+  country: 'US',
+  language,
+  hour: hour(hoursAgo),
+  impressions: 100,
+  position: 2,
+});
 
 let world: World;
 let internal: string;
@@ -40,7 +69,10 @@ beforeAll(async () => {
     article(SPORTS_1, '/Sports/Soccer', 'Cup final tonight', 2, [mention('Zed Star', 0.6)]),
     article(NEWS_1, '/News', 'Secret merger talks', 3, [mention('Zed Star', 0.9), mention('Board Member', 0.8)]),
     article(NEWS_2, '/News/Politics', 'Cabinet reshuffle', 1, [mention('Board Member', 0.7)]),
-    seen(SPORTS_1, 2), seen(SPORTS_1, 1, 'es'), seen(NEWS_1, 3), seen(NEWS_2, 1),
+    seen(SPORTS_1, 2),
+    seen(SPORTS_1, 1, 'es'),
+    seen(NEWS_1, 3),
+    seen(NEWS_2, 1),
   ]);
   internal = await world.internalKey();
   sports = await world.tenant({ plan: 'start', countries: ['US'], categories: ['/Sports'] });
@@ -48,17 +80,22 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('a /Sports-limited project reading entities', () => {
-  it('/v1/entities/trending ranks by its categories\' mentions; top_article is never a /News article', async () => {
+  it("/v1/entities/trending ranks by its categories' mentions; top_article is never a /News article", async () => {
     const all = await world.call('/v1/entities/trending?region=us&period=24h', { key: internal });
     expect(all.body.trending_entities.map((e: any) => [e.name, e.mentions_in_period, e.top_article.url_id])).toEqual([
-      ['Zed Star', 3, NEWS_1], ['Board Member', 2, NEWS_1],
+      ['Zed Star', 3, NEWS_1],
+      ['Board Member', 2, NEWS_1],
     ]);
     const reply = await world.call('/v1/entities/trending?region=us&period=24h', { key: sports.key });
     expect(reply.status, show(reply)).toBe(200);
-    expect(reply.body.trending_entities).toEqual([expect.objectContaining({
-      name: 'Zed Star', mentions_in_period: 2, articles_in_period: 1,
-      top_article: expect.objectContaining({ url_id: SPORTS_1, title: 'Cup final tonight' }),
-    })]);
+    expect(reply.body.trending_entities).toEqual([
+      expect.objectContaining({
+        name: 'Zed Star',
+        mentions_in_period: 2,
+        articles_in_period: 1,
+        top_article: expect.objectContaining({ url_id: SPORTS_1, title: 'Cup final tonight' }),
+      }),
+    ]);
     expect(reply.text).not.toContain('Secret merger talks');
     const english = await world.call('/v1/entities/trending?region=us&period=24h&lang=en', { key: sports.key });
     expect(english.body.trending_entities.map((e: any) => [e.mentions_in_period, e.articles_in_period])).toEqual([[1, 1]]);
@@ -89,7 +126,7 @@ describe('a /Sports-limited project reading entities', () => {
     }
   });
 
-  it('/v1/entities/{name}/articles lists only its categories\' articles', async () => {
+  it("/v1/entities/{name}/articles lists only its categories' articles", async () => {
     const reply = await world.call('/v1/entities/zed%20star/articles', { key: sports.key });
     expect(reply.body.articles.map((a: any) => a.url_id)).toEqual([SPORTS_1]);
     expect(reply.body.total).toBe(1);

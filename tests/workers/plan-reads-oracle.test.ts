@@ -38,13 +38,23 @@ const scopes: Scope[] = [];
 function corrected(batches: object[][], i: number, categories: string[], rescore = false): object {
   const a = batches[0].find((r: any) => r.type === 'article' && r.id === urlId(i)) as any;
   return {
-    ...a, categories: categories.map((name, j) => ({ name, confidence: 0.9 - j / 10 })),
-    entities: rescore ? a.entities.map((m: any, j: number) => ({ ...m, unified_score: 0.97 - j / 10, embedding_similarity: 0.3 })) : a.entities,
+    ...a,
+    categories: categories.map((name, j) => ({ name, confidence: 0.9 - j / 10 })),
+    entities: rescore
+      ? a.entities.map((m: any, j: number) => ({ ...m, unified_score: 0.97 - j / 10, embedding_similarity: 0.3 }))
+      : a.entities,
   };
 }
 
-const seen = (id: string, country: string, language: string, hour: number, impressions = 40) =>
-  ({ type: 'observation', url_id: id, country, language, hour: new Date(BASE + hour * 3_600_000).toISOString(), impressions, position: 3 });
+const seen = (id: string, country: string, language: string, hour: number, impressions = 40) => ({
+  type: 'observation',
+  url_id: id,
+  country,
+  language,
+  hour: new Date(BASE + hour * 3_600_000).toISOString(),
+  impressions,
+  position: 3,
+});
 
 function corrections(batches: object[][]): object[][] {
   const late = { ...corrected(batches, 3, ['/Tech/AI']), id: LATE, url: 'https://a.example.com/a/100', title: 'Story 100' };
@@ -63,17 +73,31 @@ function corrections(batches: object[][]): object[][] {
       seen(urlId(9), 'GB', 'en', 200),
       // An article with categories and no observation yet, and one never observed (with its own entity).
       late,
-      { ...corrected(batches, 6, ['/News']), id: UNSEEN, url: 'https://a.example.com/a/101', title: 'Story 101',
-        entities: [{ name: 'Unseen Person', type: 'person', mentions: 1, unified_score: 0.99, embedding_similarity: 0.9, source: 'ner' }] },
+      {
+        ...corrected(batches, 6, ['/News']),
+        id: UNSEEN,
+        url: 'https://a.example.com/a/101',
+        title: 'Story 101',
+        entities: [{ name: 'Unseen Person', type: 'person', mentions: 1, unified_score: 0.99, embedding_similarity: 0.9, source: 'ner' }],
+      },
       // Seen in the US only: the best occurrence of a shared entity, and the only one of another.
-      { ...corrected(batches, 8, ['/Tech', '/News']), id: US_ONLY, url: 'https://a.example.com/a/102', title: 'Story 102',
-        entities: [{ name: 'Ada Lovelace', type: 'person', mentions: 1, unified_score: 0.99, embedding_similarity: 0.9, source: 'ner' },
-          { name: 'Only Here', type: 'person', mentions: 1, unified_score: 0.8, embedding_similarity: 0.9, source: 'ner' }] },
+      {
+        ...corrected(batches, 8, ['/Tech', '/News']),
+        id: US_ONLY,
+        url: 'https://a.example.com/a/102',
+        title: 'Story 102',
+        entities: [
+          { name: 'Ada Lovelace', type: 'person', mentions: 1, unified_score: 0.99, embedding_similarity: 0.9, source: 'ner' },
+          { name: 'Only Here', type: 'person', mentions: 1, unified_score: 0.8, embedding_similarity: 0.9, source: 'ner' },
+        ],
+      },
       seen(US_ONLY, 'US', 'en', 230),
     ],
     [
       // The late article surfaces; article 2 reaches a new market; article 7 is corrected again.
-      seen(LATE, 'US', 'en', 250), seen(LATE, 'GB', 'en', 251), seen(LATE, 'US', 'en', 252, 0),
+      seen(LATE, 'US', 'en', 250),
+      seen(LATE, 'GB', 'en', 251),
+      seen(LATE, 'US', 'en', 252, 0),
       seen(urlId(2), 'DE', 'de', 240),
       corrected(batches, 7, ['/Tech/Gadgets']),
     ],
@@ -85,7 +109,13 @@ beforeAll(async () => {
   world.setNow(NOW);
   const batches = dataset();
   for (const batch of [...batches, ...corrections(batches)]) await seed(world, batch);
-  const add = async (name: string, plan: 'scale' | 'grow', categories: string[] | null, countries: string[] | null, historyDays: number) => {
+  const add = async (
+    name: string,
+    plan: 'scale' | 'grow',
+    categories: string[] | null,
+    countries: string[] | null,
+    historyDays: number,
+  ) => {
     const t = await world.tenant(
       { plan, categories, countries: ['US', 'GB', 'DE'], historyDays, rateLimitPerMinute: 1_000_000 },
       { countries: countries ?? undefined },
@@ -108,15 +138,23 @@ beforeAll(async () => {
 const NAIVE_TOPS = `SELECT DISTINCT url_id, substring(name from '^/[^/]*') COLLATE "C" AS top FROM article_categories`;
 
 const naiveTables = async () => ({
-  tops: await queryRows(world.db, `SELECT url_id::text, array_agg(top ORDER BY top) AS top_categories FROM (${NAIVE_TOPS}) t GROUP BY url_id ORDER BY 1`),
-  reach: await queryRows(world.db, `
+  tops: await queryRows(
+    world.db,
+    `SELECT url_id::text, array_agg(top ORDER BY top) AS top_categories FROM (${NAIVE_TOPS}) t GROUP BY url_id ORDER BY 1`,
+  ),
+  reach: await queryRows(
+    world.db,
+    `
     WITH per AS (
       SELECT p.url_id, array_agg(p.country || ':' || p.language ORDER BY (p.country || ':' || p.language) COLLATE "C") AS markets,
              array_agg(DISTINCT p.country ORDER BY p.country) AS countries,
              coalesce((SELECT array_agg(t.top ORDER BY t.top) FROM (${NAIVE_TOPS}) t WHERE t.url_id = p.url_id), '{}') AS top_categories
       FROM url_profiles p GROUP BY p.url_id)
-    SELECT markets, countries, top_categories, count(*)::int AS articles FROM per GROUP BY 1, 2, 3 ORDER BY 1, 3`),
-  best: await queryRows(world.db, `
+    SELECT markets, countries, top_categories, count(*)::int AS articles FROM per GROUP BY 1, 2, 3 ORDER BY 1, 3`,
+  ),
+  best: await queryRows(
+    world.db,
+    `
     WITH occ AS (
       SELECT ae.*, '*' AS country, t.top FROM article_entities ae JOIN (${NAIVE_TOPS}) t ON t.url_id = ae.url_id
       UNION ALL
@@ -126,27 +164,37 @@ const naiveTables = async () => ({
       SELECT ae.*, p.country, t.top FROM article_entities ae JOIN (${NAIVE_TOPS}) t ON t.url_id = ae.url_id
         JOIN (SELECT DISTINCT url_id, country FROM url_profiles) p ON p.url_id = ae.url_id)
     SELECT DISTINCT ON (entity_id, country, top) entity_id::text, country, top AS category, url_id::text, unified_score, embedding_similarity, source
-    FROM occ ORDER BY entity_id, country, top, unified_score DESC, embedding_similarity DESC, url_id`),
+    FROM occ ORDER BY entity_id, country, top, unified_score DESC, embedding_similarity DESC, url_id`,
+  ),
   // entity_best with its '+' rows (the articles seen in some market).
-  entityBest: await queryRows(world.db, `
+  entityBest: await queryRows(
+    world.db,
+    `
     WITH occ AS (
       SELECT ae.*, '*' AS country FROM article_entities ae
       UNION ALL SELECT ae.*, '+' FROM article_entities ae WHERE ae.url_id IN (SELECT url_id FROM url_profiles)
       UNION ALL SELECT ae.*, p.country FROM article_entities ae JOIN (SELECT DISTINCT url_id, country FROM url_profiles) p ON p.url_id = ae.url_id)
     SELECT DISTINCT ON (entity_id, country) entity_id::text, country, url_id::text, unified_score, embedding_similarity, source
-    FROM occ ORDER BY entity_id, country, unified_score DESC, embedding_similarity DESC, url_id`),
+    FROM occ ORDER BY entity_id, country, unified_score DESC, embedding_similarity DESC, url_id`,
+  ),
 });
 
 const storedTables = async () => ({
   tops: await queryRows(world.db, 'SELECT url_id::text, top_categories FROM article_tops ORDER BY 1'),
   reach: await queryRows(world.db, 'SELECT markets, countries, top_categories, articles FROM article_reach ORDER BY 1, 3'),
-  best: await queryRows(world.db, `SELECT entity_id::text, country, category, url_id::text, unified_score, embedding_similarity, source
-    FROM entity_category_best ORDER BY entity_id, country, category`),
-  entityBest: await queryRows(world.db, `SELECT entity_id::text, country, url_id::text, unified_score, embedding_similarity, source
-    FROM entity_best ORDER BY entity_id, country`),
+  best: await queryRows(
+    world.db,
+    `SELECT entity_id::text, country, category, url_id::text, unified_score, embedding_similarity, source
+    FROM entity_category_best ORDER BY entity_id, country, category`,
+  ),
+  entityBest: await queryRows(
+    world.db,
+    `SELECT entity_id::text, country, url_id::text, unified_score, embedding_similarity, source
+    FROM entity_best ORDER BY entity_id, country`,
+  ),
 });
 
-describe('the plan reads\' tables', () => {
+describe("the plan reads' tables", () => {
   it('hold the corrections: the rows the test is about exist', async () => {
     const tops = new Map((await storedTables()).tops.map((r: any) => [r.url_id, r.top_categories]));
     expect(tops.get(urlId(2))).toEqual(['/News']);
@@ -156,8 +204,10 @@ describe('the plan reads\' tables', () => {
     expect(tops.get(urlId(11))).toEqual(['/News', '/Tech']);
     expect(tops.get(LATE)).toEqual(['/Tech']);
     // An entity only on a never observed article: over all articles ('*'), not among those seen ('+').
-    const unseen = await queryRows<{ country: string }>(world.db,
-      `SELECT b.country FROM entity_best b JOIN entities e ON e.id = b.entity_id WHERE e.normalized_name = 'unseen person' ORDER BY 1`);
+    const unseen = await queryRows<{ country: string }>(
+      world.db,
+      `SELECT b.country FROM entity_best b JOIN entities e ON e.id = b.entity_id WHERE e.normalized_name = 'unseen person' ORDER BY 1`,
+    );
     expect(unseen.map((r) => r.country)).toEqual(['*']);
   });
 
@@ -227,10 +277,17 @@ describe('reads against naive references, every key scope', () => {
       const windows: [string, Date, Date][] = [
         ['', new Date(start), new Date(now)],
         // Edges inside the data, off the hour and off the day (both ways of counting the total).
-        [`&date_from=${iso(BASE + 30 * 3_600_000 + 17 * 60_000)}&date_to=${iso(BASE + 200 * 3_600_000 + 5 * 60_000)}`,
-          new Date(BASE + 30 * 3_600_000 + 17 * 60_000), new Date(BASE + 200 * 3_600_000 + 5 * 60_000)],
+        [
+          `&date_from=${iso(BASE + 30 * 3_600_000 + 17 * 60_000)}&date_to=${iso(BASE + 200 * 3_600_000 + 5 * 60_000)}`,
+          new Date(BASE + 30 * 3_600_000 + 17 * 60_000),
+          new Date(BASE + 200 * 3_600_000 + 5 * 60_000),
+        ],
         [`&date_from=${iso(BASE + 240 * 3_600_000)}`, new Date(BASE + 240 * 3_600_000), new Date(now)],
-        [`&date_from=${iso(BASE - 5 * DAY)}&date_to=${iso(BASE + 20 * 3_600_000)}`, new Date(BASE - 5 * DAY), new Date(BASE + 20 * 3_600_000)],
+        [
+          `&date_from=${iso(BASE - 5 * DAY)}&date_to=${iso(BASE + 20 * 3_600_000)}`,
+          new Date(BASE - 5 * DAY),
+          new Date(BASE + 20 * 3_600_000),
+        ],
       ];
       for (const [query, asked, to] of windows) {
         // The plan's history is a floor: an earlier start is clamped to it.
@@ -241,13 +298,22 @@ describe('reads against naive references, every key scope', () => {
           const all = await world.call(`/v1/articles?limit=200${query}${lang ? `&lang=${lang}` : ''}`, { key: s.key });
           expect(all.status, show(all)).toBe(200);
           expect(all.body.total, label).toBe(want.length);
-          expect(all.body.articles.map((a: any) => a.id), label).toEqual(want);
+          expect(
+            all.body.articles.map((a: any) => a.id),
+            label,
+          ).toEqual(want);
           const page = await world.call(`/v1/articles?limit=4&offset=3${query}${lang ? `&lang=${lang}` : ''}`, { key: s.key });
           expect(page.body.total, label).toBe(want.length);
-          expect(page.body.articles.map((a: any) => a.id), label).toEqual(want.slice(3, 7));
+          expect(
+            page.body.articles.map((a: any) => a.id),
+            label,
+          ).toEqual(want.slice(3, 7));
         }
         const asc = await world.call(`/v1/articles?limit=200&sort_order=asc${query}`, { key: s.key });
-        expect(asc.body.articles.map((a: any) => a.id), `${s.name} ${query} asc`).toEqual(await naiveArticles(s, null, from, to, true));
+        expect(
+          asc.body.articles.map((a: any) => a.id),
+          `${s.name} ${query} asc`,
+        ).toEqual(await naiveArticles(s, null, from, to, true));
       }
     }
   }, 180_000);
@@ -269,7 +335,9 @@ describe('reads against naive references, every key scope', () => {
         const walked: string[] = [];
         let cursor: string | null = null;
         do {
-          const reply: any = await world.call(`/v2/feed?${query}&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: s.key });
+          const reply: any = await world.call(`/v2/feed?${query}&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+            key: s.key,
+          });
           expect(reply.status, show(reply)).toBe(200);
           walked.push(...keys(reply.body.items));
           cursor = reply.body.next_cursor;
@@ -283,17 +351,22 @@ describe('reads against naive references, every key scope', () => {
     }
   }, 180_000);
 
-  it('GET /v1/entities: list, total and detail take the best occurrence of the scope\'s articles', async () => {
+  it("GET /v1/entities: list, total and detail take the best occurrence of the scope's articles", async () => {
     for (const s of scopes) {
       const want = await naiveEntities(s);
       expect(want.length, s.name).toBeGreaterThan(0);
       const list = await world.call('/v1/entities?limit=200', { key: s.key });
       expect(list.status, show(list)).toBe(200);
       expect(list.body.total, s.name).toBe(want.length);
-      expect(list.body.entities.map((e: any) => ({ normalized_name: e.normalized_name, url_id: e.url_id, unified_score: e.unified_score })), s.name)
-        .toEqual(want);
+      expect(
+        list.body.entities.map((e: any) => ({ normalized_name: e.normalized_name, url_id: e.url_id, unified_score: e.unified_score })),
+        s.name,
+      ).toEqual(want);
       const page = await world.call('/v1/entities?limit=2&offset=1', { key: s.key });
-      expect(page.body.entities.map((e: any) => e.normalized_name), s.name).toEqual(want.slice(1, 3).map((e) => e.normalized_name));
+      expect(
+        page.body.entities.map((e: any) => e.normalized_name),
+        s.name,
+      ).toEqual(want.slice(1, 3).map((e) => e.normalized_name));
       for (const entity of want) {
         const detail = await world.call(`/v1/entities/${encodeURIComponent(entity.normalized_name)}`, { key: s.key });
         expect(detail.body.url_id, `${s.name} ${entity.normalized_name}`).toBe(entity.url_id);

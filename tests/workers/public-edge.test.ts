@@ -23,7 +23,11 @@ describe('CORS', () => {
   it('answers a preflight for any origin without touching the database or Redis', async () => {
     const reply = await world.call('/public/platform-profile/bulk', {
       method: 'OPTIONS',
-      headers: { Origin: 'https://publisher.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      headers: {
+        Origin: 'https://publisher.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type',
+      },
       env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', UPSTASH_REDIS_REST_URL: env.DEAD_REDIS_UPSTASH_URL },
     });
     expect(reply.status, show(reply)).toBe(204);
@@ -34,7 +38,11 @@ describe('CORS', () => {
   });
 
   it('every answer carries CORS headers, errors included', async () => {
-    for (const path of ['/public/platform-profile?domain=herald.example.com', '/public/platform-profile?domain=nope', '/public/platform-profile/query?q=a']) {
+    for (const path of [
+      '/public/platform-profile?domain=herald.example.com',
+      '/public/platform-profile?domain=nope',
+      '/public/platform-profile/query?q=a',
+    ]) {
       const reply = await world.call(path, { headers: { Origin: 'https://x.example', 'CF-Connecting-IP': ip() } });
       expect(reply.headers.get('access-control-allow-origin'), path).toBe('*');
       expect(reply.headers.get('access-control-expose-headers'), path).toContain('ETag');
@@ -65,7 +73,9 @@ describe('HTTP caching', () => {
 
   it('the same domain spelled differently gets the same ETag (same body)', async () => {
     const a = await world.call('/public/platform-profile?domain=herald.example.com', { headers: { 'CF-Connecting-IP': ip() } });
-    const b = await world.call('/public/platform-profile?domain=HTTPS://WWW.HERALD.EXAMPLE.COM/', { headers: { 'CF-Connecting-IP': ip() } });
+    const b = await world.call('/public/platform-profile?domain=HTTPS://WWW.HERALD.EXAMPLE.COM/', {
+      headers: { 'CF-Connecting-IP': ip() },
+    });
     expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
   });
 
@@ -74,7 +84,11 @@ describe('HTTP caching', () => {
     expect(bad.status).toBe(422);
     expect(bad.headers.get('cache-control')).toBe('no-store');
     expect(bad.headers.get('etag')).toBeNull();
-    const post = await world.call('/public/platform-profile/bulk', { method: 'POST', body: { domains: [HERALD.domain] }, headers: { 'CF-Connecting-IP': ip() } });
+    const post = await world.call('/public/platform-profile/bulk', {
+      method: 'POST',
+      body: { domains: [HERALD.domain] },
+      headers: { 'CF-Connecting-IP': ip() },
+    });
     expect(post.headers.get('cache-control')).toBe('no-store');
   });
 });
@@ -97,7 +111,10 @@ describe('per-IP rate limit', () => {
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(last!.headers.get('ratelimit-policy')).toBe('"ip-minute";q=3;w=60');
     expect(last!.headers.get('access-control-allow-origin')).toBe('*');
-    const other = await world.call('/public/platform-profile?domain=herald.example.com', { headers: { 'CF-Connecting-IP': ip() }, env: limited });
+    const other = await world.call('/public/platform-profile?domain=herald.example.com', {
+      headers: { 'CF-Connecting-IP': ip() },
+      env: limited,
+    });
     expect(other.status, show(other)).toBe(200);
   });
 
@@ -105,7 +122,10 @@ describe('per-IP rate limit', () => {
     const client = ip();
     const statuses = [];
     for (let i = 0; i < 5; i++) {
-      statuses.push((await world.call('/public/platform-profile?domain=herald.example.com', { headers: { 'CF-Connecting-IP': client }, env: limited })).status);
+      statuses.push(
+        (await world.call('/public/platform-profile?domain=herald.example.com', { headers: { 'CF-Connecting-IP': client }, env: limited }))
+          .status,
+      );
     }
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
   });
@@ -114,11 +134,17 @@ describe('per-IP rate limit', () => {
     const client = ip();
     const env = { PUBLIC_RATE_LIMIT_PER_MINUTE: '40' };
     for (let i = 0; i < 15; i++) {
-      const reply = await world.call('/public/platform-profile?domain=herald.example.com', { headers: { 'CF-Connecting-IP': client }, env });
+      const reply = await world.call('/public/platform-profile?domain=herald.example.com', {
+        headers: { 'CF-Connecting-IP': client },
+        env,
+      });
       expect(reply.status).toBe(200);
       expect(reply.headers.get('ratelimit'), `request ${i + 1}`).toMatch(new RegExp(`^"ip-minute";r=${39 - i};`));
     }
-    const miss = await world.call('/public/platform-profile?domain=fresh-domain.example.com', { headers: { 'CF-Connecting-IP': client }, env });
+    const miss = await world.call('/public/platform-profile?domain=fresh-domain.example.com', {
+      headers: { 'CF-Connecting-IP': client },
+      env,
+    });
     expect(miss.headers.get('ratelimit')).toMatch(/^"ip-minute";r=24;/);
   });
 
@@ -126,12 +152,18 @@ describe('per-IP rate limit', () => {
     const client = ip();
     const env = { PUBLIC_RATE_LIMIT_PER_MINUTE: '10' };
     const first = await world.call('/public/platform-profile/bulk', {
-      method: 'POST', body: { domains: ['a.example.com', 'b.example.com', 'A.example.com', 'c.example.com', 'bad value'] }, headers: { 'CF-Connecting-IP': client }, env,
+      method: 'POST',
+      body: { domains: ['a.example.com', 'b.example.com', 'A.example.com', 'c.example.com', 'bad value'] },
+      headers: { 'CF-Connecting-IP': client },
+      env,
     });
     expect(first.status, show(first)).toBe(200);
     expect(first.headers.get('ratelimit')).toMatch(/^"ip-minute";r=7;/);
     const tooMany = await world.call('/public/platform-profile/bulk', {
-      method: 'POST', body: { domains: Array.from({ length: 8 }, (_, i) => `x${i}.example.com`) }, headers: { 'CF-Connecting-IP': client }, env,
+      method: 'POST',
+      body: { domains: Array.from({ length: 8 }, (_, i) => `x${i}.example.com`) },
+      headers: { 'CF-Connecting-IP': client },
+      env,
     });
     expect(tooMany.status, show(tooMany)).toBe(429);
     expect(tooMany.body.detail.message).toMatch(/8 domains/);
@@ -141,7 +173,14 @@ describe('per-IP rate limit', () => {
     const env = { PUBLIC_RATE_LIMIT_PER_MINUTE: '2' };
     const statuses = [];
     for (const addr of ['2001:db8:1:2::1', '2001:db8:1:2:ffff::9', '2001:0db8:0001:0002:abcd::1']) {
-      statuses.push((await world.call(`/public/platform-profile?domain=v6-${statuses.length}.example.com`, { headers: { 'CF-Connecting-IP': addr }, env })).status);
+      statuses.push(
+        (
+          await world.call(`/public/platform-profile?domain=v6-${statuses.length}.example.com`, {
+            headers: { 'CF-Connecting-IP': addr },
+            env,
+          })
+        ).status,
+      );
     }
     expect(statuses).toEqual([200, 200, 429]);
   });
@@ -151,7 +190,10 @@ describe('per-IP rate limit', () => {
     const client = ip();
     const statuses = [];
     for (let i = 0; i < 3; i++) {
-      const reply = await world.call(`/public/platform-profile?domain=down-${i}.example.com`, { headers: { 'CF-Connecting-IP': client }, env: down });
+      const reply = await world.call(`/public/platform-profile?domain=down-${i}.example.com`, {
+        headers: { 'CF-Connecting-IP': client },
+        env: down,
+      });
       statuses.push(reply.status);
       if (reply.status === 200) expect(reply.headers.get('ratelimit')).toMatch(/^"ip-minute-local"/);
     }
@@ -164,10 +206,28 @@ describe('security', () => {
     const list = await world.call('/v1/tracking/lists', { key: tenant.key });
     expect(list.status, show(list)).toBe(200);
     const secrets = [tenant.projectId, tenant.key, tenant.keyId, 'CANARY-PROJECT-NAME'];
-    const privateKeys = ['project', 'project_id', 'key', 'api_key', 'tracking', 'impressions', 'position', 'favicon_url', 'is_video', 'name', 'id', 'url_id', 'body'];
+    const privateKeys = [
+      'project',
+      'project_id',
+      'key',
+      'api_key',
+      'tracking',
+      'impressions',
+      'position',
+      'favicon_url',
+      'is_video',
+      'name',
+      'id',
+      'url_id',
+      'body',
+    ];
     const replies = [
       await world.call(`/public/platform-profile?domain=${HERALD.domain}`, { key: tenant.key, headers: { 'CF-Connecting-IP': ip() } }),
-      await world.call('/public/platform-profile/bulk', { method: 'POST', body: { domains: [HERALD.domain, NOPROFILE.domain, 'bad'] }, headers: { 'CF-Connecting-IP': ip() } }),
+      await world.call('/public/platform-profile/bulk', {
+        method: 'POST',
+        body: { domains: [HERALD.domain, NOPROFILE.domain, 'bad'] },
+        headers: { 'CF-Connecting-IP': ip() },
+      }),
       await world.call('/public/platform-profile/query?q=herald', { headers: { 'CF-Connecting-IP': ip() } }),
     ];
     const walk = (value: unknown, path: string) => {
@@ -193,7 +253,10 @@ describe('security', () => {
   });
 
   it('the public routes need no key and ignore a broken one', async () => {
-    const reply = await world.call(`/public/platform-profile?domain=${HERALD.domain}`, { key: 'not-a-key', headers: { 'CF-Connecting-IP': ip() } });
+    const reply = await world.call(`/public/platform-profile?domain=${HERALD.domain}`, {
+      key: 'not-a-key',
+      headers: { 'CF-Connecting-IP': ip() },
+    });
     expect(reply.status, show(reply)).toBe(200);
   });
 });
@@ -242,10 +305,13 @@ describe('/docs without a CDN', () => {
 
 describe('MCP tools', () => {
   it('check_publisher_profile and find_publisher_profiles run the public routes and answer the same bodies', async () => {
-    const call = (name: string, args: object) => world.call('/mcp', {
-      method: 'POST', key: tenant.key, headers: { Accept: 'application/json, text/event-stream', 'CF-Connecting-IP': ip() },
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
-    });
+    const call = (name: string, args: object) =>
+      world.call('/mcp', {
+        method: 'POST',
+        key: tenant.key,
+        headers: { Accept: 'application/json, text/event-stream', 'CF-Connecting-IP': ip() },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      });
     const checked = await call('check_publisher_profile', { domain: `https://www.${HERALD.domain}/` });
     expect(checked.status, show(checked)).toBe(200);
     const rest = await world.call(`/public/platform-profile?domain=${HERALD.domain}`, { headers: { 'CF-Connecting-IP': ip() } });

@@ -10,7 +10,7 @@ import { createWorld, show, type World } from '../helpers/world';
 let world: World;
 let ipSeq = 0;
 /** Each test its own client address: the per-IP limit never couples tests. */
-const fresh = () => ({ 'CF-Connecting-IP': `198.51.100.${++ipSeq % 250}` , 'X-Test': String(ipSeq) });
+const fresh = () => ({ 'CF-Connecting-IP': `198.51.100.${++ipSeq % 250}`, 'X-Test': String(ipSeq) });
 const check = (domain: string) => world.call(`/public/platform-profile?domain=${encodeURIComponent(domain)}`, { headers: fresh() });
 const bulk = (body: unknown, headers: Record<string, string> = {}) =>
   world.call('/public/platform-profile/bulk', { method: 'POST', body, headers: { ...fresh(), ...headers } });
@@ -24,10 +24,15 @@ beforeAll(async () => {
 /** Naive reference: a domain's newest publications straight from articles. */
 async function newest(domain: string) {
   const rows = await queryRows<{ title: string; url: string; image_url: string | null; publisher: string; first_seen_at: Date }>(
-    world.db, 'SELECT title, url, image_url, publisher, first_seen_at FROM articles WHERE domain = $1 ORDER BY first_seen_at DESC, id LIMIT 6', [domain],
+    world.db,
+    'SELECT title, url, image_url, publisher, first_seen_at FROM articles WHERE domain = $1 ORDER BY first_seen_at DESC, id LIMIT 6',
+    [domain],
   );
   return rows.map((r) => ({
-    title: r.title, url: r.url, imageUrl: r.image_url, sourceLabel: r.publisher,
+    title: r.title,
+    url: r.url,
+    imageUrl: r.image_url,
+    sourceLabel: r.publisher,
     publishedAt: new Date(r.first_seen_at).toISOString().replace('.000Z', '+00:00'),
   }));
 }
@@ -42,13 +47,24 @@ describe('GET /public/platform-profile (happy)', () => {
     expect(data_as_of).toBeNull();
     expect(ProfileResultSchema.parse(result)).toEqual(result);
     expect(result).toEqual({
-      ok: true, domain: HERALD.domain, profileUrl: `https://app.example.com/publisher/${HERALD.domain}`,
-      knowledgeGraphId: HERALD.kg_id, exists: true, title: HERALD.title, totalFollowers: '1.2M',
+      ok: true,
+      domain: HERALD.domain,
+      profileUrl: `https://app.example.com/publisher/${HERALD.domain}`,
+      knowledgeGraphId: HERALD.kg_id,
+      exists: true,
+      title: HERALD.title,
+      totalFollowers: '1.2M',
       recentPublications: await newest(HERALD.domain),
     });
     const pubs = reply.body.recentPublications;
     expect(pubs).toHaveLength(6);
-    expect(pubs[0]).toEqual({ title: 'Herald story 8', url: `https://${HERALD.domain}/story/8`, imageUrl: `https://${HERALD.domain}/img/8.jpg`, sourceLabel: 'Example Herald', publishedAt: at(3) });
+    expect(pubs[0]).toEqual({
+      title: 'Herald story 8',
+      url: `https://${HERALD.domain}/story/8`,
+      imageUrl: `https://${HERALD.domain}/img/8.jpg`,
+      sourceLabel: 'Example Herald',
+      publishedAt: at(3),
+    });
     // Two stories first seen in the same hour: the article id breaks the tie.
     expect(pubs.slice(1, 3).map((p: any) => p.title)).toEqual(['Herald story 6', 'Herald story 7']);
     expect(pubs.find((p: any) => p.title === 'Herald story 5').imageUrl).toBeNull();
@@ -56,14 +72,27 @@ describe('GET /public/platform-profile (happy)', () => {
 
   // Fifteen-plus spellings of the same two domains, including Unicode and punycode forms.
   it.each([
-    ['herald.example.com', HERALD.domain], ['HERALD.EXAMPLE.COM', HERALD.domain], ['www.herald.example.com', HERALD.domain],
-    ['https://herald.example.com', HERALD.domain], ['http://www.herald.example.com/', HERALD.domain],
-    ['https://WWW.Herald.Example.com/news/a?b=1#c', HERALD.domain], ['herald.example.com.', HERALD.domain],
-    ['https://herald.example.com:8443/x', HERALD.domain], ['herald.example.com:80', HERALD.domain], ['//herald.example.com/path', HERALD.domain],
-    ['  herald.example.com  ', HERALD.domain], ['https://user:pw@herald.example.com/', HERALD.domain], ['HTTPS://WWW.HERALD.EXAMPLE.COM.', HERALD.domain],
-    ['herald.example.com/feed.xml', HERALD.domain], ['herald.example.com?utm_source=x', HERALD.domain],
-    [MUNICH.unicode, MUNICH.domain], [MUNICH.domain, MUNICH.domain], ['MÜNCHEN-BOTE.DE', MUNICH.domain],
-    ['https://www.münchen-bote.de/artikel?id=1', MUNICH.domain], ['münchen-bote。de', MUNICH.domain], ['https://XN--MNCHEN-BOTE-THB.DE/', MUNICH.domain],
+    ['herald.example.com', HERALD.domain],
+    ['HERALD.EXAMPLE.COM', HERALD.domain],
+    ['www.herald.example.com', HERALD.domain],
+    ['https://herald.example.com', HERALD.domain],
+    ['http://www.herald.example.com/', HERALD.domain],
+    ['https://WWW.Herald.Example.com/news/a?b=1#c', HERALD.domain],
+    ['herald.example.com.', HERALD.domain],
+    ['https://herald.example.com:8443/x', HERALD.domain],
+    ['herald.example.com:80', HERALD.domain],
+    ['//herald.example.com/path', HERALD.domain],
+    ['  herald.example.com  ', HERALD.domain],
+    ['https://user:pw@herald.example.com/', HERALD.domain],
+    ['HTTPS://WWW.HERALD.EXAMPLE.COM.', HERALD.domain],
+    ['herald.example.com/feed.xml', HERALD.domain],
+    ['herald.example.com?utm_source=x', HERALD.domain],
+    [MUNICH.unicode, MUNICH.domain],
+    [MUNICH.domain, MUNICH.domain],
+    ['MÜNCHEN-BOTE.DE', MUNICH.domain],
+    ['https://www.münchen-bote.de/artikel?id=1', MUNICH.domain],
+    ['münchen-bote。de', MUNICH.domain],
+    ['https://XN--MNCHEN-BOTE-THB.DE/', MUNICH.domain],
   ])('%j normalizes to %s', async (input, domain) => {
     const reply = await check(input);
     expect(reply.status, show(reply)).toBe(200);
@@ -74,7 +103,14 @@ describe('GET /public/platform-profile (happy)', () => {
     const reply = await check(`https://www.${NOPROFILE.domain}/`);
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body).toEqual({
-      data_as_of: null, ok: true, domain: NOPROFILE.domain, profileUrl: '', knowledgeGraphId: NOPROFILE.kg_id, exists: false, title: '', totalFollowers: '',
+      data_as_of: null,
+      ok: true,
+      domain: NOPROFILE.domain,
+      profileUrl: '',
+      knowledgeGraphId: NOPROFILE.kg_id,
+      exists: false,
+      title: '',
+      totalFollowers: '',
       recentPublications: await newest(NOPROFILE.domain),
     });
   });
@@ -82,7 +118,17 @@ describe('GET /public/platform-profile (happy)', () => {
   it('an unknown domain is exists:false with nothing else', async () => {
     const reply = await check('never-seen.example');
     expect(reply.status, show(reply)).toBe(200);
-    expect(reply.body).toEqual({ data_as_of: null, ok: true, domain: 'never-seen.example', profileUrl: '', knowledgeGraphId: '', exists: false, title: '', totalFollowers: '', recentPublications: [] });
+    expect(reply.body).toEqual({
+      data_as_of: null,
+      ok: true,
+      domain: 'never-seen.example',
+      profileUrl: '',
+      knowledgeGraphId: '',
+      exists: false,
+      title: '',
+      totalFollowers: '',
+      recentPublications: [],
+    });
   });
 
   it('formats followers for people: 999, 12.3K', async () => {
@@ -94,15 +140,23 @@ describe('GET /public/platform-profile (happy)', () => {
     const domains = [HERALD.domain, MUNICH.domain, TINY.domain, NOPROFILE.domain, 'never-seen.example'];
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...domains), fc.constantFrom('', 'http://', 'https://', 'HTTPS://', '//'), fc.boolean(), fc.boolean(),
-        fc.constantFrom('', '/', '/a/b?c=d', ':8080/x', '#top'), fc.boolean(),
+        fc.constantFrom(...domains),
+        fc.constantFrom('', 'http://', 'https://', 'HTTPS://', '//'),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom('', '/', '/a/b?c=d', ':8080/x', '#top'),
+        fc.boolean(),
         async (domain, scheme, www, upper, tail, dot) => {
           let host = `${www ? 'www.' : ''}${domain}${dot ? '.' : ''}`;
           if (upper) host = host.toUpperCase();
           const reply = await check(`${scheme}${host}${tail}`);
           expect(reply.status, show(reply)).toBe(200);
           expect(reply.body.domain).toBe(domain);
-          const [publisher] = await queryRows<{ profile_title: string | null }>(world.db, 'SELECT profile_title FROM publishers WHERE domain = $1', [domain]);
+          const [publisher] = await queryRows<{ profile_title: string | null }>(
+            world.db,
+            'SELECT profile_title FROM publishers WHERE domain = $1',
+            [domain],
+          );
           expect(reply.body.exists).toBe(Boolean(publisher?.profile_title));
           expect(reply.body.recentPublications).toEqual(await newest(domain));
         },
@@ -119,11 +173,16 @@ describe('GET /public/platform-profile (errors)', () => {
     expect(reply.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'domain'], type: 'missing' })]);
   });
 
-  it.each(['', '   ', 'localhost', 'not a domain', '1.2.3.4', 'http://[::1]/', '-bad-.com', 'a..com', `${'x'.repeat(300)}.com`])('%j is 422', async (value) => {
-    const reply = await check(value);
-    expect(reply.status, show(reply)).toBe(422);
-    expect(reply.body.detail).toEqual([{ loc: ['query', 'domain'], msg: expect.stringMatching(/^Not a domain or URL/), type: 'value_error' }]);
-  });
+  it.each(['', '   ', 'localhost', 'not a domain', '1.2.3.4', 'http://[::1]/', '-bad-.com', 'a..com', `${'x'.repeat(300)}.com`])(
+    '%j is 422',
+    async (value) => {
+      const reply = await check(value);
+      expect(reply.status, show(reply)).toBe(422);
+      expect(reply.body.detail).toEqual([
+        { loc: ['query', 'domain'], msg: expect.stringMatching(/^Not a domain or URL/), type: 'value_error' },
+      ]);
+    },
+  );
 
   it('an over-long value is 422, not a 500', async () => {
     const reply = await check(`https://example.com/${'a'.repeat(3_000)}`);
@@ -145,13 +204,25 @@ describe('POST /public/platform-profile/bulk', () => {
   });
 
   it('keeps request order, flags duplicates by normalized domain and reports invalid entries in place', async () => {
-    const domains = ['https://www.herald.example.com/x', 'not a domain', NOPROFILE.domain, 'HERALD.example.com', MUNICH.unicode, MUNICH.domain, ''];
+    const domains = [
+      'https://www.herald.example.com/x',
+      'not a domain',
+      NOPROFILE.domain,
+      'HERALD.example.com',
+      MUNICH.unicode,
+      MUNICH.domain,
+      '',
+    ];
     const reply = await bulk({ domains });
     expect(reply.status, show(reply)).toBe(200);
     const r = reply.body.results;
     expect(r.map((e: any) => [e.index, e.input, e.ok, e.domain, e.duplicateOf ?? null])).toEqual([
-      [0, domains[0], true, HERALD.domain, null], [1, 'not a domain', false, null, null], [2, NOPROFILE.domain, true, NOPROFILE.domain, null],
-      [3, 'HERALD.example.com', true, HERALD.domain, 0], [4, MUNICH.unicode, true, MUNICH.domain, null], [5, MUNICH.domain, true, MUNICH.domain, 4],
+      [0, domains[0], true, HERALD.domain, null],
+      [1, 'not a domain', false, null, null],
+      [2, NOPROFILE.domain, true, NOPROFILE.domain, null],
+      [3, 'HERALD.example.com', true, HERALD.domain, 0],
+      [4, MUNICH.unicode, true, MUNICH.domain, null],
+      [5, MUNICH.domain, true, MUNICH.domain, 4],
       [6, '', false, null, null],
     ]);
     expect(r[1].error).toEqual({ msg: expect.stringMatching(/^Not a domain or URL/), type: 'value_error' });
@@ -170,17 +241,25 @@ describe('POST /public/platform-profile/bulk', () => {
     expect(reply.body.summary).toMatchObject({ requested: 100, checked: 76, duplicates: 24, exists: 1 });
   });
 
-  it.each([[0, 'too_short'], [101, 'too_long']])('%i entries is 422', async (n, type) => {
+  it.each([
+    [0, 'too_short'],
+    [101, 'too_long'],
+  ])('%i entries is 422', async (n, type) => {
     const reply = await bulk({ domains: Array.from({ length: n }, (_, i) => `d${i}.example.com`) });
     expect(reply.status, show(reply)).toBe(422);
     expect(reply.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'domains'], type })]);
   });
 
   it.each([
-    ['no body', undefined], ['domains missing', {}], ['domains not an array', { domains: 'example.com' }], ['a number entry', { domains: [1] }],
+    ['no body', undefined],
+    ['domains missing', {}],
+    ['domains not an array', { domains: 'example.com' }],
+    ['a number entry', { domains: [1] }],
   ])('%s is 422', async (_, body) => {
     const reply = await world.call('/public/platform-profile/bulk', {
-      method: 'POST', headers: { ...fresh(), 'content-type': 'application/json' }, body: body === undefined ? '' : body,
+      method: 'POST',
+      headers: { ...fresh(), 'content-type': 'application/json' },
+      body: body === undefined ? '' : body,
     });
     expect(reply.status, show(reply)).toBe(422);
     expect(Array.isArray(reply.body.detail)).toBe(true);
@@ -192,11 +271,14 @@ describe('POST /public/platform-profile/bulk', () => {
     expect(reply.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
   });
 
-  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('Content-Type %s is 415 with a clear detail', async (type) => {
-    const reply = await bulk(JSON.stringify({ domains: [HERALD.domain] }), { 'content-type': type });
-    expect(reply.status, show(reply)).toBe(415);
-    expect(reply.body.detail).toMatch(/Content-Type must be application\/json/);
-  });
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])(
+    'Content-Type %s is 415 with a clear detail',
+    async (type) => {
+      const reply = await bulk(JSON.stringify({ domains: [HERALD.domain] }), { 'content-type': type });
+      expect(reply.status, show(reply)).toBe(415);
+      expect(reply.body.detail).toMatch(/Content-Type must be application\/json/);
+    },
+  );
 
   it('accepts application/json with a charset', async () => {
     const reply = await bulk(JSON.stringify({ domains: [HERALD.domain] }), { 'content-type': 'application/json; charset=utf-8' });
@@ -211,7 +293,8 @@ describe('POST /public/platform-profile/bulk', () => {
 });
 
 describe('GET /public/platform-profile/query', () => {
-  const query = (q: string, extra = '') => world.call(`/public/platform-profile/query?q=${encodeURIComponent(q)}${extra}`, { headers: fresh() });
+  const query = (q: string, extra = '') =>
+    world.call(`/public/platform-profile/query?q=${encodeURIComponent(q)}${extra}`, { headers: fresh() });
 
   it('finds by profile title or publisher name, best match first, accents and case ignored', async () => {
     const reply = await query('  MÜNCHNER   bote ');
@@ -221,14 +304,20 @@ describe('GET /public/platform-profile/query', () => {
     expect(SearchResponseSchema.parse(search)).toEqual(search);
     expect(reply.body.q).toBe('MÜNCHNER bote');
     expect(reply.body.results[0]).toMatchObject({
-      domain: MUNICH.domain, exists: true, title: MUNICH.title, totalFollowers: '12.3K',
+      domain: MUNICH.domain,
+      exists: true,
+      title: MUNICH.title,
+      totalFollowers: '12.3K',
       match: { reason: 'publisher_name', matched: MUNICH.title, score: 1 },
     });
     expect((await query('munchner')).body.results[0].match).toMatchObject({ reason: 'publisher_name', score: 0.9 });
   });
 
   it('finds by domain, including a URL and a name without spaces', async () => {
-    expect((await query('https://www.herald.example.com/x')).body.results[0]).toMatchObject({ domain: HERALD.domain, match: { reason: 'domain', score: 0.95 } });
+    expect((await query('https://www.herald.example.com/x')).body.results[0]).toMatchObject({
+      domain: HERALD.domain,
+      match: { reason: 'domain', score: 0.95 },
+    });
     const byLabel = (await query('tinynews')).body.results;
     expect(byLabel).toEqual([]);
     expect((await query('tiny-news')).body.results[0]).toMatchObject({ domain: TINY.domain, match: { reason: 'domain', score: 0.9 } });
@@ -237,14 +326,21 @@ describe('GET /public/platform-profile/query', () => {
   it('finds by entity: publishers whose articles mention it, more mentions first, profiles only', async () => {
     const reply = await query('lionel messi');
     expect(reply.status, show(reply)).toBe(200);
-    const rows = await queryRows<{ domain: string; n: number }>(world.db,
+    const rows = await queryRows<{ domain: string; n: number }>(
+      world.db,
       `SELECT a.domain, count(*)::int AS n FROM entities e JOIN article_entities ae ON ae.entity_id = e.id JOIN articles a ON a.id = ae.url_id
        JOIN publishers p ON p.domain = a.domain AND p.profile_title IS NOT NULL
-       WHERE e.normalized_name = 'lionel messi' GROUP BY a.domain ORDER BY n DESC, max(p.followers) DESC`, []);
+       WHERE e.normalized_name = 'lionel messi' GROUP BY a.domain ORDER BY n DESC, max(p.followers) DESC`,
+      [],
+    );
     expect(reply.body.results.map((r: any) => r.domain)).toEqual(rows.map((r) => r.domain));
     const max = Math.max(...rows.map((r) => r.n));
     for (const [i, row] of rows.entries()) {
-      expect(reply.body.results[i].match).toMatchObject({ reason: 'entity', matched: 'Lionel Messi', score: Math.round((0.5 + (0.2 * row.n) / max) * 1000) / 1000 });
+      expect(reply.body.results[i].match).toMatchObject({
+        reason: 'entity',
+        matched: 'Lionel Messi',
+        score: Math.round((0.5 + (0.2 * row.n) / max) * 1000) / 1000,
+      });
     }
     expect((await query('/m/06qjgc')).body.results.map((r: any) => r.domain)).toEqual(rows.map((r) => r.domain));
   });
@@ -277,7 +373,12 @@ describe('GET /public/platform-profile/query', () => {
   });
 
   it('q missing, too long, or limit out of range is 422', async () => {
-    for (const path of ['/public/platform-profile/query', `/public/platform-profile/query?q=${'a'.repeat(201)}`, '/public/platform-profile/query?q=ab&limit=0', '/public/platform-profile/query?q=ab&limit=26']) {
+    for (const path of [
+      '/public/platform-profile/query',
+      `/public/platform-profile/query?q=${'a'.repeat(201)}`,
+      '/public/platform-profile/query?q=ab&limit=0',
+      '/public/platform-profile/query?q=ab&limit=26',
+    ]) {
       const reply = await world.call(path, { headers: fresh() });
       expect(reply.status, `${path}: ${show(reply)}`).toBe(422);
     }

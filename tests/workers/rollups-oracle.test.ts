@@ -39,8 +39,13 @@ describe('roll-ups equal the raw-observation reference', () => {
     await fc.assert(
       fc.asyncProperty(arbitraryQuery, async (q) => {
         const all = keys[q.kind];
-        const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, keyScope: await listedScope(world.db, q.markets), language: q.language };
+        const chosen = all.filter((_, i) => q.keyMask & (1 << (i % 4)));
+        const scope: KeyedScope = {
+          kind: q.kind,
+          keys: chosen.length ? chosen : all,
+          keyScope: await listedScope(world.db, q.markets),
+          language: q.language,
+        };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         await expectRollupReads(world.db, scope, from, to, q.grain);
@@ -60,8 +65,13 @@ describe('roll-ups equal the raw-observation reference', () => {
     await fc.assert(
       fc.asyncProperty(arbitraryWindow, async (q) => {
         const all = keys[q.kind];
-        const chosen = all.filter((_, i) => q.keyMask & (1 << i % 4));
-        const scope: KeyedScope = { kind: q.kind, keys: chosen.length ? chosen : all, keyScope: await listedScope(world.db, ['US', 'GB', 'DE']), language: null };
+        const chosen = all.filter((_, i) => q.keyMask & (1 << (i % 4)));
+        const scope: KeyedScope = {
+          kind: q.kind,
+          keys: chosen.length ? chosen : all,
+          keyScope: await listedScope(world.db, ['US', 'GB', 'DE']),
+          language: null,
+        };
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         const [hulls, spans, reference, perBucket, perBucketSpans, series, totals] = await Promise.all([
@@ -79,7 +89,12 @@ describe('roll-ups equal the raw-observation reference', () => {
           expect(perBucket.get(key), `${q.kind} ${key} publications per bucket from the hulls`).toEqual(series.get(key)!.pubs);
           expect(perBucketSpans.get(key), `${q.kind} ${key} publications per bucket from url_spans`).toEqual(series.get(key)!.pubs);
         }
-        const want = new Map([...reference].map(([k, r]) => [k, { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen }]));
+        const want = new Map(
+          [...reference].map(([k, r]) => [
+            k,
+            { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen },
+          ]),
+        );
         expect(hulls, `${q.kind} from the activity hulls`).toEqual(want);
         expect(spans, `${q.kind} from url_spans`).toEqual(want);
       }),
@@ -88,23 +103,44 @@ describe('roll-ups equal the raw-observation reference', () => {
   }, 120_000);
 
   it('loading the last batch again changes nothing', async () => {
-    const before = await queryRows<{ n: number; s: number }>(world.db, 'SELECT count(*)::int AS n, coalesce(sum(impressions), 0)::float8 AS s FROM dim_hours');
+    const before = await queryRows<{ n: number; s: number }>(
+      world.db,
+      'SELECT count(*)::int AS n, coalesce(sum(impressions), 0)::float8 AS s FROM dim_hours',
+    );
     // (Reloading earlier batches would legitimately undo the later corrections.)
     const summary = await seed(world, dataset()[2]);
     expect(summary.changed, 'a second identical load reports zero changes').toBe(0);
-    const after = await queryRows<{ n: number; s: number }>(world.db, 'SELECT count(*)::int AS n, coalesce(sum(impressions), 0)::float8 AS s FROM dim_hours');
+    const after = await queryRows<{ n: number; s: number }>(
+      world.db,
+      'SELECT count(*)::int AS n, coalesce(sum(impressions), 0)::float8 AS s FROM dim_hours',
+    );
     expect(after).toEqual(before);
   }, 120_000);
 
   it('a full rebuild gives exactly the roll-ups the incremental path kept', async () => {
     const snapshot = async () => ({
-      hours: await queryRows(world.db, `SELECT kind, key, country, language, hour::text, impressions::float8, round(position_sum::numeric, 3)::float8 AS ps
-        FROM dim_hours WHERE impressions <> 0 OR abs(position_sum) > 1e-6 ORDER BY 1, 2, 3, 4, 5`),
-      days: await queryRows(world.db, `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0 ORDER BY 1, 2, 3, 4, 5`),
-      spans: await queryRows(world.db, 'SELECT url_id::text, country, language, start_hour::text, end_hour::text FROM url_spans ORDER BY 1, 2, 3, 4'),
+      hours: await queryRows(
+        world.db,
+        `SELECT kind, key, country, language, hour::text, impressions::float8, round(position_sum::numeric, 3)::float8 AS ps
+        FROM dim_hours WHERE impressions <> 0 OR abs(position_sum) > 1e-6 ORDER BY 1, 2, 3, 4, 5`,
+      ),
+      days: await queryRows(
+        world.db,
+        `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      ),
+      spans: await queryRows(
+        world.db,
+        'SELECT url_id::text, country, language, start_hour::text, end_hour::text FROM url_spans ORDER BY 1, 2, 3, 4',
+      ),
       dims: await queryRows(world.db, 'SELECT kind, key, url_id::text FROM url_dimensions ORDER BY 1, 2, 3'),
-      hulls: await queryRows(world.db, 'SELECT kind, key, unit, item, first_hour::text, end_hour::text FROM dim_activity ORDER BY 1, 2, 3, 4'),
-      gaps: await queryRows(world.db, 'SELECT kind, key, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps ORDER BY 1, 2, 3, 4, 5'),
+      hulls: await queryRows(
+        world.db,
+        'SELECT kind, key, unit, item, first_hour::text, end_hour::text FROM dim_activity ORDER BY 1, 2, 3, 4',
+      ),
+      gaps: await queryRows(
+        world.db,
+        'SELECT kind, key, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps ORDER BY 1, 2, 3, 4, 5',
+      ),
       marks: await queryRows(world.db, 'SELECT kind, key, unit, hour::text, starts, ends FROM dim_activity_hours ORDER BY 1, 2, 3, 4'),
       markDays: await queryRows(world.db, 'SELECT kind, key, unit, day::text, starts, ends FROM dim_activity_days ORDER BY 1, 2, 3, 4'),
     });

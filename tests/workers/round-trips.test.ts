@@ -37,10 +37,18 @@ beforeAll(async () => {
   tenant = await world.tenant({ plan: 'scale' });
   strict = await world.tenant({ plan: 'scale', limitsMode: 'strict' });
   const entities = await queryRows<{ id: string }>(world.db, 'SELECT id::text FROM entities ORDER BY normalized_name LIMIT 3');
-  list = (await createList(world.db, {
-    projectId: tenant.projectId, kind: 'entity', name: 'People',
-    items: [...entities.map((e) => ({ key: e.id })), { key: 'Grace Hopper' }, { key: 'Nobody Known' }],
-  }, new Date(TRENDS_NOW))).id;
+  list = (
+    await createList(
+      world.db,
+      {
+        projectId: tenant.projectId,
+        kind: 'entity',
+        name: 'People',
+        items: [...entities.map((e) => ({ key: e.id })), { key: 'Grace Hopper' }, { key: 'Nobody Known' }],
+      },
+      new Date(TRENDS_NOW),
+    )
+  ).id;
   ids = await discoverRouteIds(async (path) => (await world.call(path, { key: tenant.key })).body);
 }, 120_000);
 
@@ -48,9 +56,12 @@ beforeAll(async () => {
 async function trips(path: string, key: string, body?: unknown): Promise<{ status: number; trips: number; labels: string[] }> {
   await gateway('/stats/reset', 'POST');
   const ctx = createExecutionContext();
-  const request = new Request(`http://api.test${path}`, body === undefined
-    ? { headers: { 'X-API-Key': key } }
-    : { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': '203.0.113.7' }, body: JSON.stringify(body) });
+  const request = new Request(
+    `http://api.test${path}`,
+    body === undefined
+      ? { headers: { 'X-API-Key': key } }
+      : { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': '203.0.113.7' }, body: JSON.stringify(body) },
+  );
   const response = await worker.fetch(request as never, { ...world.env, ...DISTANT } as never, ctx);
   await gateway('/stats/mark', 'POST');
   await response.text();
@@ -91,8 +102,16 @@ const ROUTES: [string, (i: RouteIds) => string, ((i: RouteIds) => string) | null
   ['/v1/geo/regions/{alpha_2}/cities', () => '/v1/geo/regions/us/cities', () => '/v1/geo/regions/us/cities?active_only=true'],
   ['/v1/tracking/lists', () => '/v1/tracking/lists', null],
   ['/v1/tracking/lists/{id}', () => `/v1/tracking/lists/${list}`, null],
-  ['/v1/tracking/lists/{id}/metrics', () => `/v1/tracking/lists/${list}/metrics?period=7d`, () => `/v1/tracking/lists/${list}/metrics?period=30d&limit=7`],
-  ['/v1/tracking/lists/{id}/rollup', () => `/v1/tracking/lists/${list}/rollup?period=7d`, () => `/v1/tracking/lists/${list}/rollup?period=30d&country=gb`],
+  [
+    '/v1/tracking/lists/{id}/metrics',
+    () => `/v1/tracking/lists/${list}/metrics?period=7d`,
+    () => `/v1/tracking/lists/${list}/metrics?period=30d&limit=7`,
+  ],
+  [
+    '/v1/tracking/lists/{id}/rollup',
+    () => `/v1/tracking/lists/${list}/rollup?period=7d`,
+    () => `/v1/tracking/lists/${list}/rollup?period=30d&country=gb`,
+  ],
   ['/v2/feed', () => '/v2/feed?limit=5', () => '/v2/feed?limit=9'],
   ['/v2/feed/{url_id}', (i) => `/v2/feed/${i.urlId}`, null],
   ['/v2/live', () => '/v2/live?since_minutes=90&limit=5', () => '/v2/live?since_minutes=90&limit=9'],
@@ -106,7 +125,11 @@ const ROUTES: [string, (i: RouteIds) => string, ((i: RouteIds) => string) | null
   ['/v1/entities', () => '/v1/entities', () => '/v1/entities?limit=7'],
   ['/v1/entities/trending', () => '/v1/entities/trending?region=us&limit=5', () => '/v1/entities/trending?region=us&limit=7'],
   ['/v1/entities/{name}', (i) => `/v1/entities/${encodeURIComponent(i.entity)}`, null],
-  ['/v1/entities/{name}/articles', (i) => `/v1/entities/${encodeURIComponent(i.entity)}/articles`, (i) => `/v1/entities/${encodeURIComponent(i.entity)}/articles?limit=7`],
+  [
+    '/v1/entities/{name}/articles',
+    (i) => `/v1/entities/${encodeURIComponent(i.entity)}/articles`,
+    (i) => `/v1/entities/${encodeURIComponent(i.entity)}/articles?limit=7`,
+  ],
   ['/v1/articles', () => '/v1/articles', () => '/v1/articles?limit=7'],
   ['/v1/articles/{id}', (i) => `/v1/articles/${i.article}`, null],
   ['/v1/analytics/categories', () => '/v1/analytics/categories?period=7d', () => '/v1/analytics/categories?period=30d&limit=3'],

@@ -49,25 +49,35 @@ describe('finding 1: unbounded query shapes', () => {
     expect(reply.status, show(reply)).toBe(200);
   });
 
-  it.each(['/v1/articles', '/v2/feed', '/v1/entities', '/v1/trends', '/v1/tracking/lists'])('%s?offset=9007199254740991 -> 422 pointing past the cap', async (path) => {
-    const reply = await world.call(`${path}?offset=9007199254740991`, { key });
-    expect(reply.status, show(reply)).toBe(422);
-    expect(reply.body.detail[0].loc).toEqual(['query', 'offset']);
-    expect(reply.body.detail[0].msg).toMatch(/at most 10000.*cursor/);
-    expect((await world.call(`${path}?offset=${MAX_OFFSET}`, { key })).status).toBe(200);
-  });
+  it.each(['/v1/articles', '/v2/feed', '/v1/entities', '/v1/trends', '/v1/tracking/lists'])(
+    '%s?offset=9007199254740991 -> 422 pointing past the cap',
+    async (path) => {
+      const reply = await world.call(`${path}?offset=9007199254740991`, { key });
+      expect(reply.status, show(reply)).toBe(422);
+      expect(reply.body.detail[0].loc).toEqual(['query', 'offset']);
+      expect(reply.body.detail[0].msg).toMatch(/at most 10000.*cursor/);
+      expect((await world.call(`${path}?offset=${MAX_OFFSET}`, { key })).status).toBe(200);
+    },
+  );
 
   it('the OpenAPI document states the caps', async () => {
     const doc = (await world.call('/openapi.json')).body;
     const params = doc.paths['/v2/feed'].get.parameters as any[];
-    expect(params.find((p) => p.name === 'offset').schema.maximum, JSON.stringify(params.find((p) => p.name === 'offset'))).toBe(MAX_OFFSET);
+    expect(params.find((p) => p.name === 'offset').schema.maximum, JSON.stringify(params.find((p) => p.name === 'offset'))).toBe(
+      MAX_OFFSET,
+    );
     expect(params.find((p) => p.name === 'entity').description).toContain(`At most ${MAX_LIST_ITEMS} values`);
   });
 });
 
 /** A POST straight into the Worker with any body (world.call sends strings only). */
 async function post(path: string, body: BodyInit, headers: Record<string, string> = {}) {
-  const request = new Request(`http://api.test${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, duplex: 'half' } as RequestInit);
+  const request = new Request(`http://api.test${path}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+    duplex: 'half',
+  } as RequestInit);
   const ctx = createExecutionContext();
   const response = await worker.fetch(request as any, { ...world.env } as any, ctx);
   await waitOnExecutionContext(ctx);
@@ -78,13 +88,16 @@ async function post(path: string, body: BodyInit, headers: Record<string, string
 function hugeStream(total = 50 * 1024 * 1024, chunk = 16 * 1024) {
   const counter = { pulled: 0 };
   const piece = new TextEncoder().encode('['.repeat(chunk));
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (counter.pulled >= total) return controller.close();
-      counter.pulled += piece.byteLength;
-      controller.enqueue(piece);
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (counter.pulled >= total) return controller.close();
+        counter.pulled += piece.byteLength;
+        controller.enqueue(piece);
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { stream, counter };
 }
 
@@ -157,17 +170,22 @@ describe('finding 7: headers and errors', () => {
   it('a failed scan stores a code and a fixed message, never the exception text', async () => {
     const raw = Object.assign(new Error('relation "secret_internal_table" does not exist at 10.1.2.3'), { code: '42P01' });
     expect(scanErrorOf(raw)).toBe('scan_failed: The scan could not complete; it is retried at the next scan.');
-    expect(scanErrorOf(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toMatch(/^scan_timeout: /);
+    expect(scanErrorOf(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toMatch(
+      /^scan_timeout: /,
+    );
     expect(scanErrorOf(new Error('password=hunter2'))).not.toContain('hunter2');
   });
 });
 
 describe('finding 6: keys that cannot be keys', () => {
   const DOWN = { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' };
-  it.each(['dk_nope', `dk_${'x'.repeat(39)}!`, 'x'.repeat(43), `DK_${'0'.repeat(40)}`])('%s is refused with 401 before any lookup (the database is down and it is still 401)', async (bad) => {
-    const reply = await world.call('/v1/geo/languages', { key: bad, env: DOWN });
-    expect(reply.status, show(reply)).toBe(401);
-  });
+  it.each(['dk_nope', `dk_${'x'.repeat(39)}!`, 'x'.repeat(43), `DK_${'0'.repeat(40)}`])(
+    '%s is refused with 401 before any lookup (the database is down and it is still 401)',
+    async (bad) => {
+      const reply = await world.call('/v1/geo/languages', { key: bad, env: DOWN });
+      expect(reply.status, show(reply)).toBe(401);
+    },
+  );
 
   it('a well-formed unknown key is looked up (so with the database down: 503), and a real key still works', async () => {
     const reply = await world.call('/v1/geo/languages', { key: `dk_${'A'.repeat(40)}`, env: DOWN });
@@ -189,7 +207,7 @@ describe('finding 1: quota bypass through 304', () => {
     expect(await used(start.key), 'three * revalidations spent three').toBe(before + 3);
   });
 
-  it('a tag sent to another key of the same scope is not this key\'s: 200, spent', async () => {
+  it("a tag sent to another key of the same scope is not this key's: 200, spent", async () => {
     const a = await world.tenant({ plan: 'scale', countries: ['US'] });
     const b = await world.tenant({ plan: 'scale', countries: ['US'] });
     const tagOfA = (await world.call('/v1/geo/regions', { key: a.key })).headers.get('etag')!;
@@ -206,7 +224,7 @@ describe('finding 1: quota bypass through 304', () => {
 });
 
 describe('finding 4: the cron cannot be jammed', () => {
-  it('250 due jobs (one tenant\'s many misses) go out as batches within 100 messages and 256 KB', () => {
+  it("250 due jobs (one tenant's many misses) go out as batches within 100 messages and 256 KB", () => {
     const jobs = Array.from({ length: 250 }, (_, i) => ({ type: 'scan' as const, listId: `list-${i}` }));
     const chunks = chunkMessages(jobs);
     expect(chunks.map((c) => c.length)).toEqual([100, 100, 50]);
@@ -225,13 +243,21 @@ describe('finding 10: every public path reaches exactly one Worker', () => {
     for (const section of toml.split(/^\[env\./m).slice(1)) {
       const name = section.slice(0, section.indexOf(']'));
       const body = section.split(/^\[/m)[0]!;
-      workers.set(name, [...body.matchAll(/pattern = "([^"]+)"/g)].map((m) => m[1]!));
+      workers.set(
+        name,
+        [...body.matchAll(/pattern = "([^"]+)"/g)].map((m) => m[1]!),
+      );
     }
     return workers;
   }
   // Cloudflare route patterns: `*` matches any characters; otherwise exact.
   const matches = (pattern: string, url: string) =>
-    new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.?+^$|()[\]{}\\/]/g, '\\$&')).join('.*')}$`).test(url);
+    new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.?+^$|()[\]{}\\/]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(url);
 
   it('each path of the OpenAPI document, /openapi.json and /docs match the patterns of exactly one Worker', async () => {
     const workers = routesByWorker(wranglerToml as string);
@@ -240,7 +266,9 @@ describe('finding 10: every public path reaches exactly one Worker', () => {
     const paths = [...Object.keys(doc.paths).map((p) => p.replace(/\{[^}]+\}/g, 'x1')), '/openapi.json', '/docs'];
     expect(paths).toContain('/v1/usage');
     for (const path of paths) {
-      const owners = [...workers].filter(([, patterns]) => patterns.some((p) => matches(p, `api.example.com${path}`))).map(([name]) => name);
+      const owners = [...workers]
+        .filter(([, patterns]) => patterns.some((p) => matches(p, `api.example.com${path}`)))
+        .map(([name]) => name);
       expect(owners, path).toHaveLength(1);
     }
   });
@@ -260,7 +288,9 @@ describe('finding 4: windows bounded to now at validation', () => {
   ])('%s -> 422 on date_to, never 503 computing', async (path) => {
     const reply = await world.call(path, { key });
     expect(reply.status, show(reply)).toBe(422);
-    expect(reply.body.detail).toEqual([{ loc: ['query', 'date_to'], msg: expect.stringMatching(/later than now plus one day/), type: 'value_error' }]);
+    expect(reply.body.detail).toEqual([
+      { loc: ['query', 'date_to'], msg: expect.stringMatching(/later than now plus one day/), type: 'value_error' },
+    ]);
   });
 
   it('a date_from past now plus the slack (one day) is refused too; now plus the slack is still served', async () => {
@@ -286,14 +316,33 @@ describe('finding 4: windows bounded to now at validation', () => {
 describe('finding 3: caches and their headers never cross projects', () => {
   it('the trend roll-up of two projects of the same scope is two cache entries', async () => {
     const store = createStore(readConfig({ ...world.env }));
-    const auth = (projectId: string) => ({
-      keyId: `k-${projectId}`, keyKind: 'project', projectId, plan: 'scale', allowedCountries: ['US'], categories: null, apiEnabled: true,
-      mcpEnabled: true, subscriptionStatus: 'active', historyDays: 365, rateLimitPerMinute: 300, addons: {}, limitsMode: 'edge',
-    }) satisfies TrendRollupRequest['auth'];
-    const ask = (projectId: string): TrendRollupRequest => ({ trendId: 't', query: { country: 'all', lang: 'all', period: '7d' }, auth: auth(projectId) });
+    const auth = (projectId: string) =>
+      ({
+        keyId: `k-${projectId}`,
+        keyKind: 'project',
+        projectId,
+        plan: 'scale',
+        allowedCountries: ['US'],
+        categories: null,
+        apiEnabled: true,
+        mcpEnabled: true,
+        subscriptionStatus: 'active',
+        historyDays: 365,
+        rateLimitPerMinute: 300,
+        addons: {},
+        limitsMode: 'edge',
+      }) satisfies TrendRollupRequest['auth'];
+    const ask = (projectId: string): TrendRollupRequest => ({
+      trendId: 't',
+      query: { country: 'all', lang: 'all', period: '7d' },
+      auth: auth(projectId),
+    });
     const a = await aggregateKey(store, trendRollupAggregate, ask('project-a'));
     expect(await aggregateKey(store, trendRollupAggregate, ask('project-b'))).not.toBe(a);
-    expect(await aggregateKey(store, trendRollupAggregate, { ...ask('project-a'), auth: { ...auth('project-a'), keyId: 'another key' } }), 'keys of one project share').toBe(a);
+    expect(
+      await aggregateKey(store, trendRollupAggregate, { ...ask('project-a'), auth: { ...auth('project-a'), keyId: 'another key' } }),
+      'keys of one project share',
+    ).toBe(a);
   });
 
   it('X-Aggregate-Cache is sent to internal keys only: a project key asking right after another cannot tell', async () => {
@@ -325,7 +374,8 @@ describe('finding 9: CURSOR_SECRET only as a secret', () => {
 });
 
 describe('finding 6: 401s are throttled per client IP', () => {
-  const randomKey = () => `dk_${Array.from(crypto.getRandomValues(new Uint8Array(40)), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('')}`;
+  const randomKey = () =>
+    `dk_${Array.from(crypto.getRandomValues(new Uint8Array(40)), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('')}`;
   const from = (ip: string) => ({ 'CF-Connecting-IP': ip });
 
   it(`random keys from one address: ${AUTH_FAILURES_PER_MINUTE} answers 401, then 429 + Retry-After before any key lookup`, async () => {
@@ -340,7 +390,11 @@ describe('finding 6: 401s are throttled per client IP', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.body.detail.code).toBe('rate_limited');
     // No lookup: with PostgreSQL down it is still 429 (a lookup would answer 503), missing keys too.
-    const down = await world.call('/v1/geo/languages', { key: randomKey(), headers: from('203.0.113.7'), env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' } });
+    const down = await world.call('/v1/geo/languages', {
+      key: randomKey(),
+      headers: from('203.0.113.7'),
+      env: { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql' },
+    });
     expect(down.status, show(down)).toBe(429);
     expect((await world.call('/v1/geo/languages', { headers: from('203.0.113.7') })).status).toBe(429);
   });
@@ -358,11 +412,14 @@ describe('finding 6: 401s are throttled per client IP', () => {
 
   it('the OpenAPI document states the bound on every keyed 429', async () => {
     const doc = (await world.call('/openapi.json')).body;
-    expect(doc.paths['/v1/geo/languages'].get.responses['429'].description).toContain(`more than ${AUTH_FAILURES_PER_MINUTE} missing or invalid keys in a minute from this address`);
+    expect(doc.paths['/v1/geo/languages'].get.responses['429'].description).toContain(
+      `more than ${AUTH_FAILURES_PER_MINUTE} missing or invalid keys in a minute from this address`,
+    );
   });
 
   it('other addresses and valid keys elsewhere are not affected', async () => {
-    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 2; i++) await world.call('/v1/geo/languages', { key: randomKey(), headers: from('198.51.100.9') });
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 2; i++)
+      await world.call('/v1/geo/languages', { key: randomKey(), headers: from('198.51.100.9') });
     expect((await world.call('/v1/geo/languages', { key, headers: from('192.0.2.44') })).status).toBe(200);
     expect((await world.call('/v1/geo/languages', { key: randomKey(), headers: from('192.0.2.44') })).status).toBe(401);
   });

@@ -51,7 +51,7 @@ describe('stale answers while the database is unreachable', () => {
     expect(never.headers.get('Cache-Status')).toBeNull();
   });
 
-  it('never serves another key\'s copy', async () => {
+  it("never serves another key's copy", async () => {
     await up('/v1/geo/languages', tenant.key);
     const foreign = await down('/v1/geo/languages', other.key);
     expect(foreign.status, show(foreign)).toBe(503);
@@ -71,7 +71,7 @@ describe('stale answers while the database is unreachable', () => {
     expect(unknown.status).toBe(404);
   });
 
-  it('a recycled isolate (memory gone) answers from the location\'s cache, still per key', async () => {
+  it("a recycled isolate (memory gone) answers from the location's cache, still per key", async () => {
     const fresh = await up('/v1/geo/regions/us', tenant.key);
     expect(fresh.status, show(fresh)).toBe(200);
     forgetStaleCopies();

@@ -29,7 +29,16 @@ async function captureLogs<T>(work: () => Promise<T>): Promise<{ result: T; line
   }
   try {
     const result = await work();
-    return { result, lines: lines.flatMap((line) => { try { return [JSON.parse(line)]; } catch { return []; } }) };
+    return {
+      result,
+      lines: lines.flatMap((line) => {
+        try {
+          return [JSON.parse(line)];
+        } catch {
+          return [];
+        }
+      }),
+    };
   } finally {
     vi.restoreAllMocks();
   }
@@ -103,15 +112,34 @@ describe('attack: a query slower than the request timeout', () => {
 
 describe('the jobs path has its own timeout', () => {
   it('a mention scan blocked past JOB_STATEMENT_TIMEOUT_MS stores scan_timeout (its session timeout fired)', async () => {
-    const list = (await createList(world.db, {
-      projectId, kind: 'mention', name: 'Energy', countries: ['US'], langs: ['en'], searchScope: 'both',
-      createdAt: new Date(), terms: [{ keyword: 'heat pump', matchType: 'broad' }],
-    }, new Date())).id;
-    const batch = createMessageBatch('discovery-jobs', [{ id: 's1', timestamp: new Date(), attempts: 1, body: { type: 'scan', listId: list } }]);
+    const list = (
+      await createList(
+        world.db,
+        {
+          projectId,
+          kind: 'mention',
+          name: 'Energy',
+          countries: ['US'],
+          langs: ['en'],
+          searchScope: 'both',
+          createdAt: new Date(),
+          terms: [{ keyword: 'heat pump', matchType: 'broad' }],
+        },
+        new Date(),
+      )
+    ).id;
+    const batch = createMessageBatch('discovery-jobs', [
+      { id: 's1', timestamp: new Date(), attempts: 1, body: { type: 'scan', listId: list } },
+    ]);
     const ctx = createExecutionContext();
-    await captureLogs(() => whileLocked('mention_matches', () => worker.queue(batch as any, { ...world.env, JOB_STATEMENT_TIMEOUT_MS: '300' } as any, ctx)));
+    await captureLogs(() =>
+      whileLocked('mention_matches', () => worker.queue(batch as any, { ...world.env, JOB_STATEMENT_TIMEOUT_MS: '300' } as any, ctx)),
+    );
     await getQueueResult(batch, ctx);
-    const [row] = (await world.db.$client.query(`SELECT scan_status, scan_error FROM tracking_lists WHERE id = $1`, [list])) as { scan_status: string; scan_error: string }[];
+    const [row] = (await world.db.$client.query(`SELECT scan_status, scan_error FROM tracking_lists WHERE id = $1`, [list])) as {
+      scan_status: string;
+      scan_error: string;
+    }[];
     expect(row).toMatchObject({ scan_status: 'failed', scan_error: expect.stringMatching(/^scan_timeout: /) });
   });
 });

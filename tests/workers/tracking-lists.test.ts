@@ -19,38 +19,70 @@ beforeAll(async () => {
   other = await world.tenant({ plan: 'scale', countries: ['US'] });
   const make = async (name: string, input: Parameters<typeof createList>[1]) => (ids[name] = (await createList(world.db, input, NOW)).id);
   await make('entity', {
-    projectId: own.projectId, kind: 'entity', name: 'People', createdAt: daysAgo(9),
+    projectId: own.projectId,
+    kind: 'entity',
+    name: 'People',
+    createdAt: daysAgo(9),
     items: [
       { key: 'Ada Lovelace', name: 'Ada Lovelace', type: 'person', addedAt: daysAgo(8) },
       { key: '7b9a8d4e-1c2f-4a3b-9d8e-7f6a5b4c3d2e', name: 'Alan Turing', type: 'person', addedAt: daysAgo(2) },
     ],
   });
   await make('publisher', {
-    projectId: own.projectId, kind: 'publisher', name: 'Rivals', createdAt: daysAgo(5),
-    items: [{ key: 'https://WWW.Example.com/news', addedAt: daysAgo(4) }, { key: 'other.org', addedAt: daysAgo(3) }],
+    projectId: own.projectId,
+    kind: 'publisher',
+    name: 'Rivals',
+    createdAt: daysAgo(5),
+    items: [
+      { key: 'https://WWW.Example.com/news', addedAt: daysAgo(4) },
+      { key: 'other.org', addedAt: daysAgo(3) },
+    ],
   });
-  await make('category', { projectId: own.projectId, kind: 'category', name: 'Sections', createdAt: daysAgo(1), items: [{ key: '/Sports/Soccer' }] });
+  await make('category', {
+    projectId: own.projectId,
+    kind: 'category',
+    name: 'Sections',
+    createdAt: daysAgo(1),
+    items: [{ key: '/Sports/Soccer' }],
+  });
   await make('mention', {
-    projectId: own.projectId, kind: 'mention', name: 'Brand', createdAt: daysAgo(7), countries: ['us', 'GB'], langs: ['en'],
-    terms: [{ keyword: 'heat pump', matchType: 'broad' }, { keyword: 'heat pump', matchType: 'exact' }, { keyword: 'solar', matchType: 'phrase' }],
+    projectId: own.projectId,
+    kind: 'mention',
+    name: 'Brand',
+    createdAt: daysAgo(7),
+    countries: ['us', 'GB'],
+    langs: ['en'],
+    terms: [
+      { keyword: 'heat pump', matchType: 'broad' },
+      { keyword: 'heat pump', matchType: 'exact' },
+      { keyword: 'solar', matchType: 'phrase' },
+    ],
   });
   await make('foreign', { projectId: other.projectId, kind: 'entity', name: 'Not yours', items: [{ key: 'Grace Hopper' }] });
 });
 
 describe('GET /v1/tracking/lists (happy)', () => {
-  it('lists the project\'s lists newest-updated first with usage per kind', async () => {
+  it("lists the project's lists newest-updated first with usage per kind", async () => {
     const reply = await world.call('/v1/tracking/lists', { key: own.key });
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body.lists.map((l: any) => l.name)).toEqual(['Sections', 'Rivals', 'Brand', 'People']);
     expect(reply.body).toMatchObject({ total: 4, limit: 50, offset: 0 });
     expect(reply.body.usage).toEqual({
-      entity: { used: 2, limit: 100 }, category: { used: 1, limit: 25 }, publisher: { used: 2, limit: 50 },
-      trend: { used: 0, limit: 100 }, mention: { used: 2, limit: 100 },
+      entity: { used: 2, limit: 100 },
+      category: { used: 1, limit: 25 },
+      publisher: { used: 2, limit: 50 },
+      trend: { used: 0, limit: 100 },
+      mention: { used: 2, limit: 100 },
     });
     const people = reply.body.lists.find((l: any) => l.name === 'People');
     expect(people).toEqual({
-      id: ids.entity, kind: 'entity', name: 'People', color_index: 0, item_count: 2,
-      created_at: '2026-11-11T12:00:00+00:00', updated_at: '2026-11-11T12:00:00+00:00',
+      id: ids.entity,
+      kind: 'entity',
+      name: 'People',
+      color_index: 0,
+      item_count: 2,
+      created_at: '2026-11-11T12:00:00+00:00',
+      updated_at: '2026-11-11T12:00:00+00:00',
     });
   });
 
@@ -58,9 +90,18 @@ describe('GET /v1/tracking/lists (happy)', () => {
     const reply = await world.call('/v1/tracking/lists?kind=mention', { key: own.key });
     expect(reply.body.total).toBe(1);
     expect(reply.body.lists[0]).toMatchObject({
-      kind: 'mention', countries: ['US', 'GB'], langs: ['EN'], search_scope: 'title', match_types: ['broad', 'exact', 'phrase'],
-      active: true, matches_count: 0, new_publications_24h: 0, scan_status: 'succeeded', scan_error: null,
-      last_scanned_at: '2026-11-20T12:00:00+00:00', next_scan_at: '2026-11-20T13:00:00+00:00',
+      kind: 'mention',
+      countries: ['US', 'GB'],
+      langs: ['EN'],
+      search_scope: 'title',
+      match_types: ['broad', 'exact', 'phrase'],
+      active: true,
+      matches_count: 0,
+      new_publications_24h: 0,
+      scan_status: 'succeeded',
+      scan_error: null,
+      last_scanned_at: '2026-11-20T12:00:00+00:00',
+      next_scan_at: '2026-11-20T13:00:00+00:00',
     });
   });
 
@@ -103,7 +144,9 @@ describe('GET /v1/tracking/lists/{list_id} (happy)', () => {
     expect(reply.body.mentions).toEqual(['heat pump', 'solar']);
     expect(reply.body.extraction_started_at).toBe('2026-11-13T12:00:00+00:00');
     expect(reply.body.items.map((t: any) => [t.raw_text, t.match_type, t.position, t.matches_count])).toEqual([
-      ['heat pump', 'broad', 0, 0], ['heat pump', 'exact', 1, 0], ['solar', 'phrase', 2, 0],
+      ['heat pump', 'broad', 0, 0],
+      ['heat pump', 'exact', 1, 0],
+      ['solar', 'phrase', 2, 0],
     ]);
     expect(reply.body.items[0].id).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -135,7 +178,7 @@ describe('tracking lists security', () => {
     expect((await world.call(`/v1/tracking/lists/${ids.entity}`)).status).toBe(401);
   });
 
-  it('another project\'s list is 404, exactly like an unknown id', async () => {
+  it("another project's list is 404, exactly like an unknown id", async () => {
     const reply = await world.call(`/v1/tracking/lists/${ids.foreign}`, { key: own.key });
     expect(reply.status, show(reply)).toBe(404);
     expect(reply.body).toEqual({ detail: 'tracking list not found' });
@@ -149,7 +192,11 @@ describe('tracking lists security', () => {
   it('403 project_key_required for keys without a project', async () => {
     const internal = await world.internalKey();
     const legacy = (await createKey(world.db, { projectId: null, kind: 'legacy', name: 'old' })).key;
-    for (const [key, path] of [[internal, '/v1/tracking/lists'], [internal, `/v1/tracking/lists/${ids.entity}`], [legacy, `/v1/tracking/lists?project_id=${own.projectId}`]]) {
+    for (const [key, path] of [
+      [internal, '/v1/tracking/lists'],
+      [internal, `/v1/tracking/lists/${ids.entity}`],
+      [legacy, `/v1/tracking/lists?project_id=${own.projectId}`],
+    ]) {
       const reply = await world.call(path, { key });
       expect(reply.status, show(reply)).toBe(403);
       expect(reply.body.detail.code).toBe('project_key_required');

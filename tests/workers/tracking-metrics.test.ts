@@ -1,6 +1,12 @@
 // GET /v1/tracking/lists/{id}/metrics and /rollup: numbers against the raw-observation oracle,
 // every error code, and the 503 computing -> queue -> 200 cycle with the cron warmer.
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import type { AggregateJob } from '../../shared/aggregates/kind';
@@ -33,13 +39,39 @@ beforeAll(async () => {
   const at = (i: number) => new Date(now.getTime() - (i + 1) * 3_600_000);
   const make = async (name: string, input: Parameters<typeof createList>[1]) => (lists[name] = (await createList(world.db, input, now)).id);
   await make('entity', {
-    projectId: tenant.projectId, kind: 'entity', name: 'People',
-    items: [...entityIds.slice(0, 3).map((key, i) => ({ key, addedAt: at(i) })), { key: 'Grace Hopper', addedAt: at(3) }, { key: 'Nobody Known', addedAt: at(4) }],
+    projectId: tenant.projectId,
+    kind: 'entity',
+    name: 'People',
+    items: [
+      ...entityIds.slice(0, 3).map((key, i) => ({ key, addedAt: at(i) })),
+      { key: 'Grace Hopper', addedAt: at(3) },
+      { key: 'Nobody Known', addedAt: at(4) },
+    ],
   });
-  await make('category', { projectId: tenant.projectId, kind: 'category', name: 'Sections', items: CATEGORIES.map((key, i) => ({ key, addedAt: at(i) })) });
-  await make('publisher', { projectId: tenant.projectId, kind: 'publisher', name: 'Rivals', items: DOMAINS.map((key, i) => ({ key, addedAt: at(i) })) });
-  await make('trend', { projectId: tenant.projectId, kind: 'trend', name: 'Stories', items: TRENDS.map((key, i) => ({ key, addedAt: at(i) })) });
-  await make('large', { projectId: tenant.projectId, kind: 'entity', name: 'Large', items: Array.from({ length: 501 }, (_, i) => ({ key: `Name ${i}` })) });
+  await make('category', {
+    projectId: tenant.projectId,
+    kind: 'category',
+    name: 'Sections',
+    items: CATEGORIES.map((key, i) => ({ key, addedAt: at(i) })),
+  });
+  await make('publisher', {
+    projectId: tenant.projectId,
+    kind: 'publisher',
+    name: 'Rivals',
+    items: DOMAINS.map((key, i) => ({ key, addedAt: at(i) })),
+  });
+  await make('trend', {
+    projectId: tenant.projectId,
+    kind: 'trend',
+    name: 'Stories',
+    items: TRENDS.map((key, i) => ({ key, addedAt: at(i) })),
+  });
+  await make('large', {
+    projectId: tenant.projectId,
+    kind: 'entity',
+    name: 'Large',
+    items: Array.from({ length: 501 }, (_, i) => ({ key: `Name ${i}` })),
+  });
   await make('foreign', { projectId: other.projectId, kind: 'entity', name: 'Theirs', items: [{ key: 'Ada Lovelace' }] });
 }, 120_000);
 
@@ -52,8 +84,16 @@ describe('metrics (happy)', () => {
     expect(reply.status, show(reply)).toBe(200);
     const { scope, items, summary } = reply.body;
     expect(scope).toEqual({
-      country: 'all', markets: ['de', 'gb', 'us'], lang: 'all', from: '2026-11-04T00:00:00+00:00', to: '2026-11-10T10:30:00+00:00',
-      grain: 'day', prev_from: '2026-10-28T13:30:00+00:00', prev_to: '2026-11-04T00:00:00+00:00', history_days: 365, clamped: false,
+      country: 'all',
+      markets: ['de', 'gb', 'us'],
+      lang: 'all',
+      from: '2026-11-04T00:00:00+00:00',
+      to: '2026-11-10T10:30:00+00:00',
+      grain: 'day',
+      prev_from: '2026-10-28T13:30:00+00:00',
+      prev_to: '2026-11-04T00:00:00+00:00',
+      history_days: 365,
+      clamped: false,
     });
     expect(reply.body).toMatchObject({ list_id: lists.entity, kind: 'entity', total: 5, limit: 50, offset: 0 });
     expect(items.map((r: any) => r.key)).toEqual([...entityIds.slice(0, 3), 'Grace Hopper', 'Nobody Known']);
@@ -80,8 +120,18 @@ describe('metrics (happy)', () => {
     }
     expect(items[3].resolved_id, 'a plain name resolves by normalized name').toBe(entityIds[3]);
     expect(items[4]).toMatchObject({
-      key: 'Nobody Known', resolved_id: null, impressions: 0, publications_count: 0, avg_position: null, delta_pct: null,
-      rank_delta: null, lived_hours: null, avg_lifespan_hours: null, related: [], last_seen: null, impressions_spark: [0, 0, 0, 0, 0, 0, 0],
+      key: 'Nobody Known',
+      resolved_id: null,
+      impressions: 0,
+      publications_count: 0,
+      avg_position: null,
+      delta_pct: null,
+      rank_delta: null,
+      lived_hours: null,
+      avg_lifespan_hours: null,
+      related: [],
+      last_seen: null,
+      impressions_spark: [0, 0, 0, 0, 0, 0, 0],
     });
     const pageDistinct = await naiveDistinct(world.db, { ...dim, keys: entityIds.slice(0, 3) }, new Date(scope.from), new Date(scope.to));
     expect(summary.scope).toBe('page');
@@ -95,11 +145,24 @@ describe('metrics (happy)', () => {
     const { scope, items } = reply.body;
     expect(scope).toMatchObject({ country: 'US', markets: ['us'], lang: 'en' });
     const keys = items.map((r: any) => r.key);
-    const series = await naiveSeries(world.db, { kind: kind as any, keys, keyScope: await listedScope(world.db, ['US']), language: 'en' }, new Date(scope.from), new Date(scope.to), 'day');
+    const series = await naiveSeries(
+      world.db,
+      { kind: kind as any, keys, keyScope: await listedScope(world.db, ['US']), language: 'en' },
+      new Date(scope.from),
+      new Date(scope.to),
+      'day',
+    );
     for (const row of items) expect(row.impressions_spark, `${kind} ${row.key}`).toEqual(series.get(row.key)!.imp);
     if (kind === 'trend') {
       expect(items[0]).toMatchObject({ state: 'hot', cabinet_url: `https://app.example.com/trend/${TRENDS[0]}` });
-      expect(Object.keys(items[0].forecast)).toEqual(['pct_next24h', 'pct_next7d', 'pct_next30d', 'predicted_total_reach', 'predicted_end_at', 'confidence']);
+      expect(Object.keys(items[0].forecast)).toEqual([
+        'pct_next24h',
+        'pct_next7d',
+        'pct_next30d',
+        'predicted_total_reach',
+        'predicted_end_at',
+        'confidence',
+      ]);
     }
   });
 
@@ -116,9 +179,17 @@ describe('metrics (happy)', () => {
     const { key, projectId } = await world.tenant({ countries: ['US'], historyDays: 3 });
     await createList(world.db, { projectId, kind: 'publisher', name: 'p', items: [{ key: DOMAINS[0] }] });
     const [{ id }] = await queryRows<{ id: string }>(world.db, 'SELECT id::text FROM tracking_lists WHERE project_id = $1', [projectId]);
-    const reply = await world.call(`/v1/tracking/lists/${id}/metrics?period=custom&date_from=2026-11-01T00:00:00Z&date_to=2026-11-09T00:00:00Z`, { key });
+    const reply = await world.call(
+      `/v1/tracking/lists/${id}/metrics?period=custom&date_from=2026-11-01T00:00:00Z&date_to=2026-11-09T00:00:00Z`,
+      { key },
+    );
     expect(reply.status, show(reply)).toBe(200);
-    expect(reply.body.scope).toMatchObject({ from: '2026-11-07T10:30:00+00:00', to: '2026-11-09T00:00:00+00:00', history_days: 3, clamped: true });
+    expect(reply.body.scope).toMatchObject({
+      from: '2026-11-07T10:30:00+00:00',
+      to: '2026-11-09T00:00:00+00:00',
+      history_days: 3,
+      clamped: true,
+    });
   });
 });
 
@@ -152,7 +223,12 @@ describe('metrics errors', () => {
 
   it('403 category_not_in_plan for a category list outside the chosen categories', async () => {
     const grow = await world.tenant({ plan: 'grow', countries: ['US'], categories: ['/Sports'] });
-    const list = await createList(world.db, { projectId: grow.projectId, kind: 'category', name: 'c', items: [{ key: '/Sports/Soccer' }, { key: '/Tech' }] });
+    const list = await createList(world.db, {
+      projectId: grow.projectId,
+      kind: 'category',
+      name: 'c',
+      items: [{ key: '/Sports/Soccer' }, { key: '/Tech' }],
+    });
     const reply = await world.call(`/v1/tracking/lists/${list.id}/metrics`, { key: grow.key });
     expect(reply.status, show(reply)).toBe(403);
     expect(reply.body.detail).toMatchObject({ code: 'category_not_in_plan', message: expect.stringContaining('/Tech') });
@@ -161,12 +237,22 @@ describe('metrics errors', () => {
   it('403 video_not_in_plan for a video publisher on a plan without video data', async () => {
     await seed(world, [{ type: 'publisher', domain: 'clips.example.tv', name: 'ClipTube', is_video: true }]);
     const grow = await world.tenant({ plan: 'grow', countries: ['US'] });
-    const list = await createList(world.db, { projectId: grow.projectId, kind: 'publisher', name: 'v', items: [{ key: 'clips.example.tv' }, { key: DOMAINS[0] }] });
+    const list = await createList(world.db, {
+      projectId: grow.projectId,
+      kind: 'publisher',
+      name: 'v',
+      items: [{ key: 'clips.example.tv' }, { key: DOMAINS[0] }],
+    });
     const reply = await world.call(`/v1/tracking/lists/${list.id}/rollup`, { key: grow.key });
     expect(reply.status, show(reply)).toBe(403);
     expect(reply.body.detail).toMatchObject({ code: 'video_not_in_plan', platform: 'ClipTube' });
     const scale = await world.tenant({ plan: 'scale', countries: ['US'] });
-    const allowed = await createList(world.db, { projectId: scale.projectId, kind: 'publisher', name: 'v', items: [{ key: 'clips.example.tv' }] });
+    const allowed = await createList(world.db, {
+      projectId: scale.projectId,
+      kind: 'publisher',
+      name: 'v',
+      items: [{ key: 'clips.example.tv' }],
+    });
     expect((await world.call(`/v1/tracking/lists/${allowed.id}/metrics`, { key: scale.key })).status).toBe(200);
   });
 
@@ -183,15 +269,28 @@ describe('rollup', () => {
   it('entity list blocks over the whole list', async () => {
     const reply = await world.call(`/v1/tracking/lists/${lists.entity}/rollup?period=30d`, { key: tenant.key });
     expect(reply.status, show(reply)).toBe(200);
-    expect(Object.keys(reply.body)).toEqual(['list_id', 'kind', 'scope', 'item_count', 'publishers', 'trends', 'related', 'groups', 'types', 'data_as_of']);
+    expect(Object.keys(reply.body)).toEqual([
+      'list_id',
+      'kind',
+      'scope',
+      'item_count',
+      'publishers',
+      'trends',
+      'related',
+      'groups',
+      'types',
+      'data_as_of',
+    ]);
     expect(reply.body.scope).not.toHaveProperty('grain');
     expect(reply.body.publishers.length).toBeGreaterThan(0);
     expect(reply.body.types).toEqual([expect.objectContaining({ name: 'person' })]);
-    const publishers = await queryRows<{ domain: string; pubs: number }>(world.db,
+    const publishers = await queryRows<{ domain: string; pubs: number }>(
+      world.db,
       `SELECT a.domain, count(DISTINCT o.url_id)::int AS pubs FROM observations o JOIN articles a ON a.id = o.url_id
        JOIN article_entities ae ON ae.url_id = o.url_id WHERE ae.entity_id::text = ANY($1::text[]) AND o.impressions > 0
          AND o.hour >= $2 AND o.hour < date_trunc('hour', $3::timestamptz) + interval '1 hour' GROUP BY a.domain`,
-      [entityIds, reply.body.scope.from, NOW]); // the three ids and 'Grace Hopper' by name: all four
+      [entityIds, reply.body.scope.from, NOW],
+    ); // the three ids and 'Grace Hopper' by name: all four
     for (const block of reply.body.publishers) expect(block.pubs, block.name).toBe(publishers.find((p) => p.domain === block.name)?.pubs);
   });
 
@@ -224,7 +323,10 @@ describe('queued aggregates', () => {
     const { key, projectId } = await world.tenant({ plan: 'grow', countries: ['US', 'GB'] });
     const list = await createList(world.db, { projectId, kind: 'publisher', name: 'slow', items: DOMAINS.map((k) => ({ key: k })) });
     const sent: AggregateJob[] = [];
-    const queue = { send: async (body: AggregateJob) => void sent.push(body), sendBatch: async (b: { body: AggregateJob }[]) => void sent.push(...b.map((m) => m.body)) };
+    const queue = {
+      send: async (body: AggregateJob) => void sent.push(body),
+      sendBatch: async (b: { body: AggregateJob }[]) => void sent.push(...b.map((m) => m.body)),
+    };
     const path = `/v1/tracking/lists/${list.id}/metrics?period=30d`;
     const call = () => world.call(path, { key, env: { AGGREGATE_INLINE_COST: '1' }, queue } as any);
     const cold = await Promise.all(Array.from({ length: 20 }, call));
@@ -260,8 +362,16 @@ describe('queued aggregates', () => {
 
   it('a job failing for a reason a retry may fix is retried; one that no retry fixes (its list is gone: 404) is acknowledged', async () => {
     const job: AggregateJob = {
-      type: 'aggregate', kind: 'tracking.metrics', cacheKey: `${world.env.REDIS_PREFIX}:gone-list`,
-      request: { route: 'metrics', projectId: tenant.projectId, listId: '00000000-0000-4000-8000-000000000000', query: {}, auth: {} as any },
+      type: 'aggregate',
+      kind: 'tracking.metrics',
+      cacheKey: `${world.env.REDIS_PREFIX}:gone-list`,
+      request: {
+        route: 'metrics',
+        projectId: tenant.projectId,
+        listId: '00000000-0000-4000-8000-000000000000',
+        query: {},
+        auth: {} as any,
+      },
     };
     const down = createMessageBatch('discovery-jobs', [{ id: 'bad', timestamp: new Date(), attempts: 1, body: job }]);
     const ctx = createExecutionContext();

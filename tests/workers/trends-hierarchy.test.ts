@@ -25,17 +25,39 @@ describe('GET /v1/themes', () => {
     expect(reply.status, show(reply)).toBe(200);
     expect(ThemesSchema.safeParse(reply.body).success).toBe(true);
     // Article 4 belongs to two trends of the theme: 9 distinct articles, 10 assignments.
-    expect(counts(reply.body.themes)).toEqual([[THEME_NEWS, 4, 9], [THEME_EMPTY, 0, 0]]);
+    expect(counts(reply.body.themes)).toEqual([
+      [THEME_NEWS, 4, 9],
+      [THEME_EMPTY, 0, 0],
+    ]);
     expect(reply.body.themes[0]).toEqual({
-      id: THEME_NEWS, level: 2, label: 'News', summary: 'News summary', label_en: 'News', label_ru: 'News (ru)',
-      label_local: null, label_local_lang: null, n_trends: 4, n_articles: 9, parent_id: null, state: null,
+      id: THEME_NEWS,
+      level: 2,
+      label: 'News',
+      summary: 'News summary',
+      label_en: 'News',
+      label_ru: 'News (ru)',
+      label_local: null,
+      label_local_lang: null,
+      n_trends: 4,
+      n_articles: 9,
+      parent_id: null,
+      state: null,
     });
   });
 
-  it('restricted keys count only their trends and their countries\' articles; plans only their categories', async () => {
-    expect(counts((await get('/v1/themes', full.key)).body.themes)).toEqual([[THEME_NEWS, 3, 8], [THEME_EMPTY, 0, 0]]);
-    expect(counts((await get('/v1/themes', usOnly.key)).body.themes)).toEqual([[THEME_NEWS, 2, 4], [THEME_EMPTY, 0, 0]]);
-    expect(counts((await get('/v1/themes', sportsPlan.key)).body.themes)).toEqual([[THEME_NEWS, 3, 1], [THEME_EMPTY, 0, 0]]);
+  it("restricted keys count only their trends and their countries' articles; plans only their categories", async () => {
+    expect(counts((await get('/v1/themes', full.key)).body.themes)).toEqual([
+      [THEME_NEWS, 3, 8],
+      [THEME_EMPTY, 0, 0],
+    ]);
+    expect(counts((await get('/v1/themes', usOnly.key)).body.themes)).toEqual([
+      [THEME_NEWS, 2, 4],
+      [THEME_EMPTY, 0, 0],
+    ]);
+    expect(counts((await get('/v1/themes', sportsPlan.key)).body.themes)).toEqual([
+      [THEME_NEWS, 3, 1],
+      [THEME_EMPTY, 0, 0],
+    ]);
   });
 
   it('401 without a key', async () => {
@@ -49,12 +71,18 @@ describe('GET /v1/themes/{theme_id}/topics', () => {
     expect(reply.status, show(reply)).toBe(200);
     expect(ThemeTopicsSchema.safeParse(reply.body).success).toBe(true);
     expect(reply.body.theme_id).toBe(THEME_NEWS);
-    expect(counts(reply.body.topics)).toEqual([[TOPIC_POLITICS, 2, 8], [TOPIC_SPORT, 2, 1]]);
+    expect(counts(reply.body.topics)).toEqual([
+      [TOPIC_POLITICS, 2, 8],
+      [TOPIC_SPORT, 2, 1],
+    ]);
     expect(reply.body.topics[0]).toMatchObject({ level: 1, label: 'Politics', parent_id: THEME_NEWS, state: 'hot' });
   });
 
   it('counts follow the key', async () => {
-    expect(counts((await get(`/v1/themes/${THEME_NEWS}/topics`, usOnly.key)).body.topics)).toEqual([[TOPIC_POLITICS, 1, 4], [TOPIC_SPORT, 1, 0]]);
+    expect(counts((await get(`/v1/themes/${THEME_NEWS}/topics`, usOnly.key)).body.topics)).toEqual([
+      [TOPIC_POLITICS, 1, 4],
+      [TOPIC_SPORT, 1, 0],
+    ]);
   });
 
   it.each([
@@ -85,7 +113,12 @@ describe('GET /v1/topics/{topic_id}/trends', () => {
     expect(TopicTrendsSchema.safeParse(reply.body).success).toBe(true);
     expect(ids(reply)).toEqual([TOUR, FINALS]);
     expect(reply.body).toMatchObject({ topic_id: TOPIC_SPORT, total: 2, limit: 50, offset: 0 });
-    expect(reply.body.trends[0]).toMatchObject({ id: TOUR, article_count: 1, peak_date: '2026-11-17', cabinet_url: `https://app.example.com/trend/${TOUR}` });
+    expect(reply.body.trends[0]).toMatchObject({
+      id: TOUR,
+      article_count: 1,
+      peak_date: '2026-11-17',
+      cabinet_url: `https://app.example.com/trend/${TOUR}`,
+    });
   });
 
   it.each([
@@ -127,7 +160,12 @@ describe('GET /v1/topics/{topic_id}/trends', () => {
 
 describe('MCP tools run the trends routes in-process', () => {
   const tool = (name: string, args: object, key = internal) =>
-    world.call('/mcp', { method: 'POST', key, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } } });
+    world.call('/mcp', {
+      method: 'POST',
+      key,
+      headers: { Accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
 
   it.each([
     ['list_trends', { sort_by: 'article_count', min_articles: 0 }, '/v1/trends?sort_by=article_count&min_articles=0'],

@@ -22,7 +22,15 @@ let usKey: string;
 beforeAll(async () => {
   world = await createWorld('trends_oracle');
   await seed(world, [
-    ...COUNTRIES.map((alpha_2) => ({ type: 'country', alpha_2, alpha_3: `${alpha_2}X`, name: alpha_2, region: 'R', sub_region: 'S', languages: ['en'] })),
+    ...COUNTRIES.map((alpha_2) => ({
+      type: 'country',
+      alpha_2,
+      alpha_3: `${alpha_2}X`,
+      name: alpha_2,
+      region: 'R',
+      sub_region: 'S',
+      languages: ['en'],
+    })),
     { type: 'hierarchy_node', id: THEME, level: 2, label: 'Oracle', label_en: 'Oracle', label_ru: 'Oracle', parent_id: null },
   ]);
   internal = await world.internalKey();
@@ -33,10 +41,20 @@ const at = (minutesAgo: number) => new Date(BASE - minutesAgo * 60_000).toISOStr
 
 function articleLine(id: string, firstSeen: string) {
   return {
-    type: 'article', id, url: `https://oracle.example.com/${id}`, domain: 'oracle.example.com', publisher: 'Oracle', title: id,
-    content_language: 'en', date_published: null, meta: { meta_title: '', meta_description: '', headline: '', section: '' },
+    type: 'article',
+    id,
+    url: `https://oracle.example.com/${id}`,
+    domain: 'oracle.example.com',
+    publisher: 'Oracle',
+    title: id,
+    content_language: 'en',
+    date_published: null,
+    meta: { meta_title: '', meta_description: '', headline: '', section: '' },
     enrichment: { actors: [], topic: [], format_group: 'article', format_type: 'news', entities: {} },
-    rss_feeds: null, markdown_content: null, first_seen_at: firstSeen, refreshed_at: firstSeen,
+    rss_feeds: null,
+    markdown_content: null,
+    first_seen_at: firstSeen,
+    refreshed_at: firstSeen,
   };
 }
 
@@ -65,9 +83,24 @@ describe('trend numbers equal the raw-assignment reference', () => {
       fc.asyncProperty(arbitraryCase, async (c) => {
         const topic = crypto.randomUUID();
         const trends = c.trends.map(() => crypto.randomUUID());
-        const batches: object[][] = [[{ type: 'hierarchy_node', id: topic, level: 1, label: 'T', label_en: 'T', label_ru: 'T', parent_id: THEME }], [], []];
+        const batches: object[][] = [
+          [{ type: 'hierarchy_node', id: topic, level: 1, label: 'T', label_en: 'T', label_ru: 'T', parent_id: THEME }],
+          [],
+          [],
+        ];
         c.trends.forEach((t, i) => {
-          batches[0].push({ type: 'trend', id: trends[i], label: 'x', label_en: 'x', label_ru: 'x', state: 'hot', structural_type: 'unknown', topic_id: topic, primary_country: t.country, country_scope: [t.country] });
+          batches[0].push({
+            type: 'trend',
+            id: trends[i],
+            label: 'x',
+            label_en: 'x',
+            label_ru: 'x',
+            state: 'hot',
+            structural_type: 'unknown',
+            topic_id: topic,
+            primary_country: t.country,
+            country_scope: [t.country],
+          });
         });
         const firstTrendArticles: string[] = [];
         c.trends.forEach((t, i) => {
@@ -76,13 +109,37 @@ describe('trend numbers equal the raw-assignment reference', () => {
             if (i === 0) firstTrendArticles.push(id);
             const batch = a.late ? batches[1] : batches[0];
             batch.push(articleLine(id, at(a.ago)));
-            batch.push({ type: 'observation', url_id: id, country: a.market, language: 'en', hour: at(a.ago - (a.ago % 60)), impressions: 1, position: 1 });
-            batch.push({ type: 'trend_article', trend_id: trends[i], url_id: id, assignment_method: 'm', assignment_score: 0.5, trend_role: 'F2_pile_on', assigned_at: at(0) });
+            batch.push({
+              type: 'observation',
+              url_id: id,
+              country: a.market,
+              language: 'en',
+              hour: at(a.ago - (a.ago % 60)),
+              impressions: 1,
+              position: 1,
+            });
+            batch.push({
+              type: 'trend_article',
+              trend_id: trends[i],
+              url_id: id,
+              assignment_method: 'm',
+              assignment_score: 0.5,
+              trend_role: 'F2_pile_on',
+              assigned_at: at(0),
+            });
             if (a.moved !== undefined) batches[2].push(articleLine(id, at(a.moved)));
           }
           if (i > 0 && t.shareWithFirst) {
             for (const id of firstTrendArticles.slice(0, 3)) {
-              batches[1].push({ type: 'trend_article', trend_id: trends[i], url_id: id, assignment_method: 'm', assignment_score: 0.4, trend_role: 'F3_long_tail', assigned_at: at(0) });
+              batches[1].push({
+                type: 'trend_article',
+                trend_id: trends[i],
+                url_id: id,
+                assignment_method: 'm',
+                assignment_score: 0.4,
+                trend_role: 'F3_long_tail',
+                assigned_at: at(0),
+              });
             }
           }
         });
@@ -95,7 +152,10 @@ describe('trend numbers equal the raw-assignment reference', () => {
           [trends],
         );
         for (const id of trends) {
-          const want = reference(raw.filter((r) => r.trend_id === id).map((r) => Date.parse(r.first_seen_at)), now);
+          const want = reference(
+            raw.filter((r) => r.trend_id === id).map((r) => Date.parse(r.first_seen_at)),
+            now,
+          );
           const reply = await world.call(`/v1/trends/${id}`, { key: internal, env: { NOW: new Date(now).toISOString(), ...UNCACHED } });
           expect(reply.status, show(reply)).toBe(200);
           const got = reply.body;
@@ -129,8 +189,17 @@ describe('trend numbers equal the raw-assignment reference', () => {
 
 /** Topic and theme counts, unrestricted and US-only, against plain SQL over the raw rows. */
 async function checkHierarchy(topic: string) {
-  for (const [key, markets] of [[internal, null], [usKey, ['US']]] as [string, string[] | null][]) {
-    const rows = await queryRows<{ topic_id: string; trend_id: string; url_id: string | null; countries: string[] | null; trend_countries: string[] }>(
+  for (const [key, markets] of [
+    [internal, null],
+    [usKey, ['US']],
+  ] as [string, string[] | null][]) {
+    const rows = await queryRows<{
+      topic_id: string;
+      trend_id: string;
+      url_id: string | null;
+      countries: string[] | null;
+      trend_countries: string[];
+    }>(
       world.db,
       `SELECT t.topic_id::text, t.id::text AS trend_id, ta.url_id::text, t.country_scope || t.primary_country AS trend_countries,
               (SELECT array_agg(p.country) FROM url_profiles p WHERE p.url_id = ta.url_id) AS countries
@@ -139,10 +208,16 @@ async function checkHierarchy(topic: string) {
       [THEME],
     );
     const visible = rows.filter((r) => markets === null || r.trend_countries.some((c) => markets.includes(c)));
-    const seen = (r: (typeof rows)[number]) => r.url_id !== null && (markets === null || (r.countries ?? []).some((c) => markets.includes(c)));
+    const seen = (r: (typeof rows)[number]) =>
+      r.url_id !== null && (markets === null || (r.countries ?? []).some((c) => markets.includes(c)));
     const want = (filter: (r: (typeof rows)[number]) => boolean) => ({
       n_trends: new Set(visible.filter(filter).map((r) => r.trend_id)).size,
-      n_articles: new Set(visible.filter(filter).filter(seen).map((r) => r.url_id)).size,
+      n_articles: new Set(
+        visible
+          .filter(filter)
+          .filter(seen)
+          .map((r) => r.url_id),
+      ).size,
     });
     const themes = (await world.call('/v1/themes', { key, env: UNCACHED })).body.themes;
     expect(themes.find((n: any) => n.id === THEME)).toMatchObject(want(() => true));

@@ -29,15 +29,42 @@ describe('GET /v1/trends/{trend_id}/rollup (happy)', () => {
     expect(reply.status, show(reply)).toBe(200);
     expect(TrendRollupSchema.safeParse(reply.body).success).toBe(true);
     expect(reply.body).toMatchObject({ trend_id: ELECTION, cabinet_url: `https://app.example.com/trend/${ELECTION}` });
-    expect(reply.body.scope).toMatchObject({ country: 'all', from: '2026-11-14T00:00:00+00:00', to: '2026-11-20T12:30:00+00:00', clamped: false });
-    expect(reply.body.totals).toEqual({ publications: 4, impressions: 120, publishers: 4, new_articles: 4, prev_impressions: 0, delta_pct: null });
-    expect(reply.body.top_articles.map((a: any) => [a.id, a.impressions])).toEqual([[article(2), 40], [article(4), 40], [article(3), 30], [article(1), 10]]);
+    expect(reply.body.scope).toMatchObject({
+      country: 'all',
+      from: '2026-11-14T00:00:00+00:00',
+      to: '2026-11-20T12:30:00+00:00',
+      clamped: false,
+    });
+    expect(reply.body.totals).toEqual({
+      publications: 4,
+      impressions: 120,
+      publishers: 4,
+      new_articles: 4,
+      prev_impressions: 0,
+      delta_pct: null,
+    });
+    expect(reply.body.top_articles.map((a: any) => [a.id, a.impressions])).toEqual([
+      [article(2), 40],
+      [article(4), 40],
+      [article(3), 30],
+      [article(1), 10],
+    ]);
     expect(reply.body.top_articles[0]).toEqual({
-      id: article(2), url: 'https://news2.example.com/story/2', cabinet_url: `https://app.example.com/article/${article(2)}`,
-      title: 'Story 2', domain: 'news2.example.com', publisher: 'News 2', first_seen_at: '2026-11-19T08:00:00+00:00', impressions: 40,
+      id: article(2),
+      url: 'https://news2.example.com/story/2',
+      cabinet_url: `https://app.example.com/article/${article(2)}`,
+      title: 'Story 2',
+      domain: 'news2.example.com',
+      publisher: 'News 2',
+      first_seen_at: '2026-11-19T08:00:00+00:00',
+      impressions: 40,
     });
     expect(reply.body.publishers[0]).toEqual({ domain: 'news2.example.com', name: 'News 2', pubs: 1, imps: 40 });
-    expect(reply.body.countries).toEqual([{ country: 'GB', pubs: 2, imps: 50 }, { country: 'DE', pubs: 1, imps: 40 }, { country: 'US', pubs: 2, imps: 30 }]);
+    expect(reply.body.countries).toEqual([
+      { country: 'GB', pubs: 2, imps: 50 },
+      { country: 'DE', pubs: 1, imps: 40 },
+      { country: 'US', pubs: 2, imps: 30 },
+    ]);
     expect(reply.body.entities).toEqual([]);
   });
 
@@ -46,7 +73,14 @@ describe('GET /v1/trends/{trend_id}/rollup (happy)', () => {
     expect(gb.body.totals).toMatchObject({ publications: 2, impressions: 50 });
     expect((await rollup(ELECTION, '?period=7d&lang=de')).body.totals).toMatchObject({ publications: 0, impressions: 0 });
     const custom = await rollup(ELECTION, '?period=custom&date_from=2026-11-17T00:00:00Z&date_to=2026-11-21T00:00:00Z');
-    expect(custom.body.totals).toEqual({ publications: 3, impressions: 80, publishers: 3, new_articles: 3, prev_impressions: 40, delta_pct: 100 });
+    expect(custom.body.totals).toEqual({
+      publications: 3,
+      impressions: 80,
+      publishers: 3,
+      new_articles: 3,
+      prev_impressions: 40,
+      delta_pct: 100,
+    });
   });
 
   it('restricted keys see their markets only; plans their categories only', async () => {
@@ -61,7 +95,14 @@ describe('GET /v1/trends/{trend_id}/rollup (happy)', () => {
   it('a trend without articles rolls up to zeros', async () => {
     const reply = await rollup(FINALS);
     expect(reply.status, show(reply)).toBe(200);
-    expect(reply.body.totals).toEqual({ publications: 0, impressions: 0, publishers: 0, new_articles: 0, prev_impressions: 0, delta_pct: null });
+    expect(reply.body.totals).toEqual({
+      publications: 0,
+      impressions: 0,
+      publishers: 0,
+      new_articles: 0,
+      prev_impressions: 0,
+      delta_pct: null,
+    });
   });
 });
 
@@ -90,7 +131,8 @@ describe('queued roll-ups', () => {
   it('503 computing -> one job for identical cold requests -> consumer -> cached 200', async () => {
     const sent: AggregateJob[] = [];
     const queue = { send: async (body: AggregateJob) => void sent.push(body), sendBatch: async () => undefined };
-    const call = () => world.call(`/v1/trends/${ELECTION}/rollup?period=30d`, { key: internal, env: { AGGREGATE_INLINE_COST: '1' }, queue } as any);
+    const call = () =>
+      world.call(`/v1/trends/${ELECTION}/rollup?period=30d`, { key: internal, env: { AGGREGATE_INLINE_COST: '1' }, queue } as any);
     const cold = await Promise.all(Array.from({ length: 8 }, call));
     for (const reply of cold) {
       expect(reply.status, show(reply)).toBe(503);
@@ -117,11 +159,17 @@ describe('queued roll-ups that no retry fixes (issue 19)', () => {
     const call = () => world.call(path, { key: internal, env: { AGGREGATE_INLINE_COST: '1' }, queue } as any);
     expect((await call()).status).toBe(503);
     // The job as the old code queued it for the far-future window, under that request's cache key.
-    const job = { ...sent[0], request: { ...(sent[0].request as any), query: { ...(sent[0].request as any).query, date_to: '9999-12-31T00:00:00.000Z' } } };
+    const job = {
+      ...sent[0],
+      request: { ...(sent[0].request as any), query: { ...(sent[0].request as any).query, date_to: '9999-12-31T00:00:00.000Z' } },
+    };
     const batch = createMessageBatch('discovery-jobs', [{ id: 'far', timestamp: new Date(), attempts: 1, body: job }]);
     const ctx = createExecutionContext();
     await worker.queue(batch as any, { ...world.env } as any, ctx);
-    expect(await getQueueResult(batch, ctx), 'done, not retried into the dead-letter queue').toMatchObject({ explicitAcks: ['far'], retryMessages: [] });
+    expect(await getQueueResult(batch, ctx), 'done, not retried into the dead-letter queue').toMatchObject({
+      explicitAcks: ['far'],
+      retryMessages: [],
+    });
     const after = await call();
     expect(after.status, show(after)).toBe(422);
     expect(after.body.detail[0]).toMatchObject({ loc: ['query'], type: 'value_error' });
@@ -173,7 +221,10 @@ describe('oracle: roll-up numbers equal plain SQL over raw observations', () => 
           const from = new Date(base - q.startHours * 3_600_000);
           // Windows end by base (NOW + 11.5 h): later than now plus a day is 422 (docs/SECURITY.md "Windows bounded to now").
           const to = new Date(Math.min(from.getTime() + q.lengthHours * 3_600_000, base));
-          const reply = await rollup(ELECTION, `?period=custom&date_from=${from.toISOString()}&date_to=${to.toISOString()}&country=${q.country}`);
+          const reply = await rollup(
+            ELECTION,
+            `?period=custom&date_from=${from.toISOString()}&date_to=${to.toISOString()}&country=${q.country}`,
+          );
           expect(reply.status, show(reply)).toBe(200);
           const markets = q.country === 'all' ? ['US', 'GB', 'DE', 'FR'] : [q.country];
           const raw = await queryRows<{ url_id: string; country: string; domain: string; impressions: number }>(

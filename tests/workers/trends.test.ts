@@ -1,9 +1,7 @@
 // GET /v1/trends, /v1/trends/{id}(/articles|/parents|/children): exact values over a hand-made
 // world, every filter, sort (nulls last), error code, and the region gate (invisible = unknown).
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ChildrenSchema, ParentsSchema, TrendArticlesSchema, TrendDetailSchema, TrendListSchema,
-} from '../../functions/trends/schemas';
+import { ChildrenSchema, ParentsSchema, TrendArticlesSchema, TrendDetailSchema, TrendListSchema } from '../../functions/trends/schemas';
 import { article, BUDGET, ELECTION, FINALS, THEME_EMPTY, THEME_NEWS, TOPIC_POLITICS, TOPIC_SPORT, TOUR, UNKNOWN } from '../fixtures/trends';
 import { trendsWorld } from '../helpers/trends-world';
 import { show, type Tenant, type World } from '../helpers/world';
@@ -29,15 +27,36 @@ describe('GET /v1/trends (happy)', () => {
     expect(ids(reply)).toEqual([ELECTION, BUDGET, TOUR]);
     expect(reply.body).toMatchObject({ total: 3, limit: 50, offset: 0 });
     expect(reply.body.trends[0]).toEqual({
-      id: ELECTION, cabinet_url: `https://app.example.com/trend/${ELECTION}`, label: 'Election', summary: 'Election summary',
-      label_en: 'Election', label_ru: 'Election (ru)', label_local: null, label_local_lang: null, state: 'hot',
-      structural_type: 'event_driven', semantic_type: 'news', semantic_type_confidence: 0.8, article_count: 6,
-      first_seen_at: '2026-05-01T12:00:00+00:00', last_article_at: '2026-11-20T10:00:00+00:00', peak_date: '2026-11-19',
-      expected_next_peak: null, key_entities: ['Election person'], key_topics: ['election'], topic_id: TOPIC_POLITICS,
-      primary_country: 'US', country_scope: ['US', 'GB'],
+      id: ELECTION,
+      cabinet_url: `https://app.example.com/trend/${ELECTION}`,
+      label: 'Election',
+      summary: 'Election summary',
+      label_en: 'Election',
+      label_ru: 'Election (ru)',
+      label_local: null,
+      label_local_lang: null,
+      state: 'hot',
+      structural_type: 'event_driven',
+      semantic_type: 'news',
+      semantic_type_confidence: 0.8,
+      article_count: 6,
+      first_seen_at: '2026-05-01T12:00:00+00:00',
+      last_article_at: '2026-11-20T10:00:00+00:00',
+      peak_date: '2026-11-19',
+      expected_next_peak: null,
+      key_entities: ['Election person'],
+      key_topics: ['election'],
+      topic_id: TOPIC_POLITICS,
+      primary_country: 'US',
+      country_scope: ['US', 'GB'],
     });
     // The line's constant peak_date (2020-01-01) is ignored: the busiest day is derived.
-    expect(reply.body.trends[1]).toMatchObject({ article_count: 3, peak_date: '2026-11-18', first_seen_at: '2026-11-15T09:00:00+00:00', last_article_at: '2026-11-18T07:00:00+00:00' });
+    expect(reply.body.trends[1]).toMatchObject({
+      article_count: 3,
+      peak_date: '2026-11-18',
+      first_seen_at: '2026-11-15T09:00:00+00:00',
+      last_article_at: '2026-11-18T07:00:00+00:00',
+    });
   });
 
   it.each([
@@ -82,7 +101,7 @@ describe('GET /v1/trends (happy)', () => {
 });
 
 describe('GET /v1/trends/{trend_id}', () => {
-  it('detail: the sparkline and features are computed from the assignments, not the line\'s constants', async () => {
+  it("detail: the sparkline and features are computed from the assignments, not the line's constants", async () => {
     const reply = await get(`/v1/trends/${ELECTION}`);
     expect(reply.status, show(reply)).toBe(200);
     expect(TrendDetailSchema.safeParse(reply.body).success).toBe(true);
@@ -93,8 +112,14 @@ describe('GET /v1/trends/{trend_id}', () => {
     expect(daily.reduce((a, b) => a + b, 0)).toBe(5);
     const { acf_30, acf_90, ...rest } = reply.body.features;
     expect(rest).toEqual({
-      days_active: 5, total_articles: 6, slope_14d: 0.0835, cv_30d: 3.2016, current_share_7d: 0.6667, peak_day_ago: 1,
-      first_48h_share: 0.1667, acf_365: null,
+      days_active: 5,
+      total_articles: 6,
+      slope_14d: 0.0835,
+      cv_30d: 3.2016,
+      current_share_7d: 0.6667,
+      peak_day_ago: 1,
+      first_48h_share: 0.1667,
+      acf_365: null,
     });
     // acf_30/acf_90 over the 180-day zero-filled sparkline, against a naive computation; lag 365 needs 730 days.
     const naiveAcf = (lag: number) => {
@@ -106,15 +131,27 @@ describe('GET /v1/trends/{trend_id}', () => {
     };
     expect(acf_30).toBe(naiveAcf(30));
     expect(acf_90).toBe(naiveAcf(90));
-    expect(reply.body).toMatchObject({ created_at: '2026-01-01T00:00:00+00:00', updated_at: '2026-11-01T00:00:00+00:00', peak_date: '2026-11-19' });
+    expect(reply.body).toMatchObject({
+      created_at: '2026-01-01T00:00:00+00:00',
+      updated_at: '2026-11-01T00:00:00+00:00',
+      peak_date: '2026-11-19',
+    });
   });
 
   it('a trend without articles: zero features and acf, null peak and acf_365', async () => {
     const reply = await get(`/v1/trends/${FINALS}`);
     expect(reply.status, show(reply)).toBe(200);
     expect(reply.body.features).toEqual({
-      days_active: 0, total_articles: 0, slope_14d: 0, cv_30d: 0, current_share_7d: 0, peak_day_ago: null, first_48h_share: 0,
-      acf_30: 0, acf_90: 0, acf_365: null,
+      days_active: 0,
+      total_articles: 0,
+      slope_14d: 0,
+      cv_30d: 0,
+      current_share_7d: 0,
+      peak_day_ago: null,
+      first_48h_share: 0,
+      acf_30: 0,
+      acf_90: 0,
+      acf_365: null,
     });
     expect(reply.body.daily_counts_180d).toEqual(new Array(180).fill(0));
     expect(reply.body).toMatchObject({ first_seen_at: null, last_article_at: null, peak_date: null, article_count: 0 });
@@ -147,10 +184,21 @@ describe('GET /v1/trends/{trend_id}/articles', () => {
     expect(articleIds(reply)).toEqual([1, 3, 2, 4, 5, 6].map(article));
     expect(reply.body).toMatchObject({ trend_id: ELECTION, total: 6, limit: 50, offset: 0 });
     expect(reply.body.articles[0]).toEqual({
-      id: article(1), url: 'https://news1.example.com/story/1', cabinet_url: `https://app.example.com/article/${article(1)}`,
-      title: 'Story 1', title_en: 'Story 1 (en)', domain: 'news1.example.com', publisher: 'News 1', language: 'en',
-      published_at: '2026-11-20T09:00:00+00:00', first_seen_at: '2026-11-20T10:00:00+00:00', summary_en: 'Summary 1 (en)',
-      image_url: 'https://news1.example.com/1.jpg', country_code: 'US', assignment_method: 'embedding', assignment_score: 0.9,
+      id: article(1),
+      url: 'https://news1.example.com/story/1',
+      cabinet_url: `https://app.example.com/article/${article(1)}`,
+      title: 'Story 1',
+      title_en: 'Story 1 (en)',
+      domain: 'news1.example.com',
+      publisher: 'News 1',
+      language: 'en',
+      published_at: '2026-11-20T09:00:00+00:00',
+      first_seen_at: '2026-11-20T10:00:00+00:00',
+      summary_en: 'Summary 1 (en)',
+      image_url: 'https://news1.example.com/1.jpg',
+      country_code: 'US',
+      assignment_method: 'embedding',
+      assignment_score: 0.9,
       trend_role: 'F2_pile_on',
     });
     // Seen in GB and US in the same hour: the first market by code.
@@ -209,22 +257,50 @@ describe('GET /v1/trends/{trend_id}/articles', () => {
 });
 
 describe('genealogy: /parents and /children', () => {
-  it('edges with the spec\'s fields, strongest first', async () => {
+  it("edges with the spec's fields, strongest first", async () => {
     const children = await get(`/v1/trends/${ELECTION}/children`);
     expect(children.status, show(children)).toBe(200);
     expect(ChildrenSchema.safeParse(children.body).success).toBe(true);
     expect(children.body).toEqual({
-      data_as_of: expect.any(String), trend_id: ELECTION,
+      data_as_of: expect.any(String),
+      trend_id: ELECTION,
       children: [
-        { child_id: BUDGET, child_label: 'Budget', child_state: 'decayed', child_structural_type: 'evergreen', relation_type: 'spinoff', strength: 0.8, established_at: '2026-11-18T12:00:00+00:00' },
-        { child_id: FINALS, child_label: 'Finals', child_state: 'emerging', child_structural_type: 'unknown', relation_type: 'follow_up', strength: 0.6, established_at: '2026-11-19T12:00:00+00:00' },
+        {
+          child_id: BUDGET,
+          child_label: 'Budget',
+          child_state: 'decayed',
+          child_structural_type: 'evergreen',
+          relation_type: 'spinoff',
+          strength: 0.8,
+          established_at: '2026-11-18T12:00:00+00:00',
+        },
+        {
+          child_id: FINALS,
+          child_label: 'Finals',
+          child_state: 'emerging',
+          child_structural_type: 'unknown',
+          relation_type: 'follow_up',
+          strength: 0.6,
+          established_at: '2026-11-19T12:00:00+00:00',
+        },
       ],
     });
     const parents = await get(`/v1/trends/${ELECTION}/parents`);
     expect(ParentsSchema.safeParse(parents.body).success).toBe(true);
     expect(parents.body).toEqual({
-      data_as_of: expect.any(String), trend_id: ELECTION,
-      parents: [{ parent_id: TOUR, parent_label: 'Tour', parent_state: 'persistent', parent_structural_type: 'cyclic', relation_type: 'related', strength: 0.4, established_at: '2026-11-18T13:00:00+00:00' }],
+      data_as_of: expect.any(String),
+      trend_id: ELECTION,
+      parents: [
+        {
+          parent_id: TOUR,
+          parent_label: 'Tour',
+          parent_state: 'persistent',
+          parent_structural_type: 'cyclic',
+          relation_type: 'related',
+          strength: 0.4,
+          established_at: '2026-11-18T13:00:00+00:00',
+        },
+      ],
     });
   });
 
@@ -233,8 +309,13 @@ describe('genealogy: /parents and /children', () => {
       for (const edge of (await get(`/v1/trends/${id}/children`)).body.children) {
         const back = (await get(`/v1/trends/${edge.child_id}/parents`)).body.parents;
         expect(back).toContainEqual({
-          parent_id: id, parent_label: expect.any(String), parent_state: expect.any(String), parent_structural_type: expect.any(String),
-          relation_type: edge.relation_type, strength: edge.strength, established_at: edge.established_at,
+          parent_id: id,
+          parent_label: expect.any(String),
+          parent_state: expect.any(String),
+          parent_structural_type: expect.any(String),
+          relation_type: edge.relation_type,
+          strength: edge.strength,
+          established_at: edge.established_at,
         });
       }
       for (const edge of (await get(`/v1/trends/${id}/parents`)).body.parents) {
@@ -298,7 +379,13 @@ describe('region gate (security)', () => {
   });
 
   it('401 without a key on every route', async () => {
-    for (const path of ['/v1/trends', `/v1/trends/${ELECTION}`, `/v1/trends/${ELECTION}/articles`, `/v1/trends/${ELECTION}/parents`, `/v1/trends/${ELECTION}/children`]) {
+    for (const path of [
+      '/v1/trends',
+      `/v1/trends/${ELECTION}`,
+      `/v1/trends/${ELECTION}/articles`,
+      `/v1/trends/${ELECTION}/parents`,
+      `/v1/trends/${ELECTION}/children`,
+    ]) {
       const reply = await world.call(path);
       expect(reply.status, `${path} ${show(reply)}`).toBe(401);
     }

@@ -2,7 +2,19 @@
 // categories and entities. Window reads come from the counters and roll-ups, not raw hours.
 import { sql } from 'drizzle-orm';
 import {
-  bigint, boolean, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid,
+  bigint,
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uuid,
 } from 'drizzle-orm/pg-core';
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -77,7 +89,9 @@ export const articles = pgTable(
 export const articleCategories = pgTable(
   'article_categories',
   {
-    urlId: uuid('url_id').notNull().references(() => articles.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
     /** Taxonomy path, case-sensitive, e.g. `/Sports/Soccer`. */
     name: text('name').notNull(),
     confidence: real('confidence').notNull(),
@@ -93,7 +107,9 @@ export const articleCategories = pgTable(
 export const articleTops = pgTable(
   'article_tops',
   {
-    urlId: uuid('url_id').primaryKey().references(() => articles.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id')
+      .primaryKey()
+      .references(() => articles.id, { onDelete: 'cascade' }),
     /** Distinct, in byte order (`category_tops()`). */
     topCategories: text('top_categories').array().notNull(),
   },
@@ -137,8 +153,12 @@ export const entities = pgTable(
 export const articleEntities = pgTable(
   'article_entities',
   {
-    urlId: uuid('url_id').notNull().references(() => articles.id, { onDelete: 'cascade' }),
-    entityId: uuid('entity_id').notNull().references(() => entities.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
+    entityId: uuid('entity_id')
+      .notNull()
+      .references(() => entities.id, { onDelete: 'cascade' }),
     /** The surface form in this article. */
     name: text('name').notNull(),
     type: text('type').notNull(),
@@ -159,7 +179,9 @@ export const articleEntities = pgTable(
 export const urlProfiles = pgTable(
   'url_profiles',
   {
-    urlId: uuid('url_id').notNull().references(() => articles.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
     country: text('country').notNull(),
     language: text('language').notNull(),
     firstSeen: tstz('first_seen').notNull(),
@@ -184,7 +206,9 @@ export const urlProfiles = pgTable(
 export const observations = pgTable(
   'observations',
   {
-    urlId: uuid('url_id').notNull().references(() => articles.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
     country: text('country').notNull(),
     language: text('language').notNull(),
     hour: tstz('hour').notNull(),

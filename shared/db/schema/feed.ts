@@ -41,7 +41,16 @@ export const profileWindows = pgTable(
   ],
 );
 
-const HISTORY_INDEX = { imp1h: '1h', imp24h: '24h', imp7d: '7d', imp30d: '30d', derived: 'derived', firstSeen: 'first_seen', lastSeen: 'last_seen', avgPosition: 'avg_position' } as const;
+const HISTORY_INDEX = {
+  imp1h: '1h',
+  imp24h: '24h',
+  imp7d: '7d',
+  imp30d: '30d',
+  derived: 'derived',
+  firstSeen: 'first_seen',
+  lastSeen: 'last_seen',
+  avgPosition: 'avg_position',
+} as const;
 
 /**
  * The sort values profile_windows replaced, valid for feed versions [valid_from, valid_to): what a
@@ -68,7 +77,8 @@ export const profileWindowsHistory = pgTable(
   (t) => [
     // The migration adds INCLUDE (valid_from, valid_to) to each (drizzle's index builder cannot express it).
     ...(['imp1h', 'imp24h', 'imp7d', 'imp30d', 'derived', 'firstSeen', 'lastSeen', 'avgPosition'] as const).map((c) =>
-      index(`profile_windows_history_${HISTORY_INDEX[c]}_idx`).on(t[c], t.urlId, t.country, t.language)),
+      index(`profile_windows_history_${HISTORY_INDEX[c]}_idx`).on(t[c], t.urlId, t.country, t.language),
+    ),
     index('profile_windows_history_replaced_idx').on(t.replacedAt),
   ],
 );

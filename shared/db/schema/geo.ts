@@ -23,7 +23,9 @@ export const cities = pgTable(
   'cities',
   {
     id: serial('id').primaryKey(),
-    countryCode: text('country_code').notNull().references(() => countries.alpha2),
+    countryCode: text('country_code')
+      .notNull()
+      .references(() => countries.alpha2),
     name: text('name').notNull(),
   },
   (t) => [unique('cities_country_name_uq').on(t.countryCode, t.name)],
@@ -34,7 +36,9 @@ export const discoverProfiles = pgTable(
   'discover_profiles',
   {
     id: serial('id').primaryKey(),
-    countryCode: text('country_code').notNull().references(() => countries.alpha2),
+    countryCode: text('country_code')
+      .notNull()
+      .references(() => countries.alpha2),
     cityId: integer('city_id').references(() => cities.id),
     language: text('language').notNull(),
     isActive: boolean('is_active').notNull().default(true),

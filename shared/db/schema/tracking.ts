@@ -13,7 +13,9 @@ export const trackingLists = pgTable(
   'tracking_lists',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     kind: text('kind').$type<ListKind>().notNull(),
     name: text('name').notNull(),
     colorIndex: integer('color_index').notNull().default(0),
@@ -38,7 +40,9 @@ export const trackingListItems = pgTable(
   'tracking_list_items',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    listId: uuid('list_id').notNull().references(() => trackingLists.id, { onDelete: 'cascade' }),
+    listId: uuid('list_id')
+      .notNull()
+      .references(() => trackingLists.id, { onDelete: 'cascade' }),
     /** Entity id or name, category path, clean domain, trend id, or `<keyword>|<match_type>`. */
     key: text('key').notNull(),
     name: text('name').notNull(),
@@ -56,16 +60,17 @@ export const trackingListItems = pgTable(
 export const mentionMatches = pgTable(
   'mention_matches',
   {
-    listId: uuid('list_id').notNull().references(() => trackingLists.id, { onDelete: 'cascade' }),
-    termId: uuid('term_id').notNull().references(() => trackingListItems.id, { onDelete: 'cascade' }),
+    listId: uuid('list_id')
+      .notNull()
+      .references(() => trackingLists.id, { onDelete: 'cascade' }),
+    termId: uuid('term_id')
+      .notNull()
+      .references(() => trackingListItems.id, { onDelete: 'cascade' }),
     urlId: uuid('url_id').notNull(),
     field: text('field').$type<MatchField>().notNull(),
     matchedText: text('matched_text').notNull(),
     snippet: text('snippet').notNull(),
     matchedAt: tstz('matched_at').notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.termId, t.urlId, t.field] }),
-    index('mention_matches_list_url_idx').on(t.listId, t.urlId),
-  ],
+  (t) => [primaryKey({ columns: [t.termId, t.urlId, t.field] }), index('mention_matches_list_url_idx').on(t.listId, t.urlId)],
 );

@@ -2,7 +2,20 @@
 // theme (level 2) -> topic (level 1) -> trend hierarchy.
 import { sql } from 'drizzle-orm';
 import {
-  check, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, smallint, text, timestamp, unique, uuid,
+  check,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  smallint,
+  text,
+  timestamp,
+  unique,
+  uuid,
 } from 'drizzle-orm/pg-core';
 import { articles } from './content';
 import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../values';
@@ -76,8 +89,12 @@ export const trends = pgTable(
 export const trendArticles = pgTable(
   'trend_articles',
   {
-    trendId: uuid('trend_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
-    urlId: uuid('url_id').notNull().references(() => articles.id, { onDelete: 'cascade' }),
+    trendId: uuid('trend_id')
+      .notNull()
+      .references(() => trends.id, { onDelete: 'cascade' }),
+    urlId: uuid('url_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
     assignmentMethod: text('assignment_method').notNull(),
     assignmentScore: doublePrecision('assignment_score').notNull(),
     trendRole: text('trend_role').notNull(),
@@ -89,8 +106,12 @@ export const trendArticles = pgTable(
 export const trendEdges = pgTable(
   'trend_edges',
   {
-    parentId: uuid('parent_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
-    childId: uuid('child_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
+    parentId: uuid('parent_id')
+      .notNull()
+      .references(() => trends.id, { onDelete: 'cascade' }),
+    childId: uuid('child_id')
+      .notNull()
+      .references(() => trends.id, { onDelete: 'cascade' }),
     relationType: text('relation_type').notNull(),
     strength: real('strength').notNull(),
     establishedAt: tstz('established_at').notNull(),
@@ -105,7 +126,9 @@ export const trendEdges = pgTable(
 export const trendDays = pgTable(
   'trend_days',
   {
-    trendId: uuid('trend_id').notNull().references(() => trends.id, { onDelete: 'cascade' }),
+    trendId: uuid('trend_id')
+      .notNull()
+      .references(() => trends.id, { onDelete: 'cascade' }),
     day: date('day', { mode: 'string' }).notNull(),
     articles: integer('articles').notNull(),
   },

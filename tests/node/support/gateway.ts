@@ -21,7 +21,6 @@ export function configureNeon(gw: Pick<Gateway, 'neonHttpUrl' | 'neonWsProxy'>):
   neonConfig.webSocketConstructor = NodeWebSocket;
 }
 
-
 /** A backend reply as comparable plain data: +status, -error, bulk strings as text. */
 export function showReply(r: Reply): unknown {
   // EXECABORT: the gateway appends the queuing error's text; compare the Redis part only.

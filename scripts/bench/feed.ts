@@ -9,14 +9,14 @@
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
-import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
+import { windowEnd } from '../../shared/feed-windows';
 import { createStore } from '../../shared/redis';
 import { countProfiles, readPage, type FeedFilter } from '../../functions/feed/queries';
 import type { SortKey } from '../../functions/feed/schemas';
 import { startGateway } from '../gateway/index';
 import { migrate } from '../lib/migrations';
 import { startWorker, type RunningWorker } from '../lib/worker';
-import { connectTo, dbUrl, PG_BASE } from './db';
+import { connectTo, dbUrl, feedWindowsCurrent, PG_BASE } from './db';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 import { scopeOf, withCountry } from '../../shared/scope';
 
@@ -54,12 +54,9 @@ export async function run(argv: string[]): Promise<void> {
   );
   const now = new Date(data.now);
   const end = windowEnd(now);
-  let t = performance.now();
-  await pg.query(`SET work_mem = '256MB'`);
-  await slideWindowsWith(pg, end);
-  await pg.query(`RESET work_mem`);
-  await pg.query('ANALYZE profile_windows');
-  log(`feed windows current at ${end.toISOString()} (${fmt((performance.now() - t) / 1000, 1)} s, ${fmt(Number(data.profiles))} profiles)`);
+  const seconds = await feedWindowsCurrent(pg, now);
+  let t: number;
+  log(`feed windows current at ${end.toISOString()} (${fmt(seconds, 1)} s, ${fmt(Number(data.profiles))} profiles)`);
   await pg.end();
 
   const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });

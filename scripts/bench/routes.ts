@@ -269,6 +269,9 @@ export async function run(argv: string[]): Promise<void> {
       // Warm throughput: the first scope's first variant, 10 callers at once.
       const first = ids.get(scopes[0])!;
       const [path] = route.variants(scopes[0], first);
+      // Answered once more first: the cold runs of later variants cleared the aggregate cache, and a
+      // follower gives up after 3 s on an aggregate the whole set takes longer to compute.
+      await send(warm, scopes[0], path, route.body?.(first));
       const started = performance.now();
       await Promise.all(
         Array.from({ length: 10 }, async () => {

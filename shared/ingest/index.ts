@@ -6,7 +6,7 @@
 import type { Queryable } from '../db/queryable';
 import { isDataError, runBatch, type BatchResult } from './batch';
 import { parseLine } from './parse';
-import { rebuildRollups } from './rebuild';
+import { buildFeedWindows, rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
 import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
 import { advanceWatermark } from './write-watermark';
@@ -183,7 +183,10 @@ export async function ingest(
   }
   await writing;
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
-  if (!rollups && summary.changed > 0) await rebuildRollups(client, opts.onRebuildStep);
+  if (!rollups && summary.changed > 0) {
+    await rebuildRollups(client, opts.onRebuildStep);
+    await buildFeedWindows(client, opts.now ?? new Date(), opts.onRebuildStep);
+  }
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
   if (opts.analyze !== false) await analyzeChanged(client, summary);
   summary.errors = summary.errors.sort(byLine).slice(0, maxErrors);

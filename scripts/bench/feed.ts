@@ -12,7 +12,7 @@ import { createDb } from '../../shared/db/client';
 import { windowEnd } from '../../shared/feed-windows';
 import { createStore } from '../../shared/redis';
 import { countProfiles, readPage, type FeedFilter } from '../../functions/feed/queries';
-import type { SortKey } from '../../functions/feed/schemas';
+import { SORT_KEYS } from '../../functions/feed/schemas';
 import { startGateway } from '../gateway/index';
 import { migrate } from '../lib/migrations';
 import { startWorker, type RunningWorker } from '../lib/worker';
@@ -25,16 +25,6 @@ const arg = (argv: string[], name: string, fallback: string) => {
   return i >= 0 ? argv[i + 1] : fallback;
 };
 
-const SORTS: SortKey[] = [
-  'derived',
-  'impressions_1h',
-  'impressions_24h',
-  'impressions_7d',
-  'impressions_30d',
-  'first_seen',
-  'last_seen',
-  'avg_position',
-];
 const DAY = 86_400_000;
 
 export async function run(argv: string[]): Promise<void> {
@@ -92,7 +82,7 @@ export async function run(argv: string[]): Promise<void> {
   };
   const today = Math.floor((end.getTime() - 1) / DAY) * DAY;
   const dbRows: string[][] = [];
-  for (const sort of SORTS) {
+  for (const sort of SORT_KEYS) {
     const parts = { count: [] as number[], page: [] as number[] };
     for (let i = 0; i <= runs; i++) {
       t = performance.now();
@@ -144,9 +134,9 @@ export async function run(argv: string[]): Promise<void> {
       cursor = reply.body.next_cursor;
     }
     const times: Record<string, number[]> = { bare: [], cached: [], live: [], offset50: [], cursor50: [] };
-    for (const sort of ['(default)', ...SORTS]) times[sort] = [];
+    for (const sort of ['(default)', ...SORT_KEYS]) times[sort] = [];
     for (let i = 0; i < runs; i++) {
-      for (const sort of ['(default)', ...SORTS])
+      for (const sort of ['(default)', ...SORT_KEYS])
         times[sort].push((await uncached(sort === '(default)' ? '/v2/feed' : `/v2/feed?sort_by=${sort}`)).ms);
       times.offset50.push((await uncached('/v2/feed?sort_by=derived&offset=2450')).ms);
       times.cursor50.push((await uncached(`/v2/feed?sort_by=derived&cursor=${cursor}`)).ms);
@@ -176,7 +166,7 @@ export async function run(argv: string[]): Promise<void> {
         [
           row('bare Worker route (JSON 404)', times.bare),
           row('/v2/feed cached answer (sort_by=derived)', times.cached),
-          ...['(default)', ...SORTS].map((s) => row(`/v2/feed first page, sort ${s}`, times[s])),
+          ...['(default)', ...SORT_KEYS].map((s) => row(`/v2/feed first page, sort ${s}`, times[s])),
           row('/v2/live?since_minutes=1440', times.live),
         ],
       ),

@@ -14,6 +14,7 @@
 import { createKey } from '../../shared/admin/keys';
 import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
+import { SORT_KEYS } from '../../functions/feed/schemas';
 import { createDb } from '../../shared/db/client';
 import { STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
 import { createStore } from '../../shared/redis';
@@ -53,16 +54,6 @@ interface Route {
   aggregate?: boolean;
 }
 
-const SORTS = [
-  'derived',
-  'impressions_1h',
-  'impressions_24h',
-  'impressions_7d',
-  'impressions_30d',
-  'first_seen',
-  'last_seen',
-  'avg_position',
-];
 const enc = encodeURIComponent;
 
 const ROUTES: Route[] = [
@@ -89,7 +80,10 @@ const ROUTES: Route[] = [
       `/v1/tracking/lists/${s.list}/rollup?period=30d&country=${s.market}`,
     ],
   },
-  { name: 'GET /v2/feed', variants: () => [...SORTS.map((sort) => `/v2/feed?sort_by=${sort}&limit=50`), '/v2/feed?limit=50&offset=2000'] },
+  {
+    name: 'GET /v2/feed',
+    variants: () => [...SORT_KEYS.map((sort) => `/v2/feed?sort_by=${sort}&limit=50`), '/v2/feed?limit=50&offset=2000'],
+  },
   { name: 'GET /v2/feed/{url_id}', variants: (_, i) => [`/v2/feed/${i.urlId}`] },
   { name: 'GET /v2/live', variants: () => ['/v2/live?since_minutes=60&limit=50', '/v2/live?since_minutes=240&limit=50&offset=500'] },
   { name: 'GET /v1/trends', variants: () => ['/v1/trends?limit=50', '/v1/trends?limit=50&offset=500'] },

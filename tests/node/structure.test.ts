@@ -34,5 +34,5 @@ it('type-checks (npm run typecheck)', async () => {
 }, 300_000);
 
 it('is formatted and lint-clean (npx biome check --write . fixes most of it)', async () => {
-  expect(await passes('npx', ['biome', 'ci', '--colors=off', '.'])).toBe('ok');
+  expect(await passes('npx', ['biome', 'ci', '--colors=off', '--error-on-warnings', '.'])).toBe('ok');
 }, 120_000);

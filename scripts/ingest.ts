@@ -78,13 +78,21 @@ function printSummary(s: IngestSummary): void {
   console.log(out.join('\n'));
 }
 
-/** One connection for the whole run: each batch is a BEGIN ... COMMIT on it. */
-async function open(): Promise<{ client: Queryable; close(): Promise<void> }> {
+/**
+ * One connection for the whole run: each batch is a BEGIN ... COMMIT on it. `another` opens a second
+ * one where the database is plain PostgreSQL (the embedded one serves one connection at a time).
+ */
+async function open(): Promise<{ client: Queryable; another?: () => Promise<pg.Client>; close(): Promise<void> }> {
   const url = process.env.DATABASE_URL;
   if (url && /^postgres(ql)?:/.test(url) && !url.includes('.neon.tech')) {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    return { client, close: () => client.end() };
+    const another = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      return c;
+    };
+    return { client, another, close: () => client.end() };
   }
   const conn = await connect();
   const client = await conn.pool.connect();
@@ -101,27 +109,33 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const totalBytes = args.file ? statSync(args.file).size : null;
 
-  const { client, close } = await open();
+  const { client, another, close } = await open();
+  let lane: pg.Client | undefined;
   try {
     // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
-    await setSessionTimeout(client, Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest);
+    const timeout = Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest;
+    await setSessionTimeout(client, timeout);
     const {
       rows: [{ empty }],
     } = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty');
     const rollups = args.rollups ?? (empty ? 'rebuild-at-end' : 'incremental');
     if (!args.json) console.error(`roll-ups: ${rollups === 'incremental' ? 'kept per batch' : 'rebuilt once at the end (bulk load)'}`);
+    // The rebuild's second half runs on its own connection (docs/INGEST.md "Bulk loads").
+    if (rollups === 'rebuild-at-end') lane = await another?.();
+    if (lane) await setSessionTimeout(lane, timeout);
     // Open the input only now, with no await before the loop in ingest() starts: readline reads at
     // once, and lines emitted before anyone iterates are lost (a small file would be gone meanwhile).
     const stream = args.file ? createReadStream(args.file) : process.stdin;
     const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
     const lines = createInterface({ input: stream, crlfDelay: Infinity });
     const onProgress = progressBar(totalBytes, bytesRead);
-    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups, onProgress });
+    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups, rebuildLane: lane, onProgress });
     if (onProgress) process.stderr.write('\n');
     if (args.json) console.log(JSON.stringify(summary, null, 2));
     else printSummary(summary);
     return summary.skipped > 0 ? 1 : 0;
   } finally {
+    await lane?.end();
     await close();
   }
 }

@@ -1,21 +1,23 @@
 // `npm run bench -- ingest:profile [--lines 100000] [--mode incremental|rebuild-at-end|hourly] [--active-days N] [--top 25]`
 // Where an ingest spends its time: the first `--lines` lines of the bench set into a fresh database
-// over one pg.Client whose every statement is timed, then the statements by total time (the first
-// 100 characters of their text, call count, seconds). `hourly`: the slice is loaded with the
+// over one pg.Client whose every statement is timed (and the rebuild's second connection: the
+// database time then sums both, more than the wall time), then the statements by total time (the
+// first 100 characters of their text, call count, seconds). `hourly`: the slice is loaded with the
 // roll-ups rebuilt at the end (not profiled), then one hour of observations for every profile (seen
 // in the last --active-days days, when given) is profiled (scripts/bench/hourly.ts).
 import type { Queryable } from '../../shared/db/queryable';
 import { ingest } from '../../shared/ingest';
-import { freshDatabase } from './db';
+import { connectTo, freshDatabase } from './db';
 import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines } from './hourly';
 import { fmt, log, table } from './stats';
 
-function timed(db: Queryable): { client: Queryable; report(top: number): string; total(): number } {
+/** Clients whose statements are timed into one table (a rebuild's second connection included). */
+function timed(): { wrap(db: Queryable): Queryable; report(top: number): string; total(): number } {
   const stats = new Map<string, { calls: number; ms: number }>();
   let total = 0;
   return {
-    client: {
+    wrap: (db) => ({
       async query(text, values) {
         const started = performance.now();
         try {
@@ -30,7 +32,7 @@ function timed(db: Queryable): { client: Queryable; report(top: number): string;
           stats.set(key, s);
         }
       },
-    },
+    }),
     total: () => total,
     report: (top) =>
       table(
@@ -52,6 +54,7 @@ export async function run(argv: string[]): Promise<void> {
   if (!['incremental', 'rebuild-at-end', 'hourly'].includes(mode)) throw new Error(`--mode incremental|rebuild-at-end|hourly, not ${mode}`);
   const input = await firstLines('bench', lines);
   const db = await freshDatabase('bench_ingest_profile');
+  const lane = await connectTo('bench_ingest_profile');
   try {
     let batch = input;
     let now = new Date(BENCH_NOW);
@@ -60,10 +63,11 @@ export async function run(argv: string[]): Promise<void> {
       batch = hourLines(await activeProfiles(db, now, activeDays), now);
       now = new Date(now.getTime() + 3_660_000);
     }
-    const profiled = timed(db);
+    const profiled = timed();
     const started = performance.now();
-    const summary = await ingest(profiled.client, batch, {
+    const summary = await ingest(profiled.wrap(db), batch, {
       rollups: mode === 'rebuild-at-end' ? 'rebuild-at-end' : 'incremental',
+      rebuildLane: profiled.wrap(lane),
       now,
       batchSize: mode === 'hourly' ? batch.length : undefined,
     });
@@ -74,6 +78,6 @@ export async function run(argv: string[]): Promise<void> {
     );
     console.log(profiled.report(top));
   } finally {
-    await db.end();
+    await Promise.all([db.end(), lane.end()]);
   }
 }

@@ -14,7 +14,7 @@ import type { IngestOptions } from '../../shared/ingest';
 import type { Queryable } from '../../shared/db/queryable';
 import { startGateway } from '../gateway/index';
 import { configureDriver, gatewayInfo } from '../lib/connect';
-import { dbUrl, freshDatabase, PG_BASE } from './db';
+import { connectTo, dbUrl, freshDatabase, PG_BASE } from './db';
 import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines, type Profile } from './hourly';
 import { rollupsDiffer } from './rollups-exact';
@@ -156,6 +156,20 @@ export async function run(argv: string[]): Promise<void> {
           return performance.now() - t;
         } finally {
           await c.end();
+        }
+      },
+    },
+    {
+      name: "ingest, pg.Client (rollups: 'rebuild-at-end', rebuilt on two connections: npm run ingest)",
+      go: async () => {
+        const c = await freshDatabase('bench_ingest');
+        const lane = await connectTo('bench_ingest');
+        try {
+          const t = performance.now();
+          await productIngest(c, lines, { batchSize, rollups: 'rebuild-at-end', rebuildLane: lane });
+          return performance.now() - t;
+        } finally {
+          await Promise.all([c.end(), lane.end()]);
         }
       },
     },

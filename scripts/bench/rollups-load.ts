@@ -134,11 +134,14 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   // Session settings for the bulk load only: the final rebuild groups ~100M joined rows.
   await client.query(`SET work_mem = '512MB'`);
   await client.query(`SET maintenance_work_mem = '1GB'`);
+  const lane = await connectTo(ROLLUPS_DB);
+  await lane.query(`SET work_mem = '512MB'`);
   const started = Date.now();
   let last = 0;
   const summary = await ingest(client, generatedLines(scale, opts.lines), {
     batchSize: 10_000,
     rollups: 'rebuild-at-end',
+    rebuildLane: lane,
     onRebuildStep: (line) => log(`rebuild: ${line}`),
     onProgress:
       opts.onProgress ??
@@ -149,6 +152,7 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
       }),
   });
   const seconds = (Date.now() - started) / 1000;
+  await lane.end();
   if (summary.skipped > 0) throw new Error(`load skipped ${summary.skipped} lines: ${JSON.stringify(summary.errors.slice(0, 3))}`);
   await client.query('RESET work_mem');
   await client.query('RESET maintenance_work_mem');

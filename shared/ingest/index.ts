@@ -46,7 +46,7 @@ async function analyzeChanged(client: Queryable, s: IngestSummary): Promise<void
   await client.query(`ANALYZE ${[...tables].sort().join(', ')}`).catch(() => undefined);
 }
 
-const YIELD_EVERY = 500;
+const YIELD_EVERY = 50;
 /** A macrotask turn (setImmediate in Node; workerd has only timers, where a 0 ms timer does the same). */
 const yieldToIo = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
@@ -184,7 +184,7 @@ export async function ingest(
   await writing;
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
   if (!rollups && summary.changed > 0) {
-    await rebuildRollups(client, opts.onRebuildStep);
+    await rebuildRollups(client, opts.onRebuildStep, { lane: opts.rebuildLane });
     await buildFeedWindows(client, opts.now ?? new Date(), opts.onRebuildStep);
   }
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());

@@ -62,6 +62,8 @@ export interface IngestOptions {
    * nothing reads meanwhile (the roll-ups are stale until the run ends, then rebuilt in full).
    */
   rollups?: 'incremental' | 'rebuild-at-end';
+  /** `rebuild-at-end`: a second connection to the database, so that the rebuild runs in two halves at once (rebuild.ts `lane`). */
+  rebuildLane?: Queryable;
   /** `rebuild-at-end`: told each statement of the final rebuild and its time (it runs for minutes on the bench set). */
   onRebuildStep?: (line: string) => void;
   /**

@@ -151,10 +151,11 @@ const hitsOfKeys = (scope: DimScope, across: boolean) => `hits AS MATERIALIZED (
 /**
  * The same for broad keys the database finds (`DerivedKeys.broad`). Seeing no key, the planner takes
  * each for a few URLs and probes url_spans URL by URL, whether the keys are a `key = ANY(...)` or
- * walked one by one: four to six times the database time of the plan it picks for the same keys
- * named (on a 300,000-line slice of the bench set). So the scope's spans are read once, sized by the
- * table's own statistics, and joined to each key's URLs: a range of url_dimensions' primary key per
- * key (OFFSET 0 keeps each LATERAL walk apart). A URL has one `spans` row, so (key, URL) is unique.
+ * walked one by one: three to six times the database time of the plan it picks for the same keys
+ * named, for a page of every path (a 300,000-line slice of the bench set; docs/BENCHMARKS.md
+ * "Distance"). So the scope's spans are read once, sized by the table's own statistics, and joined
+ * to each key's URLs: a range of url_dimensions' primary key per key (OFFSET 0 keeps each LATERAL
+ * walk apart). A URL has one `spans` row, so (key, URL) is unique.
  */
 const hitsOfBroadKeys = (scope: DimScope, across: boolean) => `spans AS MATERIALIZED (
        SELECT s.url_id, max(s.end_hour) AS last_end FROM url_spans s WHERE ${spansInScope('$5', '$6')} GROUP BY s.url_id),

@@ -83,7 +83,8 @@ const total = (values: number[] | undefined) => (values ?? []).reduce((a, b) => 
 /**
  * One wave: both windows' sums, each read finding the paths itself, and the distinct counts of the
  * page's paths, ranked in SQL as the sums rank them (`pagePaths`): from the activity hulls for a
- * scope of every market, else from url_spans walked path by path (`distinctFromSpans`).
+ * scope of every market, else from url_spans, the scope's spans joined to each path's URLs
+ * (`distinctFromSpans` for broad keys).
  */
 export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: PathFilter, limit: number, offset: number) {
   const dim = await withCoverage(db, { kind: 'category', keys: categoryPaths(filter), keyScope: scope.keyScope, language: scope.language });

@@ -2,9 +2,9 @@
 // seriesByKey (dim_days/dim_hours), exact distinct counts from distinctByKey (activity hulls or url_spans).
 import type { Db } from '../../shared/db/client';
 import { round } from '../../shared/format';
-import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { buckets } from '../../shared/rollups/buckets';
-import { distinctByKey, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
+import { distinctByKey, scopeMarkets, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
+import { marketList } from '../../shared/scope';
 import type { AggregateWindow } from '../../shared/window-scope';
 
 export interface PathFilter {
@@ -38,18 +38,22 @@ export function categoryPaths(filter: PathFilter): DerivedKeys {
 }
 
 /**
- * The paths of one page of a scope of every market, ranked as categoryAnalytics ranks them (window
- * impressions, descending, then path): the window's sums from the all-markets rows of dim_days (whole
- * days) and dim_hours (the head and tail hours), as seriesByKey reads them.
+ * The paths of one page, ranked as categoryAnalytics ranks them (window impressions, descending, then
+ * path in byte order as JS `<` compares them; paths with impressions only): the window's sums as
+ * seriesByKey reads them, over the same markets (`scopeMarkets`: the all-markets rows for a scope of
+ * every market) from dim_days (whole days) and dim_hours (the head and tail hours). Arguments after
+ * PATHS': the window's bounds, offset, limit, language ('' for all), then the markets. `totals` is
+ * materialized: inlined, each path's sums were read twice, once for the filter, once for the order.
  */
-function pagePaths(filter: PathFilter, scope: AggregateWindow, limit: number, offset: number): DerivedKeys {
+function pagePaths(filter: PathFilter, scope: AggregateWindow, everyMarket: boolean, limit: number, offset: number): DerivedKeys {
   const { headEnd, tailStart, hourRanges } = windowRanges(buckets(scope.from, scope.to, 'day'));
   const [head, tail] = [...hourRanges, [headEnd, headEnd], [headEnd, headEnd]];
   const a = (i: number) => `($2::text[])[${i}]`;
+  const markets = scopeMarkets(everyMarket, '($2::text[])[12:]', `nullif(${a(11)}, '')`);
   return {
     sql: `${PATHS},
-     m AS (SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language),
-     totals AS (
+     m AS (${markets}),
+     totals AS MATERIALIZED (
        SELECT c.name,
          (SELECT coalesce(sum(d.impressions), 0) FROM m CROSS JOIN LATERAL (
             SELECT impressions FROM dim_days WHERE kind = 'category' AND key = c.name AND country = m.country AND language = m.language
@@ -67,26 +71,27 @@ function pagePaths(filter: PathFilter, scope: AggregateWindow, limit: number, of
       ...[head, tail].flatMap(([f, t]) => [f.toISOString(), t.toISOString()]),
       String(offset),
       String(limit),
+      scope.language ?? '',
+      ...marketList(scope.keyScope),
     ],
+    broad: true,
   };
 }
 
 const total = (values: number[] | undefined) => (values ?? []).reduce((a, b) => a + b, 0);
 
 /**
- * Both windows' sums, each read finding the paths itself, then the distinct counts of the page's
- * paths. For a scope of every market those come from the activity hulls, in the same wave: the page
- * is ranked in SQL as the sums rank it (`pagePaths`). For a market subset or a language they walk
- * url_spans, after the sums with the page's paths named: over paths found in the same statement the
- * planner cannot estimate that walk, which took five times the database time on the bench set's
- * slice (a round trip costs less).
+ * One wave: both windows' sums, each read finding the paths itself, and the distinct counts of the
+ * page's paths, ranked in SQL as the sums rank them (`pagePaths`): from the activity hulls for a
+ * scope of every market, else from url_spans, the scope's spans joined to each path's URLs
+ * (`distinctFromSpans` for broad keys).
  */
 export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: PathFilter, limit: number, offset: number) {
   const dim = await withCoverage(db, { kind: 'category', keys: categoryPaths(filter), keyScope: scope.keyScope, language: scope.language });
-  const [cur, prev, hulls] = await Promise.all([
+  const [cur, prev, distinct] = await Promise.all([
     seriesByKey(db, dim, scope.from, scope.to, 'day'),
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),
-    dim.everyMarket ? distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, limit, offset) }, scope.from, scope.to) : undefined,
+    distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, dim.everyMarket!, limit, offset) }, scope.from, scope.to),
   ]);
   const active = [...cur]
     .map(([name, series]) => ({
@@ -98,8 +103,6 @@ export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: 
     .filter((row) => row.impressions > 0)
     .sort((a, b) => b.impressions - a.impressions || (a.name < b.name ? -1 : 1));
   const page = active.slice(offset, offset + limit);
-  const distinct =
-    hulls ?? (page.length ? await distinctByKey(db, { ...dim, keys: page.map((r) => r.name) }, scope.from, scope.to) : new Map());
   const categories = page.map((row) => ({
     name: row.name,
     impressions: row.impressions,

@@ -20,14 +20,17 @@ export async function withCoverage(db: Db, scope: DimScope): Promise<DimScope> {
   return { ...scope, everyMarket: await coversEveryMarket(db, scope) };
 }
 
+/** The url_spans rows `s` in the scope's markets and language that overlap a window: see `scopeSpans`. */
+const spansInScope = (from: string, to: string) => `s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
+    AND s.start_hour < ${to}::timestamptz AND s.end_hour > ${from}::timestamptz`;
+
 /**
  * The spans of the scope's keys that overlap a window, as `FROM ... WHERE ...` (aliases `d` for
  * url_dimensions, `s` for url_spans). Parameters: $1 kind, $2 keys (`keysSql`), $3 markets,
  * $4 language, then the window's bounds, `$5`/`$6` unless named: see `spanParams`.
  */
 export const scopeSpans = (scope: DimScope, from = '$5', to = '$6') => `url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
-  WHERE d.kind = $1 AND d.key = ANY(${keysSql(scope)}) AND s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
-    AND s.start_hour < ${to}::timestamptz AND s.end_hour > ${from}::timestamptz`;
+  WHERE d.kind = $1 AND d.key = ANY(${keysSql(scope)}) AND ${spansInScope(from, to)}`;
 
 /** Parameters of `scopeSpans()`: the scope, and the window rounded up to whole hours. */
 export const spanParams = (scope: DimScope, from: Date, to: Date): unknown[] => [
@@ -60,6 +63,17 @@ export function windowRanges(list: Bucket[]) {
   };
 }
 
+/**
+ * The (country, language) series a scope's sums read, as a SELECT over SQL expressions of its markets
+ * (text[]) and language (text, NULL for all): for a scope of every market and language, each key's
+ * all-markets rows (one series per key); else the markets' languages (every market with observations
+ * has market_days rows).
+ */
+export const scopeMarkets = (everyMarket: boolean, markets: string, language: string) =>
+  everyMarket
+    ? `SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language WHERE ${markets} IS NOT NULL AND ${language} IS NULL`
+    : `SELECT DISTINCT country, language FROM market_days WHERE country = ANY(${markets}) AND (${language} IS NULL OR language = ${language})`;
+
 export interface KeySeries {
   impressions: number[];
   positionSum: number[];
@@ -68,10 +82,7 @@ export interface KeySeries {
 /** Per key: impressions and position sums for each bucket of the window at `grain`. */
 export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, KeySeries>> {
   const list = buckets(from, to, grain);
-  // A scope of every market and language reads each key's all-markets rows: one series per key.
-  const markets = (await coversEveryMarket(db, scope))
-    ? `SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language WHERE $3::text[] IS NOT NULL AND $4::text IS NULL`
-    : `SELECT DISTINCT country, language FROM market_days WHERE country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)`;
+  const markets = scopeMarkets(await coversEveryMarket(db, scope), '$3::text[]', '$4::text');
   const { headEnd, tailStart, hourRanges } = windowRanges(list);
   // One index range scan per key x market (x hour range): the primary keys are (kind, key, country,
   // language, day|hour), so naming the markets' languages (every market with observations has
@@ -131,6 +142,29 @@ export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Dat
   return distinctFromSpans(db, scope, from, to, across);
 }
 
+/** `hits` of distinctFromSpans: the scope's keys' spans in the window, grouped per key and URL. */
+const hitsOfKeys = (scope: DimScope, across: boolean) => `hits AS MATERIALIZED (
+       SELECT ${across ? "'*'::text" : 'd.key'} AS key, d.url_id, max(s.end_hour) AS last_end
+       FROM ${scopeSpans(scope)}
+       GROUP BY ${across ? 'd.url_id' : 'd.key, d.url_id'})`;
+
+/**
+ * The same for broad keys the database finds (`DerivedKeys.broad`). Seeing no key, the planner takes
+ * each for a few URLs and probes url_spans URL by URL, whether the keys are a `key = ANY(...)` or
+ * walked one by one: three to six times the database time of the plan it picks for the same keys
+ * named, for a page of every path (a 300,000-line slice of the bench set; docs/BENCHMARKS.md
+ * "Distance"). So the scope's spans are read once, sized by the table's own statistics, and joined
+ * to each key's URLs: a range of url_dimensions' primary key per key (OFFSET 0 keeps each LATERAL
+ * walk apart). A URL has one `spans` row, so (key, URL) is unique.
+ */
+const hitsOfBroadKeys = (scope: DimScope, across: boolean) => `spans AS MATERIALIZED (
+       SELECT s.url_id, max(s.end_hour) AS last_end FROM url_spans s WHERE ${spansInScope('$5', '$6')} GROUP BY s.url_id),
+     hits AS MATERIALIZED (
+       SELECT ${across ? "DISTINCT '*'::text" : 'k.key'} AS key, sp.url_id, sp.last_end
+       FROM (SELECT DISTINCT unnest(${keysSql(scope)}) AS key) k
+       CROSS JOIN LATERAL (SELECT url_id FROM url_dimensions WHERE kind = $1 AND key = k.key OFFSET 0) d
+       JOIN spans sp ON sp.url_id = d.url_id)`;
+
 /** The same from url_spans: any market subset and language, and the union of keys (`across`). */
 export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
   // Bounds round up to whole hours: a window inside one hour holds no hour at all.
@@ -140,10 +174,7 @@ export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to:
   // wide articles table, and each distinct count is a hash aggregate over its own small set.
   const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
     db,
-    `WITH hits AS MATERIALIZED (
-       SELECT ${across ? "'*'::text" : 'd.key'} AS key, d.url_id, max(s.end_hour) AS last_end
-       FROM ${scopeSpans(scope)}
-       GROUP BY ${across ? 'd.url_id' : 'd.key, d.url_id'}),
+    `WITH ${!Array.isArray(scope.keys) && scope.keys.broad ? hitsOfBroadKeys(scope, across) : hitsOfKeys(scope, across)},
      per_key AS (SELECT key, count(*)::int AS publications, least(max(last_end), $6::timestamptz) AS last_seen FROM hits GROUP BY key),
      publishers AS (
        SELECT key, count(*)::int AS n FROM (

@@ -35,6 +35,12 @@ export interface KeyedScope extends DimScope {
 export interface DerivedKeys {
   sql: string;
   args: string[];
+  /**
+   * Each key holds a large share of the URLs (category paths hold their descendants' URLs): reads
+   * over url_spans then take the scope's spans once and join them to each key's URLs (read.ts
+   * `distinctFromSpans`) rather than walk each key's URLs.
+   */
+  broad?: boolean;
 }
 
 /** The scope's keys in a statement whose keys parameter is `$2`. */

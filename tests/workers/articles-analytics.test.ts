@@ -16,6 +16,7 @@ let oracle: World;
 let full: Tenant;
 let restricted: Tenant;
 let oracleKey: string;
+let twoMarkets: string;
 
 beforeAll(async () => {
   [small, oracle] = await Promise.all([createWorld('articles_analytics'), createWorld('articles_analytics_oracle')]);
@@ -26,6 +27,7 @@ beforeAll(async () => {
   full = await small.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] });
   restricted = await small.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE'] }, { countries: ['US'] });
   oracleKey = (await oracle.tenant({ plan: 'enterprise', countries: ['US', 'GB', 'DE'] })).key;
+  twoMarkets = (await oracle.tenant({ plan: 'enterprise', countries: ['US', 'GB', 'DE'] }, { countries: ['US', 'GB'] })).key;
 }, 120_000);
 
 const analytics = (query = '', key = full.key, world = small) => world.call(`/v1/analytics/categories${query}`, { key });
@@ -96,9 +98,17 @@ describe('GET /v1/analytics/categories (exact)', () => {
   });
 });
 
+interface NaiveRow {
+  name: string;
+  imp: number;
+  ps: number;
+  pubs: number;
+  publishers: number;
+}
+
 /** Plain SQL over raw observations and the naive category membership (path and ancestors): impressions, position sum, distinct articles and domains. */
 async function naive(markets: string[], language: string | null, from: Date, to: Date) {
-  const rows = await queryRows<{ name: string; imp: number; ps: number; pubs: number; publishers: number }>(
+  const rows = await queryRows<NaiveRow>(
     oracle.db,
     `SELECT ac.name, sum(o.impressions)::float8 AS imp, sum(o.impressions::float8 * o.position) AS ps,
             count(DISTINCT o.url_id) FILTER (WHERE o.impressions > 0)::int AS pubs,
@@ -112,6 +122,37 @@ async function naive(markets: string[], language: string | null, from: Date, to:
   return new Map(rows.map((r) => [r.name, r]));
 }
 
+/** The reference ranking of a reply's window: paths with impressions, most first, ties by path (JS `<`). */
+async function reference(
+  scope: { from: string; to: string; prev_from: string; prev_to: string },
+  markets: string[],
+  language: string | null,
+) {
+  const [cur, prev] = await Promise.all([
+    naive(markets, language, new Date(scope.from), new Date(scope.to)),
+    naive(markets, language, new Date(scope.prev_from), new Date(scope.prev_to)),
+  ]);
+  const expected = [...cur.values()].filter((r) => r.imp > 0).sort((a, b) => b.imp - a.imp || (a.name < b.name ? -1 : 1));
+  return { expected, prev };
+}
+
+/** Each row of the reply against the reference row at the same place. */
+function expectRows(categories: any[], expected: NaiveRow[], prev: Map<string, NaiveRow>) {
+  expect(categories.map((c) => c.name)).toEqual(expected.map((r) => r.name));
+  for (const [i, want] of expected.entries()) {
+    const before = prev.get(want.name)?.imp ?? 0;
+    const got = categories[i];
+    expect(got, want.name).toMatchObject({
+      impressions: want.imp,
+      previous_impressions: before,
+      publications: want.pubs,
+      publishers: want.publishers,
+    });
+    expect(got.avg_position).toBeCloseTo(want.ps / want.imp, 2);
+    expect(got.delta_pct).toBe(before > 0 ? Math.round(((want.imp - before) / before) * 1000) / 10 : null);
+  }
+}
+
 describe('GET /v1/analytics/categories (against raw observations)', () => {
   it.each([
     ['', ['US', 'GB', 'DE'], null],
@@ -122,27 +163,33 @@ describe('GET /v1/analytics/categories (against raw observations)', () => {
   ])('%s', async (query, markets, language) => {
     const reply = await analytics(query, oracleKey, oracle);
     expect(reply.status, show(reply)).toBe(200);
-    const { scope, categories, total } = reply.body;
-    const [cur, prev] = await Promise.all([
-      naive(markets, language, new Date(scope.from), new Date(scope.to)),
-      naive(markets, language, new Date(scope.prev_from), new Date(scope.prev_to)),
-    ]);
-    const expected = [...cur.values()].filter((r) => r.imp > 0).sort((a, b) => b.imp - a.imp || (a.name < b.name ? -1 : 1));
+    const { expected, prev } = await reference(reply.body.scope, markets, language);
     expect(expected.length, 'the window holds data').toBeGreaterThan(1);
-    expect(categories.map((c: any) => c.name)).toEqual(expected.map((r) => r.name));
-    expect(total).toBe(expected.length);
-    for (const [i, want] of expected.entries()) {
-      const before = prev.get(want.name)?.imp ?? 0;
-      const got = categories[i];
-      expect(got, want.name).toMatchObject({
-        impressions: want.imp,
-        previous_impressions: before,
-        publications: want.pubs,
-        publishers: want.publishers,
-      });
-      expect(got.avg_position).toBeCloseTo(want.ps / want.imp, 2);
-      expect(got.delta_pct).toBe(before > 0 ? Math.round(((want.imp - before) / before) * 1000) / 10 : null);
-    }
+    expect(reply.body.total).toBe(expected.length);
+    expectRows(reply.body.categories, expected, prev);
+  });
+
+  // /Sports holds /Sports/Soccer alone in this data set, so the two tie in every scope and the path
+  // orders them: a page that starts between them shows whether the page whose distinct counts are
+  // read (ranked in SQL) is the page the sums rank (in JS).
+  it.each([
+    ['?period=30d&country=US', 'every market', ['US'], null],
+    ['?period=30d', 'two of the three markets', ['US', 'GB'], null],
+    ['?period=7d&lang=en', 'every market', ['US', 'GB', 'DE'], 'en'],
+    ['?period=30d', 'every market', ['US', 'GB', 'DE'], null],
+  ])('%s, a key of %s: the page after /Sports, inside its tie', async (query, keyMarkets, markets, language) => {
+    const key = keyMarkets === 'every market' ? oracleKey : twoMarkets;
+    const whole = await analytics(query, key, oracle);
+    expect(whole.status, show(whole)).toBe(200);
+    const { expected, prev } = await reference(whole.body.scope, markets, language);
+    const tie = expected.findIndex((r) => r.name === '/Sports');
+    expect(expected[tie + 1]).toMatchObject({ name: '/Sports/Soccer', imp: expected[tie].imp });
+    const offset = tie + 1;
+    const page = await analytics(`${query}${query ? '&' : '?'}limit=2&offset=${offset}`, key, oracle);
+    expect(page.status, show(page)).toBe(200);
+    expect(page.body.scope).toEqual(whole.body.scope);
+    expect(page.body).toMatchObject({ total: expected.length, limit: 2, offset });
+    expectRows(page.body.categories, expected.slice(offset, offset + 2), prev);
   });
 });
 

@@ -49,6 +49,17 @@ describe('roll-ups equal the raw-observation reference', () => {
         const from = new Date(BASE + q.start * 60_000);
         const to = new Date(from.getTime() + q.length * 60_000);
         await expectRollupReads(world.db, scope, from, to, q.grain);
+        // The same keys as broad keys the database finds (the scope's spans read once, then each
+        // key's URLs): the same counts as the keys named, per key and across keys.
+        const broad = { ...scope, keys: { sql: '$2::text[]', args: scope.keys, broad: true } };
+        const [named, found, namedAcross, foundAcross] = await Promise.all([
+          distinctFromSpans(world.db, scope, from, to),
+          distinctFromSpans(world.db, broad, from, to),
+          distinctFromSpans(world.db, scope, from, to, true),
+          distinctFromSpans(world.db, broad, from, to, true),
+        ]);
+        expect(found, `${q.kind} broad keys`).toEqual(named);
+        expect(foundAcross, `${q.kind} broad keys, across`).toEqual(namedAcross);
       }),
       { numRuns: 60 },
     );

@@ -5,34 +5,12 @@ import { observe } from '../shared/observability/middleware';
 import { completeDocument } from '../shared/schemas/document';
 import type { Env } from '../shared/env';
 import { areaApp } from '../shared/area-app';
-import { loadModules, optionsOf, type RouteTable } from '../shared/route-table';
+import { loadModules, optionsOf } from '../shared/route-table';
 import { OPENAPI_INFO, OPENAPI_TAGS } from './api-info';
-import { articlesRoutes } from './articles/routes';
-import { entitiesRoutes } from './entities/routes';
-import { feedRoutes } from './feed/routes';
-import { geoRoutes } from './geo/routes';
-import { mcpRoutes } from './mcp/routes';
-import { publicRoutes } from './public/routes';
-import { trackingRoutes } from './tracking/routes';
-import { trendsRoutes } from './trends/routes';
+import { ROUTE_TABLES } from './route-tables';
 
 /** Served from `assets/` (wrangler.toml [assets]), copied there from @scalar/api-reference. */
 export const SCALAR_BUNDLE = '/docs/scalar/standalone.js';
-
-/**
- * Every area's route table, in the app's order (the OpenAPI document's path order); MCP last, its
- * tool calls run this same app's REST routes in-process.
- */
-export const ROUTE_TABLES: readonly RouteTable[] = [
-  trackingRoutes,
-  feedRoutes,
-  publicRoutes,
-  geoRoutes,
-  trendsRoutes,
-  entitiesRoutes,
-  articlesRoutes,
-  mcpRoutes,
-];
 
 /**
  * Every area with all its routes. Async: the tables hold loaders, so that a deployed area Worker
@@ -50,7 +28,7 @@ export async function apiApp() {
   const app = createApp();
   // Paths outside every area (404s, /openapi.json, /docs) get their request id and log line too.
   app.use('*', observe());
-  for (const { table, options, modules } of areas) app.route('/', areaApp(table, options, modules, app));
+  for (const { table, options, modules } of areas) app.route('/', areaApp(table, options, modules));
   return app;
 }
 

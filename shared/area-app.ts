@@ -6,17 +6,17 @@ import type { RouteModule, RouteTable } from './route-table';
  * The table's area app with its chain `options` (loaded: route-table.ts optionsOf) and the given
  * route modules registered in table order: all of them in the all-in-one app
  * (functions/combined-app.ts), one in a deployed Worker's lazily built route app (shared/lazy-area.ts). A mirrored table registers every module once per version, under its
- * prefix. `api`: the app the area is mounted in (the area app itself when it stands alone).
+ * prefix.
  */
-export function areaApp(table: RouteTable, options: AreaOptions, modules: readonly RouteModule[], api?: App): App {
+export function areaApp(table: RouteTable, options: AreaOptions, modules: readonly RouteModule[]): App {
   const area = createArea(options);
   if (!table.mirror) {
-    for (const module of modules) module.register(area, { version: '', api: api ?? area });
+    for (const module of modules) module.register(area, { version: '' });
     return area;
   }
   for (const version of table.mirror) {
     const routes = createApp();
-    for (const module of modules) module.register(routes, { version, api: api ?? area });
+    for (const module of modules) module.register(routes, { version });
     area.route(`/${version}`, routes);
   }
   return area;

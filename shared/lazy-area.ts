@@ -19,7 +19,7 @@ export interface Fetcher {
 }
 
 /** Memoizes a loader; a failed load is retried by the next request. */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | undefined;
   return () =>
     (loading ??= load().catch((err) => {
@@ -47,10 +47,10 @@ function unreachable(): never {
  * route's app would: the chain before the routes decides everything a request without a key gets
  * (413, 400, the throttle's 429, 401).
  *
- * `whole`: every keyed request runs in this one app instead, loaded on the first (the MCP Worker,
- * whose tool calls run every area's routes: functions/mcp/index.ts).
+ * `rest`: the app of the requests no line matches, instead of the area app with no routes (the MCP
+ * Worker's /openapi.json and /docs: functions/mcp/index.ts).
  */
-export function areaWorker(table: RouteTable, whole?: () => Promise<Fetcher>): Hono {
+export function areaWorker(table: RouteTable, rest?: () => Promise<Fetcher>): Hono {
   const router = new Hono();
   const routes = routesOf(table);
   const build = (load?: Loader) => async (): Promise<Fetcher> => {
@@ -61,11 +61,10 @@ export function areaWorker(table: RouteTable, whole?: () => Promise<Fetcher>): H
     ]);
     return areaApp(table, options, modules);
   };
-  const all = whole && once(whole);
   // One app per loader: lines whose routes one module registers share it.
   const apps = new Map<Loader, () => Promise<Fetcher>>();
   const appOf = (load: Loader) => {
-    const app = apps.get(load) ?? all ?? once(build(load));
+    const app = apps.get(load) ?? once(build(load));
     apps.set(load, app);
     return app;
   };
@@ -85,8 +84,8 @@ export function areaWorker(table: RouteTable, whole?: () => Promise<Fetcher>): H
       return (await target()).fetch(c.req.raw, c.env, c.executionCtx);
     });
   }
-  const rest = all ?? once(build());
-  router.all('*', async (c) => (await rest()).fetch(c.req.raw, c.env, c.executionCtx));
+  const other = once(rest ?? build());
+  router.all('*', async (c) => (await other()).fetch(c.req.raw, c.env, c.executionCtx));
   return router;
 }
 

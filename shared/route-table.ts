@@ -38,8 +38,6 @@ export interface RouteTable {
 export interface Mount {
   /** The mirror's version (`v1`, `v2`; its operationIds name it), else ''. */
   version: string;
-  /** The app the area is mounted in: MCP's tool calls run its REST routes in-process (functions/mcp/endpoint.ts). */
-  api: App;
 }
 
 /** A route module: registers its route(s) on an area app. */

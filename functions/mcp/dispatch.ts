@@ -1,4 +1,4 @@
-// A tool call runs its REST route in-process on the combined app, with the caller's own key
+// A tool call runs its REST route in-process on the route's area app (catalog.ts), with the caller's own key
 // headers: authentication, plan gates, market scope, history clamping, validation, caching, quota
 // and errors are the route's own. The inner request is marked as MCP through its env
 // (shared/limits/channel.ts), never through anything an HTTP caller could send.
@@ -9,8 +9,9 @@ import type { Bindings } from '../../shared/env';
 import type { Detail, ValidationIssue } from '../../shared/errors';
 import type { McpTool } from './tools';
 
-/** Where tool calls of one POST /mcp run. */
+/** Where a tool call of one POST /mcp runs. */
 export interface DispatchTarget {
+  /** The area app holding the tool's route. */
   app: App;
   /** The Worker's bindings with the POST's MCP mark (mcpEnv). */
   env: Bindings;

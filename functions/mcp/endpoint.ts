@@ -3,15 +3,14 @@
 // POST spends no quota itself, each tools/call spends one through the REST route it runs.
 import { createRoute } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
-import type { Mount } from '../../shared/route-table';
 import { OPENAPI_INFO } from '../api-info';
 import { ApiError, invalid } from '../../shared/errors';
 import { McpPost, mcpEnv } from '../../shared/limits/channel';
 import { MCP_BODY_MAX_BYTES } from './options';
 import { errorResponses, keyed, tooLargeResponse } from '../../shared/schemas/common';
+import { allTools, toolSite } from './catalog';
 import { credentialsOf, runTool } from './dispatch';
 import { serveMcp } from './server';
-import { toolsOf } from './tools';
 
 /**
  * Most messages in one JSON-RPC batch. Its tool calls share the POST's per-minute hit, so without a cap
@@ -88,15 +87,14 @@ const route = createRoute({
   },
 });
 
-/** `api`: the app the area is mounted in (functions/combined-app.ts), whose REST routes the tools run. */
-export function register(area: App, { api: app }: Mount) {
+/** Each tool runs its REST route in that route's own area app (catalog.ts), in whichever app /mcp is mounted. */
+export function register(area: App) {
   area.openapi(route, async (c) => {
     const size = await batchSize(c.req.raw);
     if (size > MCP_MAX_BATCH) throw invalid(['body'], `At most ${MCP_MAX_BATCH} messages in one JSON-RPC batch (got ${size})`, 'too_long');
     // Tool calls share this POST's per-minute hit (the first one) and report their limits back.
     const post = new McpPost(c.var.limits.minute);
     const target = {
-      app,
       env: mcpEnv(c.env, post),
       ctx: c.executionCtx,
       origin: new URL(c.req.url).origin,
@@ -105,8 +103,8 @@ export function register(area: App, { api: app }: Mount) {
     };
     const response = await serveMcp(c.req.raw, {
       info: { name: 'discovery-analytics-api', title: OPENAPI_INFO.title, version: OPENAPI_INFO.version },
-      tools: () => toolsOf(app),
-      call: (tool, args) => runTool(target, tool, args),
+      tools: allTools,
+      call: (name, args) => toolSite(name)?.then(({ tool, app }) => runTool({ ...target, app }, tool, args)),
     });
     if (post.latest) c.set('limits', post.latest);
     return response;

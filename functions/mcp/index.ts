@@ -1,9 +1,9 @@
-// The MCP Worker: POST /mcp. Its tools run every area's REST routes in-process, so every keyed
-// request runs in the all-in-one app and the bundle holds every route (scripts/build.ts knows);
-// /mcp, /openapi.json and /docs are routed to it (wrangler.toml), so the document describes exactly
-// the routes this bundle holds. The app loads on the isolate's first keyed request, not at startup;
-// a request to /mcp without a key is answered by the MCP area's chain alone (401), without the app
-// (shared/lazy-area.ts).
+// The MCP Worker: POST /mcp. Its tools run every area's REST routes in-process, so the bundle holds
+// every route (scripts/build.ts knows), but a tool call loads only its own route's module, on its
+// first call (catalog.ts); /mcp itself loads on the first keyed request, not at startup, and a
+// request to /mcp without a key is answered by the MCP area's chain alone (401; shared/lazy-area.ts).
+// /openapi.json and /docs are routed to this Worker too (wrangler.toml) and served by the all-in-one
+// app, loaded on their first request, so the document describes exactly the routes this bundle holds.
 import { areaWorker } from '../../shared/lazy-area';
 import { mcpRoutes } from './routes';
 

@@ -31,9 +31,10 @@ const INSTRUCTIONS =
 
 export interface McpOptions {
   info: { name: string; title: string; version: string };
-  /** The catalog, asked for on tools/list and tools/call only (initialize and ping do not build it). */
-  tools(): McpTool[];
-  call(tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** The catalog, asked for on tools/list only (initialize, ping and tools/call do not build it). */
+  tools(): Promise<McpTool[]>;
+  /** Runs the named tool; undefined when no tool has that name. */
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult> | undefined;
 }
 
 function createServer({ info, tools, call }: McpOptions): Server {
@@ -44,8 +45,8 @@ function createServer({ info, tools, call }: McpOptions): Server {
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools().map(({ name, title, description, inputSchema, annotations }) => ({
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await tools()).map(({ name, title, description, inputSchema, annotations }) => ({
       name,
       title,
       description,
@@ -54,9 +55,9 @@ function createServer({ info, tools, call }: McpOptions): Server {
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = tools().find((t) => t.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return call(tool, request.params.arguments ?? {});
+    const result = call(request.params.name, request.params.arguments ?? {});
+    if (!result) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    return result;
   });
   return server;
 }

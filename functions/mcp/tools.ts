@@ -1,17 +1,15 @@
 // The MCP tools: each is one read-only GET route of the REST API. A tool's title, description and
 // input schema are read from that route's operation in the OpenAPI document, which is generated
 // from the route's own zod schemas, so the tool, the REST validation and /openapi.json cannot drift.
-import type { App } from '../../shared/app';
-import { completeDocument } from '../../shared/schemas/document';
 
-interface ToolSpec {
+export interface ToolSpec {
   name: string;
   /** The REST route (OpenAPI path template) the tool runs. */
   path: string;
 }
 
 /** Names follow the MCP convention (snake_case verbs); paths are the routes' own. */
-const TOOL_SPECS: ToolSpec[] = [
+export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'list_tracking_lists', path: '/v1/tracking/lists' },
   { name: 'get_tracking_list', path: '/v1/tracking/lists/{list_id}' },
   { name: 'get_tracking_list_metrics', path: '/v1/tracking/lists/{list_id}/metrics' },
@@ -60,7 +58,7 @@ interface Operation {
   parameters?: Parameter[];
 }
 
-interface OpenApiDoc {
+export interface OpenApiDoc {
   paths?: Record<string, { get?: Operation } | undefined>;
   components?: { schemas?: Record<string, JsonSchema> };
 }
@@ -97,44 +95,26 @@ function argumentSchema(parameter: Parameter, components: Record<string, JsonSch
   };
 }
 
-export function buildTools(doc: OpenApiDoc): McpTool[] {
+/** The tool of `spec`, from a document that holds its route (the whole API's, or its own area app's). */
+export function buildTool({ name, path }: ToolSpec, doc: OpenApiDoc): McpTool {
   const components = doc.components?.schemas ?? {};
-  return TOOL_SPECS.map(({ name, path }) => {
-    const operation = doc.paths?.[path]?.get;
-    if (!operation) throw new Error(`MCP tool ${name}: no GET ${path} in the OpenAPI document`);
-    // Tools answer JSON: the exports' `format` parameter is not theirs (docs/EXPORTS.md).
-    const parameters = (operation.parameters ?? []).filter((p) => (p.in === 'path' || p.in === 'query') && p.name !== 'format');
-    return {
-      name,
-      title: operation.summary ?? name,
-      description:
-        `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path}${path.startsWith('/public/') ? ' (public, no key needed)' : ' with your key'}.`.trim(),
-      inputSchema: {
-        type: 'object',
-        properties: Object.fromEntries(parameters.map((p) => [p.name, argumentSchema(p, components)])),
-        required: parameters.filter((p) => p.required).map((p) => p.name),
-        additionalProperties: false,
-      },
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      path,
-      locations: new Map(parameters.map((p) => [p.name, p.in as 'path' | 'query'])),
-    };
-  });
-}
-
-const catalogs = new WeakMap<App, McpTool[]>();
-
-/** Built once per isolate from the app the tools run on (the document covers every area). */
-export function toolsOf(app: App): McpTool[] {
-  let tools = catalogs.get(app);
-  if (!tools) {
-    // Completed as /openapi.json is (shared/schemas/document.ts): the tools' parameters carry the same ranges.
-    const doc = completeDocument(
-      app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tools', version: '1' } }),
-      app.openAPIRegistry,
-    );
-    tools = buildTools(doc as OpenApiDoc);
-    catalogs.set(app, tools);
-  }
-  return tools;
+  const operation = doc.paths?.[path]?.get;
+  if (!operation) throw new Error(`MCP tool ${name}: no GET ${path} in the OpenAPI document`);
+  // Tools answer JSON: the exports' `format` parameter is not theirs (docs/EXPORTS.md).
+  const parameters = (operation.parameters ?? []).filter((p) => (p.in === 'path' || p.in === 'query') && p.name !== 'format');
+  return {
+    name,
+    title: operation.summary ?? name,
+    description:
+      `${operation.description ?? operation.summary ?? ''}\n\nRuns GET ${path}${path.startsWith('/public/') ? ' (public, no key needed)' : ' with your key'}.`.trim(),
+    inputSchema: {
+      type: 'object',
+      properties: Object.fromEntries(parameters.map((p) => [p.name, argumentSchema(p, components)])),
+      required: parameters.filter((p) => p.required).map((p) => p.name),
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    path,
+    locations: new Map(parameters.map((p) => [p.name, p.in as 'path' | 'query'])),
+  };
 }

@@ -5,7 +5,8 @@
 // exactly as the all-in-one Worker does: same status, body and headers for every route, without a
 // key, for unknown paths and methods.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { combinedApp, ROUTE_TABLES } from '../../functions/combined-app';
+import { combinedApp } from '../../functions/combined-app';
+import { ROUTE_TABLES } from '../../functions/route-tables';
 import articles from '../../functions/articles/index';
 import { articlesRoutes } from '../../functions/articles/routes';
 import entities from '../../functions/entities/index';
@@ -16,6 +17,7 @@ import geo from '../../functions/geo/index';
 import { geoRoutes } from '../../functions/geo/routes';
 import mcp from '../../functions/mcp/index';
 import { mcpRoutes } from '../../functions/mcp/routes';
+import { TOOL_SPECS } from '../../functions/mcp/tools';
 import publicWorker from '../../functions/public/index';
 import { publicRoutes } from '../../functions/public/routes';
 import tracking from '../../functions/tracking/index';
@@ -154,6 +156,19 @@ describe('the MCP Worker', () => {
         const other = await both(mcp, '/mcp', options);
         expect(other.area, `${method} /mcp${options.key ? '' : ' without a key'}`).toEqual(other.whole);
       }
+    }
+  });
+
+  it('answers every tools/call as the all-in-one Worker does', async () => {
+    const headers = { Accept: 'application/json, text/event-stream' };
+    // get_usage counts the calls themselves: its counters move between the two.
+    for (const { name, path } of TOOL_SPECS.filter((t) => t.name !== 'get_usage')) {
+      const args = Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map(([, p]) => [p, PARAMS[p]]));
+      const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } };
+      const { whole, area } = await both(mcp, '/mcp', { key, method: 'POST', body, headers });
+      expect(whole.status, name).toBe(200);
+      const requestId = /"request_id":"[^"]+"/;
+      expect({ ...area, text: area.text.replace(requestId, '') }, name).toEqual({ ...whole, text: whole.text.replace(requestId, '') });
     }
   });
 });

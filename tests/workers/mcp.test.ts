@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
+import { buildTool, TOOL_SPECS } from '../../functions/mcp/tools';
 import { createList } from '../../shared/admin/lists';
 import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';
@@ -147,6 +148,19 @@ describe('protocol', () => {
     expect(metrics.inputSchema.required).toEqual(['list_id']);
     expect(metrics.inputSchema.properties.list_id).toMatchObject({ type: 'string', format: 'uuid' });
     expect(metrics.inputSchema.properties.grain).toMatchObject({ enum: ['hour', 'day'], default: 'day' });
+  });
+
+  it("each tool, described from its own route's area app, is the tool the whole /openapi.json describes", async () => {
+    const listed: any[] = (await rpc(full.key, 'tools/list')).body.result.tools;
+    const doc = (await world.call('/openapi.json')).body;
+    expect(listed.map((t) => t.name)).toEqual(TOOL_SPECS.map((s) => s.name));
+    for (const spec of TOOL_SPECS) {
+      const { name, title, description, inputSchema, annotations } = buildTool(spec, doc);
+      expect(
+        listed.find((t) => t.name === spec.name),
+        spec.name,
+      ).toEqual({ name, title, description, inputSchema, annotations });
+    }
   });
 
   it('an unknown tool is a JSON-RPC invalid-params error, not a 500', async () => {

@@ -12,6 +12,7 @@ import pg from 'pg';
 import type { Queryable } from '../shared/db/queryable';
 import { ingest, type IngestProgress, type IngestSummary } from '../shared/ingest';
 import { connect } from './lib/connect';
+import { migrate } from './lib/migrations';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
 
 interface Args {
@@ -115,6 +116,9 @@ async function main(): Promise<number> {
     // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
     const timeout = Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest;
     await setSessionTimeout(client, timeout);
+    // A fresh or older database gets its schema first: the ingest writes every table of the current one.
+    const applied = await migrate(client);
+    if (applied.length) console.error(`schema: applied ${applied.length} migration(s) (${applied.at(-1)})`);
     const {
       rows: [{ empty }],
     } = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty');

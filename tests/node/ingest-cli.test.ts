@@ -128,3 +128,23 @@ describe('live simulation', () => {
     expect(again.byType.article?.inserted ?? 0).toBe(0);
   });
 });
+
+describe('a database without the schema', () => {
+  const BARE = `${DB}_bare`;
+  afterAll(() => withClient('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${BARE} WITH (FORCE)`)));
+
+  it('is migrated first, then loaded', async () => {
+    await withClient('postgres', async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${BARE} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${BARE}`);
+    });
+    const run = spawnSync('bash', ['-c', `${GENERATE} | npx tsx scripts/ingest.ts --json`], {
+      env: { ...env, DATABASE_URL: `${SERVER}/${BARE}` },
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/schema: applied \d+ migration\(s\)/);
+    expect(JSON.parse(run.stdout).byType.observation.inserted).toBeGreaterThan(1_000);
+  });
+});

@@ -42,17 +42,26 @@ const appOf = ({ table, load }: { table: RouteTable; load: Loader }) => {
   return app();
 };
 
+/** An area app's document, built once: tools whose routes one app holds share it. */
+const documents = new WeakMap<App, OpenApiDoc>();
+function documentOf(app: App): OpenApiDoc {
+  let doc = documents.get(app);
+  if (!doc) {
+    // Completed as /openapi.json is (shared/schemas/document.ts): the tools' parameters carry the same ranges.
+    const raw = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tools', version: '1' } });
+    doc = completeDocument(raw, app.openAPIRegistry) as OpenApiDoc;
+    documents.set(app, doc);
+  }
+  return doc;
+}
+
 const sites = new Map<string, () => Promise<ToolSite>>();
 const siteOf = (spec: ToolSpec) => {
   let site = sites.get(spec.name);
   if (!site) {
     site = once(async () => {
       const app = await appOf(lineOf(spec.path));
-      const doc = completeDocument(
-        app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tools', version: '1' } }),
-        app.openAPIRegistry,
-      );
-      return { tool: buildTool(spec, doc as OpenApiDoc), app };
+      return { tool: buildTool(spec, documentOf(app)), app };
     });
     sites.set(spec.name, site);
   }

@@ -7,10 +7,15 @@ import type { Env } from '../shared/env';
 import { areaApp } from '../shared/area-app';
 import { loadModules, optionsOf } from '../shared/route-table';
 import { OPENAPI_INFO, OPENAPI_TAGS } from './api-info';
-import { ROUTE_TABLES } from './route-tables';
+import { mcpRoutes } from './mcp/routes';
+import { REST_ROUTE_TABLES } from './route-tables';
+import type { RouteTable } from '../shared/route-table';
 
 /** Served from `assets/` (wrangler.toml [assets]), copied there from @scalar/api-reference. */
 export const SCALAR_BUNDLE = '/docs/scalar/standalone.js';
+
+/** Every area's route table, in the app's order; MCP last, its tool calls run the REST routes. */
+export const ROUTE_TABLES: readonly RouteTable[] = [...REST_ROUTE_TABLES, mcpRoutes];
 
 /**
  * Every area with all its routes. Async: the tables hold loaders, so that a deployed area Worker

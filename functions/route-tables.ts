@@ -1,18 +1,17 @@
-// Every area's route table, in the all-in-one app's order (the OpenAPI document's path order).
-// No runtime imports beyond the tables (their loaders import the route modules on first use): the
-// MCP endpoint finds a tool's route here without loading any other area (functions/mcp/catalog.ts).
+// The REST areas' route tables, in the all-in-one app's order (the OpenAPI document's path order);
+// the MCP area follows them there (functions/combined-app.ts). No runtime imports beyond the tables
+// (their loaders import the route modules on first use): the MCP endpoint finds a tool's route here
+// without loading any other area (functions/mcp/catalog.ts), and without importing its own table.
 import { articlesRoutes } from './articles/routes';
 import { entitiesRoutes } from './entities/routes';
 import { feedRoutes } from './feed/routes';
 import { geoRoutes } from './geo/routes';
-import { mcpRoutes } from './mcp/routes';
 import { publicRoutes } from './public/routes';
 import type { RouteTable } from '../shared/route-table';
 import { trackingRoutes } from './tracking/routes';
 import { trendsRoutes } from './trends/routes';
 
-/** MCP last: its tools run the REST routes of the tables before it. */
-export const ROUTE_TABLES: readonly RouteTable[] = [
+export const REST_ROUTE_TABLES: readonly RouteTable[] = [
   trackingRoutes,
   feedRoutes,
   publicRoutes,
@@ -20,5 +19,4 @@ export const ROUTE_TABLES: readonly RouteTable[] = [
   trendsRoutes,
   entitiesRoutes,
   articlesRoutes,
-  mcpRoutes,
 ];

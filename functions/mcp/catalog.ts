@@ -9,7 +9,7 @@ import { areaApp } from '../../shared/area-app';
 import { once } from '../../shared/lazy-area';
 import { optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/route-table';
 import { completeDocument } from '../../shared/schemas/document';
-import { ROUTE_TABLES } from '../route-tables';
+import { REST_ROUTE_TABLES } from '../route-tables';
 import { buildTool, TOOL_SPECS, type McpTool, type OpenApiDoc, type ToolSpec } from './tools';
 
 /** A tool and the app its route runs in. */
@@ -21,7 +21,7 @@ export interface ToolSite {
 /** The first table line that registers `GET path` (an OpenAPI template: `{list_id}` is `:list_id` there). */
 function lineOf(path: string): { table: RouteTable; load: Loader } {
   const registered = path.replace(/\{(\w+)\}/g, ':$1');
-  for (const table of ROUTE_TABLES) {
+  for (const table of REST_ROUTE_TABLES) {
     const line = routesOf(table).find(([method, p]) => method === 'GET' && p === registered);
     if (line) return { table, load: line[2] };
   }

@@ -5,8 +5,7 @@
 // exactly as the all-in-one Worker does: same status, body and headers for every route, without a
 // key, for unknown paths and methods.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { combinedApp } from '../../functions/combined-app';
-import { ROUTE_TABLES } from '../../functions/route-tables';
+import { combinedApp, ROUTE_TABLES } from '../../functions/combined-app';
 import articles from '../../functions/articles/index';
 import { articlesRoutes } from '../../functions/articles/routes';
 import entities from '../../functions/entities/index';

@@ -51,7 +51,7 @@ export const DEFERRED_FOREIGN_KEYS = [
 // Records the objects of the lists that exist and returns the statements that drop them.
 const RECORD = `
 INSERT INTO deferred_indexes (name, table_name, kind, definition)
-SELECT indexname, tablename, 'index', indexdef FROM pg_indexes
+SELECT indexname, quote_ident(tablename), 'index', indexdef FROM pg_indexes
 WHERE schemaname = current_schema() AND indexname = ANY($1::text[])
 UNION ALL
 SELECT conname, conrelid::regclass::text, 'foreign key', pg_get_constraintdef(oid) FROM pg_constraint
@@ -61,7 +61,7 @@ RETURNING CASE kind WHEN 'index' THEN format('DROP INDEX %I', name)
 
 // The statements that recreate what is recorded and missing, indexes before foreign keys.
 const MISSING = `
-SELECT CASE kind WHEN 'index' THEN definition
+SELECT table_name, CASE kind WHEN 'index' THEN definition
   ELSE format('ALTER TABLE %s ADD CONSTRAINT %I %s', table_name, name, definition) END AS statement
 FROM deferred_indexes d
 WHERE CASE kind WHEN 'index' THEN to_regclass(format('%I', name)) IS NULL
@@ -81,16 +81,16 @@ async function underIngestLock<T>(db: Queryable, work: () => Promise<T>): Promis
   }
 }
 
-async function runEach(db: Queryable, statements: { statement: string }[]): Promise<number> {
+async function runEach(db: Queryable, statements: { statement: string }[]): Promise<void> {
   for (const { statement } of statements) await db.query(statement);
-  return statements.length;
 }
 
 /** Before a bulk load's first batch: drops the deferred indexes and foreign keys, recording their definitions. */
 export async function deferIndexes(db: Queryable): Promise<number> {
   return underIngestLock(db, async () => {
     const { rows } = await db.query<{ statement: string }>(RECORD, [DEFERRED_INDEXES, DEFERRED_FOREIGN_KEYS]);
-    return runEach(db, rows);
+    await runEach(db, rows);
+    return rows.length;
   });
 }
 
@@ -99,6 +99,11 @@ export async function deferIndexes(db: Queryable): Promise<number> {
  * many objects it created. Idempotent: with nothing recorded it costs one query (every run pays it).
  * Each index is built in one sort, given maintenance memory as the rebuild's primary key is; a
  * foreign key is added plainly, which validates it (NOT VALID then VALIDATE took as long).
+ *
+ * The tables are analyzed as well: building an index sets a table's row count, and a planner that
+ * knew the count but, with no statistics yet, neither the widths nor the distinct values of the
+ * columns turned the rebuild's dim_hours aggregate into a parallel sort (21.5 s on the first million
+ * bench lines, against 13-14 s hashed without the count and 12-14 s with statistics).
  */
 export async function restoreDeferredIndexes(db: Queryable): Promise<number> {
   const recorded = await db.query('SELECT 1 FROM deferred_indexes LIMIT 1');
@@ -106,8 +111,10 @@ export async function restoreDeferredIndexes(db: Queryable): Promise<number> {
   return underIngestLock(db, async () => {
     await db.query(RAISE_MEMORY('maintenance_work_mem', '512MB'));
     // Read under the lock: a concurrent run may have restored them meanwhile.
-    const created = await runEach(db, (await db.query<{ statement: string }>(MISSING)).rows);
+    const missing = (await db.query<{ table_name: string; statement: string }>(MISSING)).rows;
+    await runEach(db, missing);
+    if (missing.length > 0) await db.query(`ANALYZE ${[...new Set(missing.map((m) => m.table_name))].join(', ')}`);
     await db.query('DELETE FROM deferred_indexes');
-    return created;
+    return missing.length;
   });
 }

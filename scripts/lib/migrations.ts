@@ -2,8 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Queryable } from '../../shared/db/queryable';
+import { restoreDeferredIndexes } from '../../shared/ingest/deferred-indexes';
 
 const ROOT = join(import.meta.dirname, '..', '..', 'drizzle');
+
+/** The migration that creates deferred_indexes (shared/ingest/deferred-indexes.ts). */
+const DEFERRED_INDEXES_TAG = '0015_deferred_indexes';
 
 interface Journal {
   entries: { idx: number; tag: string }[];
@@ -14,6 +18,8 @@ export async function migrate(client: Queryable, log: (line: string) => void = (
   await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (tag text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const { rows } = await client.query<{ tag: string }>('SELECT tag FROM schema_migrations');
   const done = new Set(rows.map((r) => r.tag));
+  // A bulk load that died left indexes and foreign keys dropped: later migrations expect the whole schema.
+  if (done.has(DEFERRED_INDEXES_TAG)) await restoreDeferredIndexes(client);
   const applied: string[] = [];
   for (const { tag } of [...journal.entries].sort((a, b) => a.idx - b.idx)) {
     if (done.has(tag)) continue;

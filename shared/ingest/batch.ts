@@ -36,7 +36,7 @@ const WRITERS: Record<RecordType, (ctx: BatchContext) => Promise<void>> = {
 };
 
 /** Serializes concurrent ingests: derived deltas (market_days) assume one writer at a time. */
-const INGEST_LOCK = 7_420_113;
+export const INGEST_LOCK = 7_420_113;
 
 /**
  * The batch's opening statements in one simple query (one round trip instead of five; a Worker pays

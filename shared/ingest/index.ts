@@ -5,6 +5,7 @@
 // batch runs BEGIN ... COMMIT through it.
 import type { Queryable } from '../db/queryable';
 import { isDataError, runBatch, type BatchResult } from './batch';
+import { deferIndexes, restoreDeferredIndexes } from './deferred-indexes';
 import { parseLine } from './parse';
 import { buildFeedWindows, rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
@@ -140,9 +141,17 @@ export async function ingest(
     });
   };
 
+  // The writer's first step, while the first batch is parsed (no await may come before the input is
+  // iterated): indexes an interrupted bulk load left dropped come back; a bulk load drops its own.
+  const prepareIndexes = async () => {
+    await restoreDeferredIndexes(client);
+    if (!rollups) await deferIndexes(client);
+  };
+
   // One batch is written while the next one is parsed: the database and the parser each keep a core.
   // At most two batches are held (bounded memory); batches still commit one after the other, in order.
-  let writing: Promise<void> = Promise.resolve();
+  let writing: Promise<void> = prepareIndexes();
+  writing.catch(() => undefined); // awaited (and rethrown) by the first submit or at the end
   const submit = async (b: Item[]) => {
     await writing;
     writing = flush(b);
@@ -182,11 +191,12 @@ export async function ingest(
     await writing.catch(() => undefined);
   }
   await writing;
-  // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them).
+  // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them), which
+  // also recreates the deferred indexes.
   if (!rollups && summary.changed > 0) {
-    await rebuildRollups(client, opts.onRebuildStep, { lane: opts.rebuildLane });
+    await rebuildRollups(client, opts.onRebuildStep, { lane: opts.rebuildLane, restoreIndexes: true });
     await buildFeedWindows(client, opts.now ?? new Date(), opts.onRebuildStep);
-  }
+  } else if (!rollups) await restoreDeferredIndexes(client);
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
   if (opts.analyze !== false) await analyzeChanged(client, summary);
   summary.errors = summary.errors.sort(byLine).slice(0, maxErrors);

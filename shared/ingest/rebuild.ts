@@ -4,6 +4,7 @@ import type { Queryable } from '../db/queryable';
 import { slideWindowsWith, windowEnd } from '../feed-windows';
 import { ALL_MARKETS } from '../rollups/activity-counts';
 import { REBUILD_ACTIVITY } from './activity-hulls';
+import { restoreDeferredIndexes } from './deferred-indexes';
 import { RAISE_MEMORY } from './sql';
 import { REBUILD_ENTITIES } from './entity-rollups';
 import { REBUILD_PLAN_READS } from './plan-reads';
@@ -108,6 +109,23 @@ export interface RebuildOptions {
    * own connection (one core each). Only where nothing reads meanwhile: a bulk load's end.
    */
   lane?: Queryable;
+  /**
+   * Also recreates what a bulk load deferred (deferred-indexes.ts): on the lane while the base facts
+   * are built on `db` (the lane is idle then, and the base facts only read the tables concerned), or
+   * first without a lane.
+   */
+  restoreIndexes?: boolean;
+}
+
+async function restoreIndexes(db: Queryable, log: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  const created = await restoreDeferredIndexes(db);
+  log(`deferred indexes and foreign keys recreated (${created}): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Waits for every part before failing, so that no statement is still running when the caller closes a connection. */
+async function allOf(parts: Promise<void>[]): Promise<void> {
+  for (const part of await Promise.allSettled(parts)) if (part.status === 'rejected') throw part.reason;
 }
 
 export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
@@ -117,14 +135,13 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   const others = [...TREND_DAYS, ...REBUILD_HIERARCHY, ...REBUILD_ACTIVITY];
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
   const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITIES];
-  if (!opts.lane) return run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities], log);
-  await run(db, BASE, log);
+  if (!opts.lane) {
+    if (opts.restoreIndexes) await restoreIndexes(db, log);
+    return run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities], log);
+  }
+  await allOf([run(db, BASE, log), opts.restoreIndexes ? restoreIndexes(opts.lane, log) : Promise.resolve()]);
   // Nothing in the second half touches dim_hours or dim_days (ANALYZE would wait for their locks).
-  const halves = await Promise.allSettled([
-    run(db, SERIES, log),
-    run(opts.lane, [RAISE_MEMORY('work_mem', '256MB'), ...others, ...entities], log),
-  ]);
-  for (const half of halves) if (half.status === 'rejected') throw half.reason;
+  await allOf([run(db, SERIES, log), run(opts.lane, [RAISE_MEMORY('work_mem', '256MB'), ...others, ...entities], log)]);
   await db.query(ANALYZE);
 }
 

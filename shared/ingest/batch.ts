@@ -6,7 +6,7 @@ import { refreshEntities } from './entity-rollups';
 import { hierarchyPlaces, syncHierarchy } from './hierarchy';
 import { refreshReach } from './plan-reads';
 import { precheck } from './precheck';
-import { RAISE_MEMORY } from './sql';
+import { inTransaction, RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
 import type { RecordType } from './records';
 import { emptyGroups, type BatchContext, type DerivedCounts, type Item, type LineError, type TypeCounts } from './types';
@@ -90,8 +90,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
     topsBefore: new Map(),
     newMarkets: new Map(),
   };
-  try {
-    await db.query(rollups ? BEGIN_BATCH : `${BEGIN_BATCH}; ${NO_FLUSH_WAIT}`);
+  await inTransaction(db, rollups ? BEGIN_BATCH : `${BEGIN_BATCH}; ${NO_FLUSH_WAIT}`, async () => {
     await precheck(ctx);
     const hierarchy = rollups ? await hierarchyPlaces(db, ctx.groups) : null;
     for (const type of Object.keys(WRITERS) as RecordType[]) {
@@ -119,11 +118,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       await refreshReach(ctx);
     }
     if (hierarchy) await syncHierarchy(ctx, hierarchy);
-    await db.query('COMMIT');
-  } catch (e) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  }
+  });
   return { errors: ctx.errors, counts: ctx.counts, derived: ctx.derived };
 }
 

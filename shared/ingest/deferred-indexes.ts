@@ -7,7 +7,7 @@
 // and every ingest run, `npm run rollups:rebuild` and `npm run db:migrate` restore it first.
 import type { Queryable } from '../db/queryable';
 import { INGEST_LOCK } from './batch';
-import { RAISE_MEMORY } from './sql';
+import { inTransaction, RAISE_MEMORY } from './sql';
 
 /**
  * Read by no batch statement: EXPLAIN of each one late in a bulk load of the bench set found them
@@ -69,17 +69,8 @@ WHERE CASE kind WHEN 'index' THEN to_regclass(format('%I', name)) IS NULL
 ORDER BY kind = 'foreign key', name`;
 
 /** One transaction under the ingest lock: concurrent runs never drop or recreate at the same time. */
-async function underIngestLock<T>(db: Queryable, work: () => Promise<T>): Promise<T> {
-  await db.query(`BEGIN; SELECT pg_advisory_xact_lock(${INGEST_LOCK})`);
-  try {
-    const result = await work();
-    await db.query('COMMIT');
-    return result;
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  }
-}
+const underIngestLock = <T>(db: Queryable, work: () => Promise<T>) =>
+  inTransaction(db, `BEGIN; SELECT pg_advisory_xact_lock(${INGEST_LOCK})`, work);
 
 async function runEach(db: Queryable, statements: { statement: string }[]): Promise<void> {
   for (const { statement } of statements) await db.query(statement);

@@ -5,7 +5,7 @@ import { slideWindowsWith, windowEnd } from '../feed-windows';
 import { ALL_MARKETS } from '../rollups/activity-counts';
 import { REBUILD_ACTIVITY } from './activity-hulls';
 import { restoreDeferredIndexes } from './deferred-indexes';
-import { RAISE_MEMORY } from './sql';
+import { inTransaction, RAISE_MEMORY } from './sql';
 import { REBUILD_ENTITIES } from './entity-rollups';
 import { REBUILD_PLAN_READS } from './plan-reads';
 import { REBUILD_TOPS } from './entity-tops';
@@ -81,19 +81,14 @@ const TREND_DAYS = [
 
 const ANALYZE = `ANALYZE trend_days, hierarchy_sets, hierarchy_articles, hierarchy_signatures, hierarchy_counts, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
 
-async function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
-  await db.query('BEGIN');
-  try {
+function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
+  return inTransaction(db, 'BEGIN', async () => {
     for (const statement of statements) {
       const started = Date.now();
       await db.query(statement);
       log(`${statement.trim().split('\n')[0].slice(0, 60)}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
-    await db.query('COMMIT');
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  }
+  });
 }
 
 export interface RebuildOptions {

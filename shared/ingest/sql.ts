@@ -8,6 +8,19 @@ export type { Queryable };
 /** Raises a memory setting for the transaction, never lowers it (a bulk loader may have set more for its session). */
 export const RAISE_MEMORY = (setting: 'work_mem' | 'maintenance_work_mem', size: string) =>
   `SELECT set_config('${setting}', '${size}', true) WHERE pg_size_bytes(current_setting('${setting}')) < pg_size_bytes('${size}')`;
+/** Runs `work` in one transaction opened by `begin` (which may also take locks and set locals): committed, or rolled back and rethrown. */
+export async function inTransaction<T>(db: Queryable, begin: string, work: () => Promise<T>): Promise<T> {
+  try {
+    await db.query(begin);
+    const result = await work();
+    await db.query('COMMIT');
+    return result;
+  } catch (err) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
 export type Row = Record<string, unknown>;
 
 export interface Column {

@@ -2,7 +2,7 @@
 // configured here and nowhere else.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { chainHead, type AreaOptions } from './area-chain';
+import { chainHead, chainTail, type AreaOptions } from './area-chain';
 import { limits, planGates } from './limits/middleware';
 import { createClock } from './clock';
 import { createDb } from './db/client';
@@ -11,7 +11,6 @@ import { onError, onNotFound } from './errors';
 import { edgeAnswers } from './cache/edge-answers';
 import { etag } from './etag';
 import { exports } from './exports';
-import { freshness } from './freshness';
 import { createStore } from './redis';
 import { securityHeaders } from './security-headers';
 import { validationHook } from './validation';
@@ -52,7 +51,7 @@ export function createArea(options: AreaOptions): App {
   // CSV/NDJSON exports and Data-As-Of (with data_as_of) sit inside etag(): the ETag covers what is sent.
   // Warm answers kept in the isolate come next: admitted and counted, converted by exports() when asked.
   if (options.auth) chain.push(planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag(), exports(), edgeAnswers());
-  chain.push(freshness(), ...(options.after ?? []));
+  chain.push(...chainTail(options));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;

@@ -5,6 +5,7 @@ import type { MiddlewareHandler } from 'hono';
 import { requireApiKey } from './auth/middleware';
 import { bodyLimits } from './body-limits';
 import type { Env } from './env';
+import { freshness } from './freshness';
 import { inputHygiene } from './hygiene';
 import type { Channel } from './limits/channel';
 import { observe } from './observability/middleware';
@@ -45,3 +46,6 @@ export function chainHead(options: AreaOptions, services: MiddlewareHandler<Env>
   if (options.auth) chain.push(requireApiKey());
   return chain;
 }
+
+/** The end of every area's chain, after its limits: `Data-As-Of` on data answers, then the area's own `after`. */
+export const chainTail = (options: AreaOptions): MiddlewareHandler<Env>[] => [freshness(), ...(options.after ?? [])];

@@ -1,24 +1,27 @@
-// The app a deployed keyed area answers a request without a key with (shared/lazy-area.ts): the
-// area's chain up to the key check, which answers 401 (or, before it, 413, 400 or the 401
-// throttle's 429), and nothing after it. It is a plain Hono app with the same security headers,
-// error and not-found handlers as createApp's, and no database client: the 401 needs neither
-// @hono/zod-openapi and zod's route schemas nor the Neon driver and drizzle (docs/PERFORMANCE.md,
-// "The first request").
+// The apps a deployed area answers the requests that need no client with (shared/lazy-area.ts):
+// - a keyed area's request without a key: the area's chain up to the key check, which answers 401
+//   (or, before it, 413, 400 or the 401 throttle's 429), and nothing after it;
+// - a keyless area's plain route (public's widget.js, shared/route-table.ts): the area's whole chain
+//   and the route's handler.
+// Each is a plain Hono app with the same security headers, error and not-found handlers as
+// createApp's, and no database or Redis client: neither needs @hono/zod-openapi and zod's route
+// schemas, the Neon driver, drizzle or @upstash/redis (docs/PERFORMANCE.md, "The first request").
 import type { MiddlewareHandler } from 'hono';
 // hono/tiny's PatternRouter: nothing to compile before the first match (the RegExpRouter of `hono`
 // builds its matcher on the first request), for the few patterns this app holds.
 import { Hono } from 'hono/tiny';
-import { chainHead, type AreaOptions } from './area-chain';
+import { chainHead, chainTail, type AreaOptions } from './area-chain';
 import { createClock } from './clock';
 import { readConfig, type Config, type Env } from './env';
 import { onError, onNotFound } from './errors';
 import type { Store } from './redis';
+import type { Method, PlainHandler } from './route-table';
 import { securityHeaders } from './security-headers';
 
 /**
- * The store of a request without a key: its key prefix, which the 401 throttle's isolate check
- * reads before the answer; the Redis client (and @upstash/redis) only when the throttle counts the
- * 401, after the answer (`full`, shared/limits/auth-failures.ts).
+ * The store of a request that needs no client: its key prefix, which the 401 throttle's isolate
+ * check reads before the answer; the Redis client (and @upstash/redis) only when the throttle counts
+ * the 401, after the answer (`full`, shared/limits/auth-failures.ts).
  */
 function keylessStore(config: Config): Store {
   const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
@@ -39,7 +42,7 @@ function keylessStore(config: Config): Store {
   };
 }
 
-/** What a request without a key uses before its 401: the config, the store (the 401 throttle), the clock. */
+/** What a request that needs no client uses: the config, the store without clients (the 401 throttle), the clock. */
 function keylessServices(): MiddlewareHandler<Env> {
   return async function services(c, next) {
     const config = readConfig(c.env);
@@ -50,14 +53,29 @@ function keylessServices(): MiddlewareHandler<Env> {
   };
 }
 
-/** The keyed area's chain up to its key check, bound to its prefixes as createArea binds the whole chain. */
-export function keylessArea(options: AreaOptions): Hono<Env> {
-  if (!options.auth) throw new Error('keylessArea: the area takes no key');
+/** An app with createApp's headers and handlers, `chain` bound to the area's prefixes as createArea binds it. */
+function chainApp(options: AreaOptions, chain: MiddlewareHandler<Env>[]): Hono<Env> {
   const app = new Hono<Env>();
   app.use('*', securityHeaders());
   app.onError(onError);
   app.notFound(onNotFound);
-  const chain = chainHead(options, keylessServices());
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
+  return app;
+}
+
+/** The keyed area's chain up to its key check. */
+export function keylessArea(options: AreaOptions): Hono<Env> {
+  if (!options.auth) throw new Error('keylessArea: the area takes no key');
+  return chainApp(options, chainHead(options, keylessServices()));
+}
+
+/**
+ * A keyless area's whole chain (a keyless area's chain has nothing between its head and its tail)
+ * and one plain route: its handler reads nothing, so the request gets no client.
+ */
+export function plainArea(options: AreaOptions, method: Method, path: string, handler: PlainHandler): Hono<Env> {
+  if (options.auth) throw new Error('plainArea: a keyed area limits every route, which needs its clients');
+  const app = chainApp(options, [...chainHead(options, keylessServices()), ...chainTail(options)]);
+  app.on(method, path, handler);
   return app;
 }

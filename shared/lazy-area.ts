@@ -11,7 +11,7 @@
 import type { ExecutionContext } from 'hono';
 import { Hono } from 'hono/tiny';
 import { presentedKey } from './auth/presented';
-import { optionsOf, routesOf, type Loader, type RouteTable } from './route-table';
+import { optionsOf, routesOf, type Loader, type Method, type PlainLoader, type RouteTable } from './route-table';
 
 /** What a loaded part answers with: an area app holding some of the area's routes. */
 export interface Fetcher {
@@ -33,6 +33,12 @@ function unreachable(): never {
   throw new Error('a request without a key passed the key check of a keyed area');
 }
 
+/** The app of a plain line (route-table.ts): the keyless area's chain with client-free services, and the handler. */
+const plainApp = (table: RouteTable, method: Method, path: string, plain: PlainLoader) => async (): Promise<Fetcher> => {
+  const [{ plainArea }, options, handler] = await Promise.all([import('./keyless-area'), optionsOf(table), plain()]);
+  return plainArea(options, method, path, handler);
+};
+
 /**
  * The deployed Worker of an area (functions/<area>/index.ts). A request matching a line of its
  * table runs in an area app holding only that line's route module (shared/area-app.ts), built on the
@@ -46,6 +52,9 @@ function unreachable(): never {
  * line still names its route (shared/observability/middleware.ts). It answers exactly as the
  * route's app would: the chain before the routes decides everything a request without a key gets
  * (413, 400, the throttle's 429, 401).
+ *
+ * A plain line (a keyless area's route that reads nothing, route-table.ts) runs in its plain app: the
+ * area's chain with client-free services, and the line's handler (shared/keyless-area.ts).
  *
  * `rest`: the app of the requests no line matches, instead of the area app with no routes (the MCP
  * Worker's /openapi.json and /docs: functions/mcp/index.ts).
@@ -77,8 +86,8 @@ export function areaWorker(table: RouteTable, rest?: () => Promise<Fetcher>): Ho
         return app;
       })
     : undefined;
-  for (const [method, path, load] of routes) {
-    const app = appOf(load);
+  for (const [method, path, load, plain] of routes) {
+    const app = plain ? once(plainApp(table, method, path, plain)) : appOf(load);
     router.on(method, path, async (c) => {
       const target = keyless && !presentedKey(c.req) ? keyless : app;
       return (await target()).fetch(c.req.raw, c.env, c.executionCtx);

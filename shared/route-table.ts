@@ -4,17 +4,30 @@
 // OpenAPI document (areaApp, shared/app.ts; functions/combined-app.ts).
 //
 // No runtime imports: a deployed Worker's router holds its table at startup (docs/PERFORMANCE.md).
+import type { Context } from 'hono';
 import type { AreaOptions } from './area-chain';
 import type { App } from './app';
+import type { Env } from './env';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
 /**
- * `[method, path, load]`: the path in Hono syntax (`:alpha_2`), as the route module registers it
+ * `[method, path, load, plain?]`: the path in Hono syntax (`:alpha_2`), as the route module registers it
  * (its contract's `{alpha_2}`). Lines whose route one module registers together share one loader
  * (public's widget.js and widget-demo): the module is loaded and registered once.
+ *
+ * `plain`, in a keyless area only: the route's handler alone, for a route that validates nothing and
+ * reads no data (public's widget.js). The deployed Worker answers it with that handler in the area's
+ * chain with client-free services (shared/keyless-area.ts), without the route module's schemas and
+ * the database and Redis clients; the route module registers the same handler with its contract.
  */
-export type RouteLine = readonly [method: Method, path: string, load: Loader];
+export type RouteLine = readonly [method: Method, path: string, load: Loader, plain?: PlainLoader];
+
+/** A plain route's handler (RouteLine). */
+export type PlainHandler = (c: Context<Env>) => Response | Promise<Response>;
+
+/** Loads a plain route's handler: `() => import('./script').then((m) => m.serveScript)`. */
+export type PlainLoader = () => Promise<PlainHandler>;
 
 /** Loads a route module: `() => import('./region')`. */
 export type Loader = () => Promise<RouteModule>;
@@ -46,9 +59,9 @@ export interface RouteModule {
 }
 
 /** The table's routes as registered, mirror expanded, in the area app's registration order. */
-export function routesOf(table: RouteTable): [method: Method, path: string, load: Loader][] {
+export function routesOf(table: RouteTable): RouteLine[] {
   const prefixes = table.mirror?.map((version) => `/${version}`) ?? [''];
-  return prefixes.flatMap((prefix) => table.routes.map(([method, path, load]): [Method, string, Loader] => [method, prefix + path, load]));
+  return prefixes.flatMap((prefix) => table.routes.map(([method, path, load, plain]): RouteLine => [method, prefix + path, load, plain]));
 }
 
 /** The table's chain options, loaded if need be. */

@@ -12,7 +12,8 @@ export const publicRoutes: RouteTable = {
     ['GET', '/public/platform-profile', () => import('./check')],
     ['POST', '/public/platform-profile/bulk', () => import('./bulk')],
     ['GET', '/public/platform-profile/query', () => import('./query')],
-    ['GET', '/public/widget.js', widget],
+    // The script's Worker answer needs neither the route module nor a client (route-table.ts, `plain`).
+    ['GET', '/public/widget.js', widget, () => import('./script').then((m) => m.serveScript)],
     ['GET', '/public/widget-demo', widget],
   ],
 };

@@ -3,15 +3,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../shared/app';
 import { capList, capNote } from '../../shared/list-caps';
-import { ifNoneMatch, strongTag } from '../../shared/etag';
 import { errorResponses } from '../../shared/schemas/common';
 import { DATA_CACHE_CONTROL } from './edge';
 import { demoDomains } from './queries';
-import { WIDGET_SOURCE } from './widget-source';
-
-/** The script changes only with a deploy: an hour in browsers, a day at shared caches. */
-const SCRIPT_CACHE_CONTROL = 'public, max-age=3600, s-maxage=86400, stale-while-revalidate=604800';
-const scriptEtag = strongTag(WIDGET_SOURCE);
+import { serveScript } from './script';
 
 const scriptRoute = createRoute({
   method: 'get',
@@ -86,12 +81,7 @@ ${cards}
 }
 
 export function register(app: App) {
-  app.openapi(scriptRoute, async (c) => {
-    const etag = await scriptEtag;
-    const headers = { ETag: etag, 'Cache-Control': SCRIPT_CACHE_CONTROL };
-    if (ifNoneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers);
-    return c.body(WIDGET_SOURCE, 200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });
-  });
+  app.openapi(scriptRoute, serveScript);
 
   app.openapi(demoRoute, async (c) => {
     const raw = c.req.valid('query').domains;

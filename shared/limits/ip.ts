@@ -1,7 +1,6 @@
 // Per-client-IP limit for routes that need no key (the public profile check): a sliding window of
 // @upstash/ratelimit keyed by the client address, with the keyed limits' outage policy (the
 // isolate limiter decides while Redis is unreachable) and their RateLimit headers.
-import { Ratelimit } from '@upstash/ratelimit';
 import { coded, type ApiError } from '../errors';
 import type { Store } from '../redis';
 import { policyHeader, rateLimitHeader } from './headers';
@@ -46,7 +45,9 @@ export async function limitIp(store: Store, ip: string, perMinute: number, cost 
   const rate = cost + owed;
   let decision: IpDecision;
   try {
-    // Built per call like the keyed limiter: its Redis client belongs to this request.
+    // Built per call like the keyed limiter: its Redis client belongs to this request. Imported here:
+    // the public Worker's script and cached answers evaluate the public chain without it.
+    const { Ratelimit } = await import('@upstash/ratelimit');
     const limiter = new Ratelimit({
       redis: store.redis,
       limiter: Ratelimit.slidingWindow(perMinute, '60 s'),

@@ -171,3 +171,44 @@ describe('the MCP Worker', () => {
     }
   });
 });
+
+describe("the public Worker's plain lines", () => {
+  const plain = routesOf(publicRoutes).filter(([, , , handler]) => handler);
+
+  it('are the script, which reads nothing', () => {
+    expect(plain.map(([method, path]) => `${method} ${path}`)).toEqual(['GET /public/widget.js']);
+  });
+
+  it('answer as the all-in-one Worker does: conditional, HEAD, preflight and hostile requests', async () => {
+    for (const [, path] of plain) {
+      const first = await world.call(path, { worker: publicWorker as unknown as CallOptions['worker'] });
+      const etag = first.headers.get('etag');
+      expect(first.status).toBe(200);
+      expect(etag).toMatch(/^"[0-9a-f]+"$/);
+      for (const options of [
+        {},
+        { headers: { 'If-None-Match': etag! } },
+        { headers: { 'If-None-Match': '"other"' } },
+        { method: 'HEAD' },
+        { method: 'OPTIONS', headers: { Origin: 'https://site.example', 'Access-Control-Request-Method': 'GET' } },
+      ] as CallOptions[]) {
+        const { whole, area } = await both(publicWorker, path, options);
+        expect(area, `${options.method ?? 'GET'} ${path} ${JSON.stringify(options.headers ?? {})}`).toEqual(whole);
+      }
+      for (const hostile of [`${path}?${'x'.repeat(10_000)}=1`, `${path}?a=%00`]) {
+        const { whole, area } = await both(publicWorker, hostile);
+        expect(area.status, hostile.slice(0, 60)).toBeGreaterThanOrEqual(400);
+        expect(area, hostile.slice(0, 60)).toEqual(whole);
+      }
+    }
+  });
+
+  it('answer with the database and Redis unreachable: no round trip on their path', async () => {
+    const down = { NEON_HTTP_ENDPOINT: 'http://127.0.0.1:1/sql', UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1' };
+    for (const [, path] of plain) {
+      const { whole, area } = await both(publicWorker, path, { env: down });
+      expect(area.status).toBe(200);
+      expect(area).toEqual(whole);
+    }
+  });
+});

@@ -56,7 +56,7 @@ async function sendAll(queue: JobQueue, messages: JobMessage[], refused: (err: u
 
 function services(env: Bindings) {
   const config = readConfig(env);
-  return { config, db: createDb(config, jobTimeout(config)), store: createStore(config), clock: createClock(config.NOW) };
+  return { config, db: createDb(config, jobTimeout(config), false), store: createStore(config), clock: createClock(config.NOW) };
 }
 
 const jobTimeout = (config: Config) => config.JOB_STATEMENT_TIMEOUT_MS ?? STATEMENT_TIMEOUT_MS.job;

@@ -35,7 +35,12 @@ export function createPool(config: DbConfig): Pool {
  * every request rebuilt the relational config of every table, and the first request of an isolate
  * evaluated every area's table modules (docs/PERFORMANCE.md, "The first request").
  */
-export function createDb(config: DbConfig, timeoutMs: number = Number(config.STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.request) {
+export function createDb(
+  config: DbConfig,
+  timeoutMs: number = Number(config.STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.request,
+  /** Statements without JIT compilation (a request's; jobs pass false: withStatementTimeout). */
+  jitOff = true,
+) {
   if (config.NEON_HTTP_ENDPOINT) {
     // Global in the driver, so set per call: the value is the same for the whole isolate.
     neonConfig.fetchEndpoint = config.NEON_HTTP_ENDPOINT;
@@ -43,5 +48,5 @@ export function createDb(config: DbConfig, timeoutMs: number = Number(config.STA
   // Every query carries its statement_timeout in the same HTTP transaction (no extra round trip). 0 sends
   // none: only for tooling that runs slow reference queries on purpose (the roll-up bench's raw side, test oracles).
   const sql = neon(config.DATABASE_URL);
-  return drizzle({ client: timeoutMs > 0 ? withStatementTimeout(sql, timeoutMs) : sql });
+  return drizzle({ client: timeoutMs > 0 ? withStatementTimeout(sql, timeoutMs, jitOff) : sql });
 }

@@ -17,17 +17,25 @@ export const STATEMENT_TIMEOUT_MS = {
   ingest: 900_000,
 } as const;
 
-/** The SQL that sets the timeout for the rest of the transaction it runs in (`SET LOCAL` as a function). */
-export const SET_LOCAL_TIMEOUT = `SELECT set_config('statement_timeout', $1, true)`;
+/**
+ * The SQL that sets the timeout for the rest of the transaction it runs in (`SET LOCAL` as a function),
+ * and `jit` when $2 is not null (else the server's setting stays).
+ */
+export const SET_LOCAL_TIMEOUT = `SELECT set_config('statement_timeout', $1, true), set_config('jit', coalesce($2, current_setting('jit')), true)`;
 
 /**
  * `sql` with a statement_timeout of `ms` on every query it sends. A lone query becomes the transaction
  * [SET LOCAL, query] and a `transaction([...])` gets the SET LOCAL prepended: one HTTP request either
  * way, as before. `SET LOCAL` ends with its transaction, so it works through Neon's pooler (a session
  * `SET`, a startup parameter or connection-string `options` would not, and would cost a round trip).
+ *
+ * `jitOff`: a request's statements run without JIT compilation. They are index walks of milliseconds,
+ * but a misestimated row count can push one past `jit_above_cost`, and PostgreSQL then spends 0.1-1 s
+ * compiling it (category analytics of one market on the whole bench set: 1.0 s of a 1.9 s statement;
+ * docs/PERFORMANCE.md). Jobs keep the server's setting: their aggregates scan millions of rows.
  */
-export function withStatementTimeout(sql: Sql, ms: number): Sql {
-  const setLocal = () => sql.query(SET_LOCAL_TIMEOUT, [String(Math.round(ms))]);
+export function withStatementTimeout(sql: Sql, ms: number, jitOff = false): Sql {
+  const setLocal = () => sql.query(SET_LOCAL_TIMEOUT, [String(Math.round(ms)), jitOff ? 'off' : null]);
   const transaction = (async (queries: Query[] | ((s: Sql) => Query[]), opts?: object) => {
     const list = typeof queries === 'function' ? queries(timed) : queries;
     const results = await sql.transaction([setLocal(), ...list] as never, opts as never);

@@ -74,6 +74,14 @@ describe('every query carries its path statement_timeout, in the same round trip
     expect(await job.$client.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '1min' }]);
   });
 
+  it("a request's statements run without JIT compilation; a job's keep the server's setting, in the same round trip", async () => {
+    const [server] = (await createDb(world.env, 0).$client.query('SHOW jit')) as { jit: string }[];
+    expect(await createDb(world.env).$client.query('SHOW jit')).toEqual([{ jit: 'off' }]);
+    const [a] = await createDb(world.env).$client.transaction((sql) => [sql.query('SHOW jit')]);
+    expect(a).toEqual([{ jit: 'off' }]);
+    expect(await createDb(world.env, STATEMENT_TIMEOUT_MS.job, false).$client.query('SHOW jit')).toEqual([server]);
+  });
+
   it('the setting ends with its transaction: a plain session keeps the server default', async () => {
     await createDb(world.env).$client.query('SELECT 1');
     const client = await world.pool().connect();

@@ -91,7 +91,8 @@ export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: 
   const [cur, prev, distinct] = await Promise.all([
     seriesByKey(db, dim, scope.from, scope.to, 'day'),
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),
-    distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, dim.everyMarket!, limit, offset) }, scope.from, scope.to),
+    // Category analytics show publications and publishers: trends are not counted.
+    distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, dim.everyMarket!, limit, offset) }, scope.from, scope.to, false, false),
   ]);
   const active = [...cur]
     .map(([name, series]) => ({

@@ -136,10 +136,18 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
 /**
  * Distinct publications, publishers and trends active in [from, to) per key, and when last seen.
  * With `across`, one row (key `*`) counts the union of all keys: distinct counts do not add up.
+ * Without `trends`, trends are not counted (0): category analytics show none.
  */
-export async function distinctByKey(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
+export async function distinctByKey(
+  db: Db,
+  scope: DimScope,
+  from: Date,
+  to: Date,
+  across = false,
+  trends = true,
+): Promise<Map<string, KeyDistinct>> {
   if (!across && (await coversEveryMarket(db, scope))) return distinctFromActivity(db, scope, from, to);
-  return distinctFromSpans(db, scope, from, to, across);
+  return distinctFromSpans(db, scope, from, to, across, trends);
 }
 
 /** `hits` of distinctFromSpans: the scope's keys' spans in the window, grouped per key and URL. */
@@ -166,12 +174,26 @@ const hitsOfBroadKeys = (scope: DimScope, across: boolean) => `spans AS MATERIAL
        JOIN spans sp ON sp.url_id = d.url_id)`;
 
 /** The same from url_spans: any market subset and language, and the union of keys (`across`). */
-export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to: Date, across = false): Promise<Map<string, KeyDistinct>> {
+export async function distinctFromSpans(
+  db: Db,
+  scope: DimScope,
+  from: Date,
+  to: Date,
+  across = false,
+  trends = true,
+): Promise<Map<string, KeyDistinct>> {
   // Bounds round up to whole hours: a window inside one hour holds no hour at all.
   if (ceilHour(from) >= ceilHour(to)) return new Map();
   // hits: one row per (key, active URL) with the end of its last active span in the window. The
   // URL's publisher and trends come from url_dimensions (narrow, index-only) rather than from the
   // wide articles table, and each distinct count is a hash aggregate over its own small set.
+  const trendCounts = trends
+    ? `,
+     trends AS (
+       SELECT key, count(*)::int AS n FROM (
+         SELECT DISTINCT h.key, t.key AS trend FROM hits h JOIN url_dimensions t ON t.kind = 'trend' AND t.url_id = h.url_id) x
+       GROUP BY key)`
+    : '';
   const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
     db,
     `WITH ${!Array.isArray(scope.keys) && scope.keys.broad ? hitsOfBroadKeys(scope, across) : hitsOfKeys(scope, across)},
@@ -179,13 +201,9 @@ export async function distinctFromSpans(db: Db, scope: DimScope, from: Date, to:
      publishers AS (
        SELECT key, count(*)::int AS n FROM (
          SELECT DISTINCT h.key, p.key AS domain FROM hits h JOIN url_dimensions p ON p.kind = 'publisher' AND p.url_id = h.url_id) x
-       GROUP BY key),
-     trends AS (
-       SELECT key, count(*)::int AS n FROM (
-         SELECT DISTINCT h.key, t.key AS trend FROM hits h JOIN url_dimensions t ON t.kind = 'trend' AND t.url_id = h.url_id) x
-       GROUP BY key)
-     SELECT k.key, k.publications, coalesce(p.n, 0) AS publishers, coalesce(t.n, 0) AS trends, k.last_seen
-     FROM per_key k LEFT JOIN publishers p USING (key) LEFT JOIN trends t USING (key)`,
+       GROUP BY key)${trendCounts}
+     SELECT k.key, k.publications, coalesce(p.n, 0) AS publishers, ${trends ? 'coalesce(t.n, 0)' : '0'} AS trends, k.last_seen
+     FROM per_key k LEFT JOIN publishers p USING (key)${trends ? ' LEFT JOIN trends t USING (key)' : ''}`,
     spanParams(scope, from, to),
   );
   return new Map(

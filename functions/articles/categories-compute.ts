@@ -92,7 +92,7 @@ export async function categoryAnalytics(db: Db, scope: AggregateWindow, filter: 
     seriesByKey(db, dim, scope.from, scope.to, 'day'),
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),
     // Category analytics show publications and publishers: trends are not counted.
-    distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, dim.everyMarket!, limit, offset) }, scope.from, scope.to, false, false),
+    distinctByKey(db, { ...dim, keys: pagePaths(filter, scope, dim.everyMarket!, limit, offset) }, scope.from, scope.to, { trends: false }),
   ]);
   const active = [...cur]
     .map(([name, series]) => ({

@@ -44,7 +44,7 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
     seriesByKey(db, dim, scope.prevFrom, scope.prevTo, 'day'),
     distinctByKey(db, dim, scope.from, scope.to),
     publicationsSeries(db, dim, scope.from, scope.to, grain),
-    distinctByKey(db, dim, scope.from, scope.to, true),
+    distinctByKey(db, dim, scope.from, scope.to, { across: true }),
     list.kind === 'entity' || list.kind === 'category' ? lifespans(db, dim, scope.from, scope.to) : undefined,
     list.kind === 'entity' || list.kind === 'publisher'
       ? relatedEntities(db, dim, scope.from, scope.to)

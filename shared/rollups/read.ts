@@ -133,21 +133,23 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
   return out;
 }
 
-/**
- * Distinct publications, publishers and trends active in [from, to) per key, and when last seen.
- * With `across`, one row (key `*`) counts the union of all keys: distinct counts do not add up.
- * Without `trends`, trends are not counted (0): category analytics show none.
- */
+export interface DistinctOptions {
+  /** One row (key `*`) that counts the union of all keys: distinct counts do not add up. */
+  across?: boolean;
+  /** Count trends (default); category analytics show none. */
+  trends?: boolean;
+}
+
+/** Distinct publications, publishers and trends active in [from, to) per key, and when last seen. */
 export async function distinctByKey(
   db: Db,
   scope: DimScope,
   from: Date,
   to: Date,
-  across = false,
-  trends = true,
+  opts: DistinctOptions = {},
 ): Promise<Map<string, KeyDistinct>> {
-  if (!across && (await coversEveryMarket(db, scope))) return distinctFromActivity(db, scope, from, to);
-  return distinctFromSpans(db, scope, from, to, across, trends);
+  if (!opts.across && (await coversEveryMarket(db, scope))) return distinctFromActivity(db, scope, from, to);
+  return distinctFromSpans(db, scope, from, to, opts);
 }
 
 /** `hits` of distinctFromSpans: the scope's keys' spans in the window, grouped per key and URL. */
@@ -179,8 +181,7 @@ export async function distinctFromSpans(
   scope: DimScope,
   from: Date,
   to: Date,
-  across = false,
-  trends = true,
+  { across = false, trends = true }: DistinctOptions = {},
 ): Promise<Map<string, KeyDistinct>> {
   // Bounds round up to whole hours: a window inside one hour holds no hour at all.
   if (ceilHour(from) >= ceilHour(to)) return new Map();

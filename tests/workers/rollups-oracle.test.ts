@@ -55,8 +55,8 @@ describe('roll-ups equal the raw-observation reference', () => {
         const [named, found, namedAcross, foundAcross] = await Promise.all([
           distinctFromSpans(world.db, scope, from, to),
           distinctFromSpans(world.db, broad, from, to),
-          distinctFromSpans(world.db, scope, from, to, true),
-          distinctFromSpans(world.db, broad, from, to, true),
+          distinctFromSpans(world.db, scope, from, to, { across: true }),
+          distinctFromSpans(world.db, broad, from, to, { across: true }),
         ]);
         expect(found, `${q.kind} broad keys`).toEqual(named);
         expect(foundAcross, `${q.kind} broad keys, across`).toEqual(namedAcross);

@@ -32,7 +32,7 @@ export const SET_LOCAL_TIMEOUT = `SELECT set_config('statement_timeout', $1, tru
  * `jitOff`: a request's statements run without JIT compilation. They are index walks of milliseconds,
  * but a misestimated row count can push one past `jit_above_cost`, and PostgreSQL then spends 0.1-1 s
  * compiling it (category analytics of one market on the whole bench set: 1.0 s of a 1.9 s statement;
- * docs/PERFORMANCE.md). Jobs keep the server's setting: their aggregates scan millions of rows.
+ * docs/SECURITY.md "Statement timeouts"). Jobs keep the server's setting: their aggregates scan millions of rows.
  */
 export function withStatementTimeout(sql: Sql, ms: number, jitOff = false): Sql {
   const setLocal = () => sql.query(SET_LOCAL_TIMEOUT, [String(Math.round(ms)), jitOff ? 'off' : null]);

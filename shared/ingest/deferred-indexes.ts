@@ -87,7 +87,7 @@ export async function deferIndexes(db: Queryable): Promise<number> {
 
 /**
  * Recreates what is recorded and missing and clears the records, in one transaction; returns how
- * many objects it created. Idempotent: with nothing recorded it costs one query (every run pays it).
+ * many objects it created, and adds the tables it analyzed to `analyzed`. Idempotent: with nothing recorded it costs one query (every run pays it).
  * Each index is built in one sort, given maintenance memory as the rebuild's primary key is; a
  * foreign key is added plainly, which validates it (NOT VALID then VALIDATE took as long).
  *
@@ -96,7 +96,7 @@ export async function deferIndexes(db: Queryable): Promise<number> {
  * columns turned the rebuild's dim_hours aggregate into a parallel sort (21.5 s on the first million
  * bench lines, against 13-14 s hashed without the count and 12-14 s with statistics).
  */
-export async function restoreDeferredIndexes(db: Queryable): Promise<number> {
+export async function restoreDeferredIndexes(db: Queryable, analyzed?: Set<string>): Promise<number> {
   const recorded = await db.query('SELECT 1 FROM deferred_indexes LIMIT 1');
   if (recorded.rows.length === 0) return 0;
   return underIngestLock(db, async () => {
@@ -104,7 +104,9 @@ export async function restoreDeferredIndexes(db: Queryable): Promise<number> {
     // Read under the lock: a concurrent run may have restored them meanwhile.
     const missing = (await db.query<{ table_name: string; statement: string }>(MISSING)).rows;
     await runEach(db, missing);
-    if (missing.length > 0) await db.query(`ANALYZE ${[...new Set(missing.map((m) => m.table_name))].join(', ')}`);
+    const tables = [...new Set(missing.map((m) => m.table_name))];
+    if (tables.length > 0) await db.query(`ANALYZE ${tables.join(', ')}`);
+    for (const table of tables) analyzed?.add(table);
     await db.query('DELETE FROM deferred_indexes');
     return missing.length;
   });

@@ -37,12 +37,14 @@ const TABLE_OF: Record<RecordType, string> = {
 /**
  * Refreshes planner statistics of the tables a run changed: after a bulk load the API's queries
  * would otherwise be planned on empty-table estimates (PGlite has no autovacuum at all). Best
- * effort: a role that may not ANALYZE still gets its data loaded.
+ * effort: a role that may not ANALYZE still gets its data loaded. `analyzed`: tables the run
+ * analyzed after its last write to them (the deferred indexes' tables, when they were recreated).
  */
-async function analyzeChanged(client: Queryable, s: IngestSummary): Promise<void> {
+async function analyzeChanged(client: Queryable, s: IngestSummary, analyzed: Set<string>): Promise<void> {
   const tables = new Set<string>();
   for (const [type, c] of Object.entries(s.byType)) if (c.inserted + c.updated > 0) tables.add(TABLE_OF[type as RecordType]);
   for (const [table, d] of Object.entries(s.derived)) if (d.inserted + d.updated + d.deleted > 0) tables.add(table);
+  for (const table of analyzed) tables.delete(table);
   if (tables.size === 0) return;
   await client.query(`ANALYZE ${[...tables].sort().join(', ')}`).catch(() => undefined);
 }
@@ -193,12 +195,14 @@ export async function ingest(
   await writing;
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them), which
   // also recreates the deferred indexes.
+  // The deferred indexes are recreated after the last batch: their tables are analyzed then, not again below.
+  const analyzed = new Set<string>();
   if (!rollups && summary.changed > 0) {
-    await rebuildRollups(client, opts.onRebuildStep, { lane: opts.rebuildLane, restoreIndexes: true });
+    await rebuildRollups(client, opts.onRebuildStep, { lane: opts.rebuildLane, restoreIndexes: true, analyzed });
     await buildFeedWindows(client, opts.now ?? new Date(), opts.onRebuildStep);
-  } else if (!rollups) await restoreDeferredIndexes(client);
+  } else if (!rollups) await restoreDeferredIndexes(client, analyzed);
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
-  if (opts.analyze !== false) await analyzeChanged(client, summary);
+  if (opts.analyze !== false) await analyzeChanged(client, summary, analyzed);
   summary.errors = summary.errors.sort(byLine).slice(0, maxErrors);
   summary.seconds = (Date.now() - started) / 1000;
   return summary;

@@ -110,11 +110,13 @@ export interface RebuildOptions {
    * first without a lane.
    */
   restoreIndexes?: boolean;
+  /** Receives the tables the restore analyzed: the caller's own ANALYZE after the run skips them. */
+  analyzed?: Set<string>;
 }
 
-async function restoreIndexes(db: Queryable, log: (line: string) => void): Promise<void> {
+async function restoreIndexes(db: Queryable, log: (line: string) => void, analyzed?: Set<string>): Promise<void> {
   const started = Date.now();
-  const created = await restoreDeferredIndexes(db);
+  const created = await restoreDeferredIndexes(db, analyzed);
   log(`deferred indexes and foreign keys recreated (${created}): ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
@@ -131,10 +133,10 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
   const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITIES];
   if (!opts.lane) {
-    if (opts.restoreIndexes) await restoreIndexes(db, log);
+    if (opts.restoreIndexes) await restoreIndexes(db, log, opts.analyzed);
     return run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities], log);
   }
-  await allOf([run(db, BASE, log), opts.restoreIndexes ? restoreIndexes(opts.lane, log) : Promise.resolve()]);
+  await allOf([run(db, BASE, log), opts.restoreIndexes ? restoreIndexes(opts.lane, log, opts.analyzed) : Promise.resolve()]);
   // Nothing in the second half touches dim_hours or dim_days (ANALYZE would wait for their locks).
   await allOf([run(db, SERIES, log), run(opts.lane, [RAISE_MEMORY('work_mem', '256MB'), ...others, ...entities], log)]);
   await db.query(ANALYZE);

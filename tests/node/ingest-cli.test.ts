@@ -83,6 +83,27 @@ describe('generate | ingest', () => {
     expect(await count('deferred_indexes')).toBe(0);
   });
 
+  it('analyzes the tables of the recreated indexes once, when they are recreated', async () => {
+    // Recreating them analyzes their tables before the rebuild reads them; the run's closing ANALYZE
+    // of what it changed skips them (two runs above, the second with nothing to change).
+    const tables = ['observations', 'articles', 'url_profiles', 'article_entities', 'article_categories'];
+    const counts = () =>
+      withClient(DB, async (c) => {
+        const { rows } = await c.query(
+          `SELECT relname, analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = ANY($1) ORDER BY relname`,
+          [tables],
+        );
+        return Object.fromEntries(rows.map((r) => [r.relname, r.n]));
+      });
+    // A backend's statistics reach the shared view when it goes idle or exits: wait for the CLI's.
+    let seen = await counts();
+    for (let i = 0; i < 20 && Object.values(seen).some((n) => n === 0); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = await counts();
+    }
+    expect(seen).toEqual(Object.fromEntries(tables.sort().map((t) => [t, 1])));
+  });
+
   it("leaves the feed windows built after a bulk load, ending at the run's hour", async () => {
     // The first load above ran in bulk mode: its batches set the windows back, and its end builds them,
     // which a feed request's statement timeout could not do on a large load (docs/DATA.md "Feed windows").

@@ -21,9 +21,10 @@ import { securityHeaders } from './security-headers';
 /**
  * The store of a request that needs no client: its key prefix, which the 401 throttle's isolate
  * check reads before the answer; the Redis client (and @upstash/redis) only when the throttle counts
- * the 401, after the answer (`full`, shared/limits/auth-failures.ts).
+ * the 401, after the answer (`full`, shared/limits/auth-failures.ts); the public isolate cache's
+ * hits, which ask or pay Redis only now and then (functions/public/edge.ts).
  */
-function keylessStore(config: Config): Store {
+export function keylessStore(config: Config): Store & Required<Pick<Store, 'full'>> {
   const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
   let full: Promise<Store> | undefined;
   const absent = (): never => {

@@ -4,13 +4,11 @@
 // client's budget and counted in Redis in batches (shared/limits/ip.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { IsolateCache } from '../../shared/cache/memory';
-import { readConfig, type Config, type Env } from '../../shared/env';
+import { readConfig, type Env } from '../../shared/env';
 import { ifNoneMatch, strongTag } from '../../shared/etag';
 import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/freshness';
+import { keylessStore } from '../../shared/keyless-area';
 import { clientIp, flushDue, flushIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
-
-/** A request's Redis store, built only when a hit must ask or pay Redis: the chain's script answer loads no client. */
-const storeOf = async (config: Config) => (await import('../../shared/redis')).createStore(config);
 
 /** Data answers: browsers reuse them for a minute, shared caches for 5, then revalidate in the background. */
 export const DATA_CACHE_CONTROL = 'public, max-age=60, s-maxage=300, stale-while-revalidate=600';
@@ -75,7 +73,9 @@ export function publicEdge(): MiddlewareHandler<Env> {
     let key: string | undefined;
     if (cacheable) {
       const config = readConfig(c.env);
-      const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
+      // The Redis client is built only when a hit must ask or pay Redis.
+      const store = keylessStore(config);
+      const { prefix } = store;
       key = cacheKey(prefix, new URL(c.req.url));
       const hit = memory.get(key);
       if (hit) {
@@ -83,7 +83,7 @@ export function publicEdge(): MiddlewareHandler<Env> {
         const perMinute = config.PUBLIC_RATE_LIMIT_PER_MINUTE;
         const known = knownState(prefix, ip, perMinute);
         // Only Redis can tell for a client this isolate knows nothing about (or one out of budget).
-        const decision = known ?? (await limitIp(await storeOf(config), ip, perMinute));
+        const decision = known ?? (await limitIp(await store.full(), ip, perMinute));
         if (!decision.success) {
           const err = ipLimited(decision, 1);
           return c.json({ detail: err.detail }, err.status, { ...CORS, ...err.headers, 'Cache-Control': 'no-store' });
@@ -91,8 +91,9 @@ export function publicEdge(): MiddlewareHandler<Env> {
         // A hit allowed from what the isolate knows is owed to Redis, sent in batches after a response.
         if (known && flushDue(prefix, ip))
           c.executionCtx.waitUntil(
-            storeOf(config)
-              .then((store) => flushIp(store, ip, perMinute))
+            store
+              .full()
+              .then((full) => flushIp(full, ip, perMinute))
               .catch(() => undefined),
           );
         return answer(c, hit, ipHeaders(decision), true);

@@ -4,6 +4,9 @@ import type { Queryable } from '../../shared/db/queryable';
 import { rebuildRollups } from '../../shared/ingest/rebuild';
 
 const SNAPSHOT: Record<string, string> = {
+  url_profiles: `SELECT url_id::text, country, language, first_seen::text, last_seen::text, round(avg_position::numeric, 6)::float8,
+    content_language_fit, impressions_total::float8 FROM url_profiles`,
+  market_days: 'SELECT country, language, day::text, impressions::float8, new_urls FROM market_days',
   dim_hours: `SELECT kind, key, country, language, hour::text, impressions::float8, round(position_sum::numeric, 2)::float8
     FROM dim_hours WHERE impressions <> 0 OR abs(position_sum) > 1e-6`,
   dim_days: `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0`,

@@ -10,6 +10,7 @@ import { REBUILD_ENTITIES } from './entity-rollups';
 import { REBUILD_PLAN_READS } from './plan-reads';
 import { REBUILD_TOPS } from './entity-tops';
 import { REBUILD_HIERARCHY } from './hierarchy';
+import { REBUILD_PROFILES } from './write-observations';
 
 /** The all-markets rows (country = language = '*') of dim_hours, from its per-market rows. */
 export const TOTAL_HOURS = `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
@@ -79,7 +80,7 @@ const TREND_DAYS = [
      WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')`,
 ];
 
-const ANALYZE = `ANALYZE trend_days, hierarchy_sets, hierarchy_articles, hierarchy_signatures, hierarchy_counts, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
+const ANALYZE = `ANALYZE market_days, trend_days, hierarchy_sets, hierarchy_articles, hierarchy_signatures, hierarchy_counts, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
 
 function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
   return inTransaction(db, 'BEGIN', async () => {
@@ -132,11 +133,17 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   const others = [...TREND_DAYS, ...REBUILD_HIERARCHY, ...REBUILD_ACTIVITY];
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
   const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITIES];
+  // The profiles first: the hierarchy, plan reads and entity models read them, and the deferred
+  // indexes of url_profiles are then built over its rows (and analyzed with them).
+  const profiles = async (on: Queryable) => {
+    await run(on, REBUILD_PROFILES, log);
+    if (opts.restoreIndexes) await restoreIndexes(on, log, opts.analyzed);
+  };
   if (!opts.lane) {
-    if (opts.restoreIndexes) await restoreIndexes(db, log, opts.analyzed);
+    await profiles(db);
     return run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities], log);
   }
-  await allOf([run(db, BASE, log), opts.restoreIndexes ? restoreIndexes(opts.lane, log, opts.analyzed) : Promise.resolve()]);
+  await allOf([run(db, BASE, log), profiles(opts.lane)]);
   // Nothing in the second half touches dim_hours or dim_days (ANALYZE would wait for their locks).
   await allOf([run(db, SERIES, log), run(opts.lane, [RAISE_MEMORY('work_mem', '256MB'), ...others, ...entities], log)]);
   await db.query(ANALYZE);

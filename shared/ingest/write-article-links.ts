@@ -131,8 +131,10 @@ export async function writeArticleCategories(ctx: BatchContext, articles: readon
   );
   const res = await upsert(ctx.db, CATEGORIES, rows);
   derive(ctx, 'article_categories', { inserted: res.inserted, updated: res.updated, deleted: deleted.rows.length });
-  await writeArticleTops(
-    ctx,
-    articles.map((a) => a.id),
-  );
+  // A bulk load rebuilds article_tops at its end (REBUILD_PLAN_READS).
+  if (ctx.rollups)
+    await writeArticleTops(
+      ctx,
+      articles.map((a) => a.id),
+    );
 }

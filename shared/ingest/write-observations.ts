@@ -21,6 +21,7 @@ import { trackProfileFirsts } from './entity-rollups';
 import { invalidateWindows, refreshProfileWindows } from '../feed-windows';
 import { noteNewMarket } from './plan-reads';
 import { applyHourDeltas, recomputeSpans } from './rollups';
+import { RAISE_MEMORY } from './sql';
 import { derive, tally, type BatchContext } from './types';
 
 /** Whether the article's content language fits the profile's language (`pt-br` fits `pt`). */
@@ -29,49 +30,77 @@ export const FIT_SQL = (article: string, language: string) =>
 
 const UTC_DAY = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
-const UPSERT_OBSERVATIONS = `
-WITH s AS (
+/** The batch's hours into observations: a stored hour is replaced, an identical one left alone. */
+const UPSERT_HOURS = (returning: string) => `
+  INSERT INTO observations (url_id, country, language, hour, impressions, position)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])
-    AS s(url_id, country, language, hour, impressions, position)),
-old AS MATERIALIZED (
-  SELECT o.url_id, o.country, o.language, o.hour, o.impressions, o.position FROM observations o WHERE o.url_id = ANY($7::uuid[])),
-up AS (
-  INSERT INTO observations (url_id, country, language, hour, impressions, position) SELECT * FROM s
   ON CONFLICT (url_id, country, language, hour) DO UPDATE
     SET impressions = excluded.impressions, position = excluded.position
     WHERE (observations.impressions, observations.position) IS DISTINCT FROM (excluded.impressions, excluded.position)
-  RETURNING url_id, country, language, hour, impressions, position, (xmax = 0) AS inserted)
+  RETURNING ${returning}`;
+
+const UPSERT_OBSERVATIONS = `
+WITH old AS MATERIALIZED (
+  SELECT o.url_id, o.country, o.language, o.hour, o.impressions, o.position FROM observations o WHERE o.url_id = ANY($7::uuid[])),
+up AS (${UPSERT_HOURS('url_id, country, language, hour, impressions, position, (xmax = 0) AS inserted')})
 SELECT up.url_id::text AS url_id, up.country, up.language, ${UTC_DAY('up.hour')} AS day, up.hour,
        up.impressions, old.impressions AS old_impressions, up.inserted,
        up.impressions::float8 * up.position - coalesce(old.impressions::float8 * old.position, 0) AS position_sum_delta
 FROM up LEFT JOIN old USING (url_id, country, language, hour)`;
 
+/** A bulk load's batch: the counts only (its end rebuilds every table derived from observations). */
+const INSERT_OBSERVATIONS = `
+WITH up AS (${UPSERT_HOURS('(xmax = 0) AS inserted')})
+SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*)::int AS changed FROM up`;
+
 const PROFILE_COLS = ['first_seen', 'last_seen', 'avg_position', 'content_language_fit', 'impressions_total'];
+
+/** Each profile's url_profiles values from all of its observations (`where` narrows them to some URLs). */
+const PROFILE_AGG = (where: string) => `
+  SELECT o.url_id, o.country, o.language,
+    coalesce(min(o.hour) FILTER (WHERE o.impressions > 0), min(o.hour)) AS first_seen,
+    coalesce(max(o.hour) FILTER (WHERE o.impressions > 0), max(o.hour)) + interval '1 hour' AS last_seen,
+    coalesce(sum(o.impressions::float8 * o.position) / nullif(sum(o.impressions), 0), avg(o.position)) AS avg_position,
+    sum(o.impressions) AS impressions_total
+  FROM observations o ${where}
+  GROUP BY o.url_id, o.country, o.language`;
+
+/** Writes the profiles `agg` computed (with the article's content language, `a`); a row that is already right is left alone. */
+const PROFILE_UPSERT = (from: string) => `
+  INSERT INTO url_profiles (url_id, country, language, ${PROFILE_COLS.join(', ')})
+  SELECT agg.url_id, agg.country, agg.language, agg.first_seen, agg.last_seen, agg.avg_position,
+         ${FIT_SQL('a', 'agg.language')}, agg.impressions_total
+  FROM ${from}
+  ON CONFLICT (url_id, country, language) DO UPDATE SET ${PROFILE_COLS.map((c) => `${c} = excluded.${c}`).join(', ')}
+  WHERE (${PROFILE_COLS.map((c) => `url_profiles.${c}`).join(', ')}) IS DISTINCT FROM (${PROFILE_COLS.map((c) => `excluded.${c}`).join(', ')})`;
 
 // prev and agg read every profile of the batch's URLs, rows of markets not in k drop out at the join.
 const RECOMPUTE_PROFILES = `
 WITH k AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k(url_id, country, language)),
 prev AS MATERIALIZED (
   SELECT p.url_id, p.country, p.language, p.first_seen FROM url_profiles p WHERE p.url_id = ANY($4::uuid[])),
-agg AS (
-  SELECT o.url_id, o.country, o.language,
-    coalesce(min(o.hour) FILTER (WHERE o.impressions > 0), min(o.hour)) AS first_seen,
-    coalesce(max(o.hour) FILTER (WHERE o.impressions > 0), max(o.hour)) + interval '1 hour' AS last_seen,
-    coalesce(sum(o.impressions::float8 * o.position) / nullif(sum(o.impressions), 0), avg(o.position)) AS avg_position,
-    sum(o.impressions) AS impressions_total
-  FROM observations o WHERE o.url_id = ANY($4::uuid[])
-  GROUP BY o.url_id, o.country, o.language),
-up AS (
-  INSERT INTO url_profiles (url_id, country, language, ${PROFILE_COLS.join(', ')})
-  SELECT agg.url_id, agg.country, agg.language, agg.first_seen, agg.last_seen, agg.avg_position,
-         ${FIT_SQL('a', 'agg.language')}, agg.impressions_total
-  FROM agg JOIN k USING (url_id, country, language)
-  CROSS JOIN LATERAL (SELECT content_language FROM articles a WHERE a.id = agg.url_id LIMIT 1) a
-  ON CONFLICT (url_id, country, language) DO UPDATE SET ${PROFILE_COLS.map((c) => `${c} = excluded.${c}`).join(', ')}
-  WHERE (${PROFILE_COLS.map((c) => `url_profiles.${c}`).join(', ')}) IS DISTINCT FROM (${PROFILE_COLS.map((c) => `excluded.${c}`).join(', ')})
+agg AS (${PROFILE_AGG('WHERE o.url_id = ANY($4::uuid[])')}),
+up AS (${PROFILE_UPSERT(`agg JOIN k USING (url_id, country, language)
+  CROSS JOIN LATERAL (SELECT content_language FROM articles a WHERE a.id = agg.url_id LIMIT 1) a`)}
   RETURNING url_id, country, language, first_seen, (xmax = 0) AS inserted)
 SELECT up.url_id::text AS url_id, up.country, up.language, ${UTC_DAY('up.first_seen')} AS day, ${UTC_DAY('prev.first_seen')} AS prev_day, up.inserted
 FROM up LEFT JOIN prev USING (url_id, country, language)`;
+
+/**
+ * url_profiles and market_days from every observation, their definition: a bulk load's batches
+ * leave both to its end (rebuild.ts), and the oracles prove the kept ones equal to it.
+ */
+export const REBUILD_PROFILES = [
+  RAISE_MEMORY('work_mem', '256MB'),
+  PROFILE_UPSERT(`(${PROFILE_AGG('')}) agg JOIN articles a ON a.id = agg.url_id`),
+  `TRUNCATE market_days`,
+  `INSERT INTO market_days (country, language, day, impressions, new_urls)
+   SELECT o.country, o.language, o.day, o.impressions, coalesce(n.new_urls, 0)
+   FROM (SELECT country, language, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions
+         FROM observations GROUP BY 1, 2, 3) o
+   LEFT JOIN (SELECT country, language, (first_seen AT TIME ZONE 'UTC')::date AS day, count(*)::int AS new_urls
+              FROM url_profiles GROUP BY 1, 2, 3) n USING (country, language, day)`,
+];
 
 const APPLY_MARKET_DAYS = `
 INSERT INTO market_days (country, language, day, impressions, new_urls)
@@ -120,15 +149,22 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   const byKey = new Map<string, (typeof items)[number]['record']>();
   for (const { record: r } of items) byKey.set(`${r.url_id}|${r.country}|${r.language}|${r.hour}`, r);
   const rows = [...byKey.values()];
-  const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [
+  const hours = [
     rows.map((r) => r.url_id),
     rows.map((r) => r.country),
     rows.map((r) => r.language),
     rows.map((r) => r.hour),
     rows.map((r) => r.impressions),
     rows.map((r) => r.position),
-    [...new Set(rows.map((r) => r.url_id))],
-  ]);
+  ];
+  if (!ctx.rollups) {
+    // A bulk load: profiles, market days and feed windows are rebuilt from all observations at its end.
+    const [n] = (await ctx.db.query<{ inserted: number; changed: number }>(INSERT_OBSERVATIONS, hours)).rows;
+    tally(ctx, 'observation', items.length, n.inserted, n.changed - n.inserted);
+    if (n.changed > 0) await invalidateWindows(ctx.db);
+    return;
+  }
+  const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [...hours, [...new Set(rows.map((r) => r.url_id))]]);
   const inserted = res.rows.filter((r) => r.inserted).length;
   tally(ctx, 'observation', items.length, inserted, res.rows.length - inserted);
   if (res.rows.length === 0) return;
@@ -140,23 +176,21 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     profiles.set(`${h.url_id}|${h.country}|${h.language}`, h);
   }
   const keys = [...profiles.values()];
-  if (ctx.rollups) {
-    await applyHourDeltas(
-      ctx.db,
-      res.rows.map((h) => ({
-        url_id: h.url_id,
-        country: h.country,
-        language: h.language,
-        hour: new Date(h.hour).toISOString(),
-        impressions: Number(h.impressions) - Number(h.old_impressions ?? 0),
-        position_sum: Number(h.position_sum_delta),
-      })),
-    );
-    for (const url of await recomputeSpans(ctx.db, keys)) ctx.lostSpanUrls.add(url);
-    for (const k of keys) ctx.spanUrls.add(k.url_id);
-  }
+  await applyHourDeltas(
+    ctx.db,
+    res.rows.map((h) => ({
+      url_id: h.url_id,
+      country: h.country,
+      language: h.language,
+      hour: new Date(h.hour).toISOString(),
+      impressions: Number(h.impressions) - Number(h.old_impressions ?? 0),
+      position_sum: Number(h.position_sum_delta),
+    })),
+  );
+  for (const url of await recomputeSpans(ctx.db, keys)) ctx.lostSpanUrls.add(url);
+  for (const k of keys) ctx.spanUrls.add(k.url_id);
   const profileUrls = [...new Set(keys.map((p) => p.url_id))];
-  const entityHours = ctx.rollups ? await trackProfileFirsts(ctx.db, profileUrls, ctx.entityTops) : null;
+  const entityHours = await trackProfileFirsts(ctx.db, profileUrls, ctx.entityTops);
   const changed = await ctx.db.query<ChangedProfile>(RECOMPUTE_PROFILES, [
     keys.map((p) => p.url_id),
     keys.map((p) => p.country),
@@ -164,13 +198,12 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     [...new Set(keys.map((p) => p.url_id))],
   ]);
   // Feed windows follow the recomputed profiles (first_seen decides `previous = null`).
-  if (ctx.rollups) await refreshProfileWindows(ctx.db, keys);
-  else await invalidateWindows(ctx.db);
+  await refreshProfileWindows(ctx.db, keys);
   const newProfiles = changed.rows.filter((p) => p.inserted).length;
   // A new market of an article can make it visible to more keys under its hierarchy nodes.
-  if (ctx.rollups) for (const p of changed.rows) if (p.inserted) ctx.hierarchyUrls.add(p.url_id);
+  for (const p of changed.rows) if (p.inserted) ctx.hierarchyUrls.add(p.url_id);
   derive(ctx, 'url_profiles', { inserted: newProfiles, updated: changed.rows.length - newProfiles });
-  await entityHours?.apply();
+  await entityHours.apply();
   for (const p of changed.rows) {
     if (p.inserted) noteNewMarket(ctx, p.url_id, p.country, p.language);
     if (p.prev_day === p.day) continue;

@@ -24,6 +24,7 @@ export const dimHours = pgTable(
   'dim_hours',
   {
     kind: text('kind').$type<DimensionKind>().notNull(),
+    /** COLLATE "C" (drizzle/0016: the primary key's sort abbreviates it). */
     key: text('key').notNull(),
     country: text('country').notNull(),
     language: text('language').notNull(),
@@ -31,7 +32,7 @@ export const dimHours = pgTable(
     impressions: bigint('impressions', { mode: 'number' }).notNull(),
     positionSum: doublePrecision('position_sum').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.key, t.country, t.language, t.hour] })],
+  (t) => [primaryKey({ name: 'dim_hours_pk', columns: [t.key, t.kind, t.country, t.language, t.hour] })],
 );
 
 /** The same per UTC day: windows read whole days here and only their edge hours above. */

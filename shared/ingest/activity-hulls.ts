@@ -1,10 +1,18 @@
+/**
+ * A group (kind, key, unit, item) as window functions partition by it: the sort that partitioning
+ * takes is on its two distinctive columns first, in the "C" collation, which PostgreSQL 15 can sort
+ * by abbreviated keys (the database's C.UTF-8 cannot). Equality is bytewise in both, so the groups are
+ * the same: on the hulls of the first million bench lines (483k runs) the sort took 0.59 s instead of 1.45 s.
+ */
+export const GROUP_PARTITION = 'item COLLATE "C", key COLLATE "C", kind, unit';
+
 /** Each group's hull, from its runs (a relation of kind, key, unit, item, s, e). */
 export const hullsOf = (runs: string) =>
   `SELECT kind, key, unit, item, min(s) AS first_hour, max(e) AS end_hour FROM ${runs} GROUP BY kind, key, unit, item`;
 
 /** The holes between a group's consecutive runs. */
 export const gapsOf = (runs: string) => `SELECT kind, key, unit, item, prev AS gap_start, s AS gap_end FROM (
-    SELECT *, lag(e) OVER (PARTITION BY kind, key, unit, item ORDER BY s) AS prev FROM ${runs}) r
+    SELECT *, lag(e) OVER (PARTITION BY ${GROUP_PARTITION} ORDER BY s) AS prev FROM ${runs}) r
   WHERE prev IS NOT NULL`;
 
 /**
@@ -21,12 +29,12 @@ gaps AS (${gapsOf('runs')})`;
 /** CTEs `marked`, `numbered` and `runs` over the intervals in `spans` (kind, key, unit, item, start_hour, end_hour). */
 export const mergeRuns = (spans: string) => `
 marked AS (
-  SELECT *, max(end_hour) OVER (PARTITION BY kind, key, unit, item ORDER BY start_hour, end_hour
+  SELECT *, max(end_hour) OVER (PARTITION BY ${GROUP_PARTITION} ORDER BY start_hour, end_hour
                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
   FROM ${spans}),
 numbered AS (
   SELECT *, count(*) FILTER (WHERE prev_end IS NULL OR start_hour > prev_end)
-              OVER (PARTITION BY kind, key, unit, item ORDER BY start_hour, end_hour) AS run
+              OVER (PARTITION BY ${GROUP_PARTITION} ORDER BY start_hour, end_hour) AS run
   FROM marked),
 runs AS (
   SELECT kind, key, unit, item, min(start_hour) AS s, max(end_hour) AS e FROM numbered GROUP BY kind, key, unit, item, run)`;

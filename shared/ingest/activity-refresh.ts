@@ -13,7 +13,7 @@
 // correlated group columns beyond a single join: such joins are estimated at one row, and the nested
 // loops built on that estimate took 174 s for an hour of 3,661 lines.
 import type { Queryable } from '../db/queryable';
-import { gapsOf, hullsOf, marksOf, mergeRuns } from './activity-hulls';
+import { GROUP_PARTITION, gapsOf, hullsOf, marksOf, mergeRuns } from './activity-hulls';
 import { ADDED_TABLE } from './rollups';
 
 export interface RemovedMembership {
@@ -88,7 +88,7 @@ const OLD = [
 /** A merged group's stored runs, from its hull and gaps: starts and ends alternate in time. */
 const STORED_RUNS = `
 SELECT ${GROUP}, t AS start_hour, e AS end_hour FROM (
-  SELECT ${GROUP}, t, is_end, lead(t) OVER (PARTITION BY ${GROUP} ORDER BY t) AS e FROM (
+  SELECT ${GROUP}, t, is_end, lead(t) OVER (PARTITION BY ${GROUP_PARTITION} ORDER BY t) AS e FROM (
     SELECT kind, key, unit, item, first_hour AS t, false AS is_end FROM act_old WHERE NOT whole AND general
     UNION ALL SELECT kind, key, unit, item, end_hour, true FROM act_old WHERE NOT whole AND general
     UNION ALL SELECT kind, key, unit, item, gap_end, false FROM act_old_gaps WHERE NOT whole

@@ -6,6 +6,8 @@
  */
 export const GROUP_PARTITION = 'item COLLATE "C", key COLLATE "C", kind, unit';
 
+import { FILL_THEN_KEY } from './sql';
+
 /** Each group's hull, from its runs (a relation of kind, key, unit, item, s, e). */
 export const hullsOf = (runs: string) =>
   `SELECT kind, key, unit, item, min(s) AS first_hour, max(e) AS end_hour FROM ${runs} GROUP BY kind, key, unit, item`;
@@ -61,18 +63,30 @@ export const marksOf = (hulls: string, sign: 1 | -1) => `
 /** Hull starts and ends per hour and per day, from the stored hulls. */
 const MARKS_FROM_HULLS = (into: 'hours' | 'days') => {
   const at = into === 'hours' ? 'hour' : `(hour AT TIME ZONE 'UTC')::date`;
-  return `INSERT INTO dim_activity_${into} (kind, key, unit, ${into === 'hours' ? 'hour' : 'day'}, starts, ends)
-  SELECT kind, key, unit, ${at}, sum(starts)::int, sum(ends)::int FROM (${marksOf('dim_activity', 1)}) m
-  GROUP BY kind, key, unit, ${at}`;
+  const column = into === 'hours' ? 'hour' : 'day';
+  return FILL_THEN_KEY(
+    `dim_activity_${into}`,
+    {
+      name: `dim_activity_${into}_kind_key_unit_${column}_pk`,
+      definition: `PRIMARY KEY (kind, key, unit, ${column}) INCLUDE (starts, ends)`,
+    },
+    `INSERT INTO dim_activity_${into} (kind, key, unit, ${column}, starts, ends)
+     SELECT kind, key, unit, ${at}, sum(starts)::int, sum(ends)::int FROM (${marksOf('dim_activity', 1)}) m
+     GROUP BY kind, key, unit, ${at}`,
+  );
 };
 
 /** Set-based rebuild of the activity tables (after url_dimensions and url_spans are rebuilt). */
 export const REBUILD_ACTIVITY = [
   `TRUNCATE dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`,
   `CREATE TEMP TABLE activity_runs ON COMMIT DROP AS WITH ${runs(ALL_MEMBERS)} SELECT * FROM runs`,
-  `INSERT INTO dim_activity (kind, key, unit, item, first_hour, end_hour) ${hullsOf('activity_runs')}`,
+  ...FILL_THEN_KEY(
+    'dim_activity',
+    { name: 'dim_activity_kind_key_unit_item_pk', definition: 'PRIMARY KEY (kind, key, unit, item)' },
+    `INSERT INTO dim_activity (kind, key, unit, item, first_hour, end_hour) ${hullsOf('activity_runs')}`,
+  ),
   `INSERT INTO dim_activity_gaps (kind, key, unit, item, gap_start, gap_end) ${gapsOf('activity_runs')}`,
-  MARKS_FROM_HULLS('hours'),
-  MARKS_FROM_HULLS('days'),
+  ...MARKS_FROM_HULLS('hours'),
+  ...MARKS_FROM_HULLS('days'),
   `DROP TABLE activity_runs`,
 ];

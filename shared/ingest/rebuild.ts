@@ -5,7 +5,7 @@ import { slideWindowsWith, windowEnd } from '../feed-windows';
 import { ALL_MARKETS } from '../rollups/activity-counts';
 import { REBUILD_ACTIVITY } from './activity-hulls';
 import { restoreDeferredIndexes } from './deferred-indexes';
-import { inTransaction, RAISE_MEMORY } from './sql';
+import { FILL_THEN_KEY, inTransaction, RAISE_MEMORY } from './sql';
 import { REBUILD_ENTITIES } from './entity-rollups';
 import { REBUILD_PLAN_READS } from './plan-reads';
 import { REBUILD_TOPS } from './entity-tops';
@@ -55,17 +55,20 @@ const SERIES = [
    GROUP BY d.kind, d.key, o.country, o.language, o.hour`,
   `INSERT INTO rebuild_hours SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM rebuild_hours GROUP BY kind, key, hour`,
   `ANALYZE rebuild_hours`,
-  // dim_hours is the largest table (1.6 rows per input line on the bench set): into an empty table,
-  // writing the heap and then building its primary key in one sort took 3.6 s where inserting into
-  // the index row by row took 5.6 s (621k rows). The table is truncated and locked by this transaction.
-  // The key leads with `key` in the "C" collation, which that sort abbreviates (drizzle/0016).
-  `ALTER TABLE dim_hours DROP CONSTRAINT dim_hours_pk`,
-  `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum) SELECT * FROM rebuild_hours`,
-  RAISE_MEMORY('maintenance_work_mem', '512MB'),
-  `ALTER TABLE dim_hours ADD CONSTRAINT dim_hours_pk PRIMARY KEY (key, kind, country, language, hour)`,
-  `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
-   SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
-   FROM rebuild_hours GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`,
+  // dim_hours is the largest table (1.6 rows per input line on the bench set). Its key leads with
+  // `key` in the "C" collation, which the key's sort abbreviates (drizzle/0016).
+  ...FILL_THEN_KEY(
+    'dim_hours',
+    { name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' },
+    `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum) SELECT * FROM rebuild_hours`,
+  ),
+  ...FILL_THEN_KEY(
+    'dim_days',
+    { name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' },
+    `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
+     SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
+     FROM rebuild_hours GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`,
+  ),
   `DROP TABLE rebuild_hours`,
 ];
 

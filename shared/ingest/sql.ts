@@ -8,6 +8,20 @@ export type { Queryable };
 /** Raises a memory setting for the transaction, never lowers it (a bulk loader may have set more for its session). */
 export const RAISE_MEMORY = (setting: 'work_mem' | 'maintenance_work_mem', size: string) =>
   `SELECT set_config('${setting}', '${size}', true) WHERE pg_size_bytes(current_setting('${setting}')) < pg_size_bytes('${size}')`;
+/**
+ * Fills a table this transaction truncated (so holds locked) with its primary key built over the rows
+ * in one sort, instead of one index insert per row in the order an aggregate emits them: on the first
+ * million bench lines dim_activity_hours (491k rows) took 2.2 s instead of 4.1 s, dim_hours (4.68M,
+ * 621k at the time) 3.6 s instead of 5.6 s. `primaryKey`: the constraint's name and definition, as
+ * the migrations create it (a CLI test compares every constraint with a migrated database).
+ */
+export const FILL_THEN_KEY = (table: string, primaryKey: { name: string; definition: string }, insert: string) => [
+  `ALTER TABLE ${table} DROP CONSTRAINT ${primaryKey.name}`,
+  insert,
+  RAISE_MEMORY('maintenance_work_mem', '512MB'),
+  `ALTER TABLE ${table} ADD CONSTRAINT ${primaryKey.name} ${primaryKey.definition}`,
+];
+
 /** Runs `work` in one transaction opened by `begin` (which may also take locks and set locals): committed, or rolled back and rethrown. */
 export async function inTransaction<T>(db: Queryable, begin: string, work: () => Promise<T>): Promise<T> {
   try {

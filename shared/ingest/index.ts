@@ -198,8 +198,12 @@ export async function ingest(
   // The deferred indexes are recreated after the last batch: their tables are analyzed then, not again below.
   const analyzed = new Set<string>();
   if (!rollups && summary.changed > 0) {
-    await rebuildRollups(client, opts.onRebuildStep, { lane: opts.rebuildLane, restoreIndexes: true, analyzed });
-    await buildFeedWindows(client, opts.now ?? new Date(), opts.onRebuildStep);
+    await rebuildRollups(client, opts.onRebuildStep, {
+      lane: opts.rebuildLane,
+      restoreIndexes: true,
+      analyzed,
+      alongside: (db) => buildFeedWindows(db, opts.now ?? new Date(), opts.onRebuildStep),
+    });
   } else if (!rollups) await restoreDeferredIndexes(client, analyzed);
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
   if (opts.analyze !== false) await analyzeChanged(client, summary, analyzed);

@@ -117,6 +117,11 @@ export interface RebuildOptions {
   restoreIndexes?: boolean;
   /** Receives the tables the restore analyzed: the caller's own ANALYZE after the run skips them. */
   analyzed?: Set<string>;
+  /**
+   * Work that reads the rebuilt profiles but no roll-up (a bulk load's feed windows): on the lane
+   * once its half is done, while `db` still builds the dimension series; last without a lane.
+   */
+  alongside?: (db: Queryable) => Promise<void>;
 }
 
 async function restoreIndexes(db: Queryable, log: (line: string) => void, analyzed?: Set<string>): Promise<void> {
@@ -145,11 +150,17 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   };
   if (!opts.lane) {
     await profiles(db);
-    return run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities], log);
+    await run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities], log);
+    return opts.alongside?.(db);
   }
-  await allOf([run(db, BASE, log), profiles(opts.lane)]);
+  const lane = opts.lane;
+  await allOf([run(db, BASE, log), profiles(lane)]);
   // Nothing in the second half touches dim_hours or dim_days (ANALYZE would wait for their locks).
-  await allOf([run(db, SERIES, log), run(opts.lane, [RAISE_MEMORY('work_mem', '256MB'), ...others, ...entities], log)]);
+  const second = async () => {
+    await run(lane, [RAISE_MEMORY('work_mem', '256MB'), ...others, ...entities], log);
+    await opts.alongside?.(lane);
+  };
+  await allOf([run(db, SERIES, log), second()]);
   await db.query(ANALYZE);
 }
 

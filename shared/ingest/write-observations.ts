@@ -12,6 +12,8 @@
 //   falls on that day) are kept by exact integer deltas: new - old value of each changed hour, and
 //   -1/+1 when a profile's first_seen day appears or moves. Deltas avoid rescanning whole market
 //   days per batch, and stay exact because every change passes through here in one transaction.
+// A bulk load's batches write the observations only; REBUILD_PROFILES derives both tables from all of
+// them at its end (rebuild.ts).
 //
 // Stored rows are read with `url_id = ANY(<the batch's URLs>)` in MATERIALIZED CTEs: only the
 // primary keys start with url_id, so whatever the statistics say the planner can neither scan the

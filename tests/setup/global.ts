@@ -26,7 +26,11 @@ declare module 'vitest' {
     hungRedisUpstashUrl: string;
     /** A gateway to the real Redis that only one test file uses, to count round trips. */
     quietUpstashUrl: string;
-    /** A gateway 20 ms away (every request delayed), that only the round-trip file uses: its /stats counts sequential trips. */
+    /**
+     * A gateway 40 ms away (every request delayed), that only the round-trip file uses: its /stats counts
+     * sequential trips. Requests of one wave must start within that delay of each other to overlap: at
+     * 20 ms a loaded machine once started a wave's second request after the first had come back.
+     */
     distantUpstashUrl: string;
   }
 }
@@ -57,7 +61,7 @@ export default async function setup(project: TestProject) {
   const gateway = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL });
   const deadRedis = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: 'redis://127.0.0.1:1' });
   const quiet = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL });
-  const distant = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL, rttMs: 20 });
+  const distant = await startGateway({ databaseUrl: `${SERVER}/postgres`, redisUrl: REDIS_URL, rttMs: 40 });
   const hung = createServer(() => {}).listen(0, '127.0.0.1');
   await new Promise((resolve) => hung.once('listening', resolve));
   project.provide('databaseUrl', `${SERVER}/${template}`);

@@ -175,6 +175,12 @@ const hitsOfBroadKeys = (scope: DimScope, across: boolean) => `spans AS MATERIAL
        CROSS JOIN LATERAL (SELECT url_id FROM url_dimensions WHERE kind = $1 AND key = k.key OFFSET 0) d
        JOIN spans sp ON sp.url_id = d.url_id)`;
 
+/** A CTE named after `kind` (publisher, trend): per key, how many distinct such keys its hits' URLs have. */
+const linkedCount = (kind: string) => `${kind} AS (
+       SELECT key, count(*)::int AS n FROM (
+         SELECT DISTINCT h.key, l.key AS linked FROM hits h JOIN url_dimensions l ON l.kind = '${kind}' AND l.url_id = h.url_id) x
+       GROUP BY key)`;
+
 /** The same from url_spans: any market subset and language, and the union of keys (`across`). */
 export async function distinctFromSpans(
   db: Db,
@@ -188,23 +194,14 @@ export async function distinctFromSpans(
   // hits: one row per (key, active URL) with the end of its last active span in the window. The
   // URL's publisher and trends come from url_dimensions (narrow, index-only) rather than from the
   // wide articles table, and each distinct count is a hash aggregate over its own small set.
-  const trendCounts = trends
-    ? `,
-     trends AS (
-       SELECT key, count(*)::int AS n FROM (
-         SELECT DISTINCT h.key, t.key AS trend FROM hits h JOIN url_dimensions t ON t.kind = 'trend' AND t.url_id = h.url_id) x
-       GROUP BY key)`
-    : '';
+  const counted = trends ? ['publisher', 'trend'] : ['publisher'];
   const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
     db,
     `WITH ${!Array.isArray(scope.keys) && scope.keys.broad ? hitsOfBroadKeys(scope, across) : hitsOfKeys(scope, across)},
      per_key AS (SELECT key, count(*)::int AS publications, least(max(last_end), $6::timestamptz) AS last_seen FROM hits GROUP BY key),
-     publishers AS (
-       SELECT key, count(*)::int AS n FROM (
-         SELECT DISTINCT h.key, p.key AS domain FROM hits h JOIN url_dimensions p ON p.kind = 'publisher' AND p.url_id = h.url_id) x
-       GROUP BY key)${trendCounts}
-     SELECT k.key, k.publications, coalesce(p.n, 0) AS publishers, ${trends ? 'coalesce(t.n, 0)' : '0'} AS trends, k.last_seen
-     FROM per_key k LEFT JOIN publishers p USING (key)${trends ? ' LEFT JOIN trends t USING (key)' : ''}`,
+     ${counted.map(linkedCount).join(',\n     ')}
+     SELECT k.key, k.publications, coalesce(publisher.n, 0) AS publishers, ${trends ? 'coalesce(trend.n, 0)' : '0'} AS trends, k.last_seen
+     FROM per_key k ${counted.map((kind) => `LEFT JOIN ${kind} USING (key)`).join(' ')}`,
     spanParams(scope, from, to),
   );
   return new Map(

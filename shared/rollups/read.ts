@@ -136,7 +136,7 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
 export interface DistinctOptions {
   /** One row (key `*`) that counts the union of all keys: distinct counts do not add up. */
   across?: boolean;
-  /** Count trends (default); category analytics show none. */
+  /** Count trends (default). False skips their count over url_spans (category analytics show none); the activity hulls count them with the rest. */
   trends?: boolean;
 }
 

@@ -131,6 +131,16 @@ export async function createWorld(name: string): Promise<World> {
 /** `expect(reply.status, show(reply)).toBe(200)`: failures print the body. */
 export const show = (reply: Reply) => `${reply.status} ${reply.text.slice(0, 2_000)}`;
 
+/**
+ * Waits out the last `marginMs` of the wall-clock minute. The per-minute limiter is a sliding window
+ * whose previous minute counts floor(weight x hits): a test that counts its hits across a minute's turn
+ * reads fewer than it sent. Call before a sequence that must count exactly.
+ */
+export async function clearOfMinuteTurn(marginMs = 5_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
 /** Rebuilds the world's roll-ups from the source tables on one pooled connection (what the incremental path is checked against). */
 export async function rebuildWorld(world: World, options: RebuildOptions = {}): Promise<void> {
   const client = await world.pool().connect();

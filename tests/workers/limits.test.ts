@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';
 import { forgetLocalLimits } from '../../shared/limits/local';
-import { createWorld, show, type World } from '../helpers/world';
+import { clearOfMinuteTurn, createWorld, show, type World } from '../helpers/world';
 
 let world: World;
 const PATH = '/v1/geo/languages';
@@ -93,6 +93,7 @@ describe('monthly quota', () => {
 
   it('/v1/usage reports usage without spending quota', async () => {
     const { key, projectId, keyId } = await world.tenant({ plan: 'grow' });
+    await clearOfMinuteTurn();
     await world.call(PATH, { key });
     const first = await world.call('/v1/usage', { key });
     const second = await world.call('/v1/usage', { key });

@@ -12,7 +12,7 @@ import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';
 import { articleRecords, NOW, SOCCER } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
-import { createWorld, show, type Reply, type Tenant, type World } from '../helpers/world';
+import { clearOfMinuteTurn, createWorld, show, type Reply, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let full: Tenant;
@@ -351,6 +351,7 @@ describe('authentication and plan gates', () => {
 describe('quota shared with REST', () => {
   it('a tool call spends exactly one request and one per-minute hit; protocol messages spend no quota', async () => {
     const tenant = await world.tenant({ plan: 'grow' });
+    await clearOfMinuteTurn();
     await rpc(tenant.key, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
     await rpc(tenant.key, 'tools/list');
     await rpc(tenant.key, 'ping');
@@ -377,6 +378,7 @@ describe('quota shared with REST', () => {
 
   it('a batch of tool calls spends one request and one per-minute hit each', async () => {
     const tenant = await world.tenant({ plan: 'grow' });
+    await clearOfMinuteTurn();
     const reply = await post(
       [
         request('tools/call', { name: 'list_languages', arguments: {} }),

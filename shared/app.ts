@@ -1,7 +1,7 @@
 // The one app factory: validation hook, error handling, request-scoped services and auth are
 // configured here and nowhere else.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
+import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { chainHead, chainTail, type AreaOptions } from './area-chain';
 import { limits, planGates } from './limits/middleware';
 import { createClock } from './clock';
@@ -50,7 +50,9 @@ export function createArea(options: AreaOptions): App {
   // etag() sits inside limits(): a 304 is counted per minute, and limits() refunds its monthly quota.
   // CSV/NDJSON exports and Data-As-Of (with data_as_of) sit inside etag(): the ETag covers what is sent.
   // Warm answers kept in the isolate come next: admitted and counted, converted by exports() when asked.
-  if (options.auth) chain.push(planGates(channel), limits({ spendsQuota: channel === 'rest' }), etag(), exports(), edgeAnswers());
+  // A read whose key changed while it ran beside its limit call runs again through this app (limits()).
+  const again = (request: Request, env: object, ctx: ExecutionContext) => app.fetch(request, env, ctx);
+  if (options.auth) chain.push(planGates(channel), limits({ spendsQuota: channel === 'rest', again }), etag(), exports(), edgeAnswers());
   chain.push(...chainTail(options));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);

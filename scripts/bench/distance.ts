@@ -5,6 +5,8 @@
 // bulk POST), demo `full` key, in three shapes:
 //   warm   the same request again (the key, its limits and the answer are known to the isolate),
 //   fresh  a parameter combination nobody asked before (the key and its limits are warm),
+//   idle   the same, asked after 1.1 s without a request (the auth version read is over 1 s old, so the
+//          limits take their synchronous Redis call: what a caller with a request now and then sees),
 //   cold   the warm request on a new isolate (empty module state; Redis and the database stay warm).
 // Each shape runs with the delay and, beside it in the same run, without: sequential round trips are
 // printed twice, as counted at the gateway (the critical path of request spans, scripts/gateway/trips.ts)
@@ -93,7 +95,9 @@ const ROUTES: Route[] = [
   },
 ];
 
-type Shape = 'warm' | 'fresh' | 'cold';
+/** Longer than AUTH_VERSION_FRESH_MS (shared/auth/version.ts): the idle shape's pause. */
+const IDLE_MS = 1_100;
+type Shape = 'warm' | 'fresh' | 'idle' | 'cold';
 
 export async function run(argv: string[]): Promise<void> {
   const rtt = Number(arg(argv, '--rtt', '50'));
@@ -114,29 +118,31 @@ export async function run(argv: string[]): Promise<void> {
     const rows: (string | number)[][] = [];
     let n = 0;
     for (const route of routes) {
-      const counted: Record<Shape, number[]> = { warm: [], fresh: [], cold: [] };
-      const timed: Record<Shape, number[]> = { warm: [], fresh: [], cold: [] };
+      const counted: Record<Shape, number[]> = { warm: [], fresh: [], idle: [], cold: [] };
+      const timed: Record<Shape, number[]> = { warm: [], fresh: [], idle: [], cold: [] };
       /** Statuses other than 200 (a 503 `computing` is the queued path's answer), to be seen beside the figures. */
-      const odd: Record<Shape, Set<number>> = { warm: new Set(), fresh: new Set(), cold: new Set() };
+      const odd: Record<Shape, Set<number>> = { warm: new Set(), fresh: new Set(), idle: new Set(), cold: new Set() };
       for (let r = 0; r < runs; r++) {
-        for (const shape of ['warm', 'fresh', 'cold'] as const) {
-          if (shape === 'fresh' && route.fresh === false) continue;
+        for (const shape of ['warm', 'fresh', 'idle', 'cold'] as const) {
+          const asks = shape === 'fresh' || shape === 'idle';
+          if (asks && route.fresh === false) continue;
           const once = async (delay: number) => {
             if (shape === 'cold') await stack.worker.restart();
             // The key and its limits are warm in every shape but cold; the answer too when warm or cold.
             if (shape !== 'cold') await call(stack, key, '/v1/geo/languages');
             const warmPath = route.path(ids);
-            if (shape !== 'fresh') await call(stack, key, warmPath, route.body?.());
+            if (!asks) await call(stack, key, warmPath, route.body?.());
             if (shape === 'cold') await stack.worker.restart();
+            if (shape === 'idle') await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
             const fresh = n++;
             stack.gateway.setRtt(delay);
             try {
-              const path = shape === 'fresh' ? route.path(ids, fresh) : warmPath;
+              const path = asks ? route.path(ids, fresh) : warmPath;
               return await measure(
                 stack,
                 key,
                 path,
-                route.body?.(shape === 'fresh' ? fresh : undefined),
+                route.body?.(asks ? fresh : undefined),
                 spans && delay > 0 ? `${shape} ${path}` : undefined,
               );
             } finally {
@@ -154,13 +160,13 @@ export async function run(argv: string[]): Promise<void> {
         counted[shape].length
           ? `${median(counted[shape])} (${fmt(median(timed[shape]), 1)})${odd[shape].size ? ` [${[...odd[shape]].join(',')}]` : ''}`
           : '-';
-      rows.push([route.name, cell('warm'), cell('fresh'), cell('cold')]);
-      log(`${route.name}: warm ${cell('warm')}, fresh ${cell('fresh')}, cold ${cell('cold')}`);
+      rows.push([route.name, cell('warm'), cell('fresh'), cell('idle'), cell('cold')]);
+      log(`${route.name}: warm ${cell('warm')}, fresh ${cell('fresh')}, idle ${cell('idle')}, cold ${cell('cold')}`);
     }
     log(
       `sequential round trips per request at ${rtt} ms: counted at the gateway (timed: (ms with delay - ms without) / ${rtt}); medians of ${runs}`,
     );
-    console.log(table(['route (demo full key)', 'warm', 'fresh', 'cold isolate'], rows));
+    console.log(table(['route (demo full key)', 'warm', 'fresh', 'fresh after 1.1 s idle', 'cold isolate'], rows));
   } finally {
     await stack.dispose();
   }

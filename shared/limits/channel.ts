@@ -1,7 +1,9 @@
 // Which door a request came through: REST, or an MCP tool call that functions/mcp runs through the
-// REST route in-process. The mark travels in the inner request's env under a module-private symbol,
-// which no HTTP caller can set (a header could be forged); plan gates and limits read it here.
+// REST route in-process; or a read run again in-process under its key as it is now (limits()). The
+// mark travels in the inner request's env under a module-private symbol, which no HTTP caller can set
+// (a header could be forged); plan gates, limits and the log line read it here.
 import type { LimitState, MinuteState } from './check';
+import type { EdgeDecision } from './edge';
 
 export type Channel = 'rest' | 'mcp';
 
@@ -36,4 +38,21 @@ export function mcpEnv<E extends object>(env: E, post: McpPost): E {
 export function mcpPostOf(env: unknown): McpPost | undefined {
   const post = env && typeof env === 'object' ? (env as { [MCP_POST]?: unknown })[MCP_POST] : undefined;
   return post instanceof McpPost ? post : undefined;
+}
+
+const RERUN = Symbol('rerun');
+
+/** A read run again (shared/limits/middleware.ts): the limits decision its first run took, and its request id. */
+export interface Rerun {
+  decision: EdgeDecision;
+  requestId: string;
+}
+
+/** The env of a read run again: the Worker's bindings plus its Rerun. The first run owns the request's log line. */
+export function rerunEnv<E extends object>(env: E, rerun: Rerun): E {
+  return { ...env, [RERUN]: rerun };
+}
+
+export function rerunOf(env: unknown): Rerun | undefined {
+  return env && typeof env === 'object' ? (env as { [RERUN]?: Rerun })[RERUN] : undefined;
 }

@@ -124,6 +124,18 @@ export class EdgeLimits {
     );
   }
 
+  /**
+   * Whether this isolate's last answer from Redis for the key refused it (either window) and that
+   * window has not turned yet: such a key's next request is decided before any data is read
+   * (shared/limits/middleware.ts runs a request's reads beside its limit check otherwise).
+   */
+  refusedLately(store: Store, auth: AuthContext, nowMs = Date.now()): boolean {
+    const state = this.#entries.get(this.#keyOf(store, auth))?.state;
+    if (!state) return false;
+    const { minute, month } = state;
+    return (!minute.success && minute.resetMs > nowMs) || (!!month && !month.success && month.resetMs > nowMs);
+  }
+
   /** A request admitted here reached no data (an error, a 304): its quota hit is taken back before it is sent, if it has not gone. */
   refund(store: Store, auth: AuthContext): boolean {
     const entry = this.#entries.get(this.#keyOf(store, auth));

@@ -1,12 +1,13 @@
 // Plan gates, per-minute rate limit and monthly quota for every keyed request, before any data
 // is read; RateLimit headers on every keyed response.
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, ExecutionContext, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
 import { coded } from '../errors';
 import { isFreeRevalidation } from '../etag';
 import { iso } from '../format';
-import { mcpPostOf, type Channel } from './channel';
+import { mcpPostOf, rerunEnv, rerunOf, type Channel } from './channel';
 import { isOutdated } from '../auth/keys';
+import type { AuthContext } from '../auth/types';
 import { reauthenticate } from '../auth/middleware';
 import type { LimitState } from './check';
 import { edgeLimits } from './edge';
@@ -78,8 +79,27 @@ export function planGates(channel: Channel = 'rest'): MiddlewareHandler<Env> {
 export interface LimitsOptions {
   /** False for POST /mcp: the tool calls it carries spend quota (as REST requests), the POST does not. */
   spendsQuota?: boolean;
+  /**
+   * The area app's own fetch: a read that ran beside its limit call under a key whose plan or markets
+   * changed meanwhile runs again through it, under the key as it is now, with the decision already taken.
+   * Without it every request is decided before its reads.
+   */
+  again?: (request: Request, env: object, ctx: ExecutionContext) => Response | Promise<Response>;
 }
 
+const READS = new Set(['GET', 'HEAD']);
+/** The parts of a key that shape an answer: the same JSON means the same answer. */
+const sameKey = (a: AuthContext, b: AuthContext) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Limits before data, without waiting for them: a read runs the rest of its chain beside its limit
+ * call, so its cache lookup travels in the same Redis wave (auto-pipelined) and a fresh answer costs
+ * that wave and one to PostgreSQL; a decision taken at the edge (shared/limits/edge.ts) is immediate
+ * anyway. Nothing is sent before the limits admit it: a refused read's answer is dropped for the 429,
+ * and a key that changed meanwhile is read again and the request runs again under it. A key this
+ * isolate saw refused lately, /v1/usage (it reports the decision) and MCP tool calls (prepaid) wait for
+ * their decision first.
+ */
 export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
   return async function limits(c, next) {
     const now = new Date();
@@ -87,14 +107,24 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     // An MCP tool call's per-minute hit was counted by the POST /mcp carrying it (the first call of a batch).
     const post = mcpPostOf(c.env);
     const { auth, store } = c.var;
+    const decided = rerunOf(c.env)?.decision;
     // Edge mode decides here from the isolate's counters (shared/limits/edge.ts); strict mode and
     // /v1/usage (which reports exact usage) ask Redis on every request.
-    const { state, local } = await edgeLimits.decide(store, auth, now, {
-      charge,
-      sync: auth.limitsMode === 'strict' || !charge,
-      decided: post?.takeMinute(),
-      later: (work) => c.executionCtx.waitUntil(work),
-    });
+    const deciding =
+      decided ??
+      edgeLimits.decide(store, auth, now, {
+        charge,
+        sync: auth.limitsMode === 'strict' || !charge,
+        decided: post?.takeMinute(),
+        later: (work) => c.executionCtx.waitUntil(work),
+      });
+    const beside =
+      options.again && !decided && charge && !post && READS.has(c.req.method) && !edgeLimits.refusedLately(store, auth)
+        ? next()
+        : undefined;
+    const [decision, read] = await Promise.allSettled([deciding, beside]);
+    if (decision.status === 'rejected') throw decision.reason;
+    const { state, local } = decision.value;
     c.set('limits', state);
     // The auth version changed while this request's key came from the isolate's cache: read it again.
     if (isOutdated(auth)) {
@@ -102,9 +132,18 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
         await reauthenticate(c);
       } catch (err) {
         refund(c, state.quotaKey, local);
+        c.res = undefined;
         throw err;
       }
+      if (beside && options.again && !sameKey(auth, c.var.auth)) {
+        // c.res = undefined first: Hono's setter would copy the dropped answer's headers onto the new one.
+        c.res = undefined;
+        c.res = await options.again(c.req.raw, rerunEnv(c.env, { decision: decision.value, requestId: c.var.requestId }), c.executionCtx);
+        return;
+      }
     }
+    // A refusal replaces whatever ran beside (undefined first, as above: its headers must not carry over).
+    if (!state.minute.success || (state.month && !state.month.success)) c.res = undefined;
     if (!state.minute.success) {
       refund(c, state.quotaKey);
       const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
@@ -130,7 +169,8 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
         { 'Retry-After': retry, ...headerValues({ ...state, month: { ...state.month, used: state.month.limit } }, now.getTime()) },
       );
     }
-    await next();
+    if (read.status === 'rejected') throw read.reason;
+    if (!beside) await next();
     // The handler may report a newer state (POST /mcp: its tool calls' limits).
     for (const [name, value] of Object.entries(headerValues(c.var.limits, now.getTime()))) c.header(name, value);
     // Errors reached no data; a 304 of a tag this key was sent (etag()) is free revalidation.

@@ -3,7 +3,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Env } from '../env';
-import { mcpPostOf } from '../limits/channel';
+import { mcpPostOf, rerunOf } from '../limits/channel';
 import { levelOf, log } from './log';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { countTrips } from './round-trips';
@@ -24,7 +24,10 @@ function cacheOf(c: Context<Env>): string {
 
 export function observe(): MiddlewareHandler<Env> {
   return async function observe(c, next) {
-    // The combined app runs this at `*` and again in each area's chain: the first one owns the request.
+    // The combined app runs this at `*` and again in each area's chain, and a read run again under its
+    // key as it is now (shared/limits/middleware.ts) passes it again: the first one owns the request.
+    const rerun = rerunOf(c.env);
+    if (rerun) c.set('requestId', rerun.requestId);
     if (c.get('requestId')) return next();
     const started = Date.now();
     const requestId = requestIdOf(c.req.raw.headers);

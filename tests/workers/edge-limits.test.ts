@@ -11,6 +11,8 @@ import { resolveKey } from '../../shared/auth/keys';
 import { EdgeLimits, MONTH_SLACK_MIN } from '../../shared/limits/edge';
 import { monthOf } from '../../shared/limits/quota';
 import { createStore, type Store } from '../../shared/redis';
+import { articleRecords } from '../fixtures/articles';
+import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
 
 let world: World;
@@ -150,6 +152,8 @@ describe('429 in both modes', () => {
       expect(denied.body.detail.code).toBe('rate_limited');
       expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(denied.headers.get('ratelimit')).toMatch(/^"minute";r=0;t=\d+$/);
+      // The read ran beside its limit call (shared/limits/middleware.ts): nothing of its answer is sent.
+      for (const header of ['etag', 'data-as-of', 'cache-control']) expect(denied.headers.get(header), header).toBeNull();
       expect(await quotaUsed(tenant)).toBe(20); // the refused request was given back
     });
   }
@@ -180,6 +184,20 @@ describe('a revocation or plan change reaches the isolate within 2 s', () => {
       for (let i = 0; i < 3; i++) expect((await world.call(PATH, { key: tenant.key })).status).toBe(401);
     });
   }
+
+  it('strict: a read that ran beside its limit call under a key whose markets changed runs again under the key as it is now', async () => {
+    await seed(world, articleRecords());
+    const tenant = await world.tenant({ plan: 'grow', limitsMode: 'strict', countries: ['US', 'GB'] });
+    const before = await world.call('/v1/geo/regions/us', { key: tenant.key });
+    expect(before.status, show(before)).toBe(200);
+    await updateProject(world.db, tenant.projectId, { countries: ['GB'] });
+    await announceAuthChange(store);
+    const reply = await world.call('/v1/geo/regions/us', { key: tenant.key });
+    expect(reply.status, show(reply)).toBe(403);
+    expect(reply.body.detail).toMatch(/Allowed regions: GB\./);
+    expect(reply.headers.get('ratelimit-policy')).toBe('"minute";q=60;w=60, "month";q=10000;w=2592000');
+    expect(await quotaUsed(tenant), 'the 403 reached no data: only the first request spent quota').toBe(1);
+  });
 
   it('a lapsed subscription answers 402 within 2 s', async () => {
     const tenant = await world.tenant();

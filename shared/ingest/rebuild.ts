@@ -40,36 +40,31 @@ const BASE = [
    GROUP BY url_id, country, language, grp`,
 ];
 
-// dim_hours per market, its all-markets rows and dim_days all come from one aggregate of
-// url_dimensions x observations (a temp table), instead of reading dim_hours back twice. Each
-// aggregate hashes: on the first million bench lines, grouping the ~6 joined rows per observation by
-// sorting them on five columns took 24 s for both sets of rows, the two hashed statements 12.6 s;
-// 512 MB keeps the hash table of the ~3M per-market groups in memory (with 256 MB it spilled: 13 s
-// for those alone instead of 8.2 s).
+// dim_hours per market, then its all-markets rows, then dim_days, each hashed (on the first million
+// bench lines, grouping the ~6 joined rows per observation by sorting them on five columns took 24 s
+// for both sets of rows, the two hashed statements 12.6 s; 512 MB keeps the hash table of the ~3M
+// per-market groups in memory: with 256 MB it spilled, 13 s for those alone instead of 8.2 s). The
+// rows go straight into dim_hours' heap, its key built after them (FILL_THEN_KEY): a temp table in
+// between cost a second write and read of every row (4.1 s on those lines).
 const SERIES = [
   RAISE_MEMORY('work_mem', '512MB'),
   `TRUNCATE dim_hours, dim_days`,
-  `CREATE TEMP TABLE rebuild_hours ON COMMIT DROP AS
-   SELECT d.kind, d.key, o.country, o.language, o.hour, sum(o.impressions)::int8 AS impressions, sum(o.impressions::float8 * o.position) AS position_sum
-   FROM url_dimensions d JOIN observations o ON o.url_id = d.url_id
-   GROUP BY d.kind, d.key, o.country, o.language, o.hour`,
-  `INSERT INTO rebuild_hours SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM rebuild_hours GROUP BY kind, key, hour`,
-  `ANALYZE rebuild_hours`,
   // dim_hours is the largest table (1.6 rows per input line on the bench set). Its key leads with
   // `key` in the "C" collation, which the key's sort abbreviates (drizzle/0016).
-  ...FILL_THEN_KEY(
-    'dim_hours',
-    { name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' },
-    `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum) SELECT * FROM rebuild_hours`,
-  ),
+  ...FILL_THEN_KEY('dim_hours', { name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' }, [
+    `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
+     SELECT d.kind, d.key, o.country, o.language, o.hour, sum(o.impressions)::int8, sum(o.impressions::float8 * o.position)
+     FROM url_dimensions d JOIN observations o ON o.url_id = d.url_id
+     GROUP BY d.kind, d.key, o.country, o.language, o.hour`,
+    TOTAL_HOURS,
+  ]),
   ...FILL_THEN_KEY(
     'dim_days',
     { name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' },
     `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
      SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
-     FROM rebuild_hours GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`,
+     FROM dim_hours GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`,
   ),
-  `DROP TABLE rebuild_hours`,
 ];
 
 /** trend_days, trends.peak_date and first_48h_articles from the assignments (docs/TRENDS.md), as ingest keeps them. */

@@ -15,9 +15,9 @@ export const RAISE_MEMORY = (setting: 'work_mem' | 'maintenance_work_mem', size:
  * had 621k rows: 3.6 s instead of 5.6 s). `primaryKey`: the constraint's name and definition, as
  * the migrations create it (a CLI test compares every constraint with a migrated database).
  */
-export const FILL_THEN_KEY = (table: string, primaryKey: { name: string; definition: string }, insert: string) => [
+export const FILL_THEN_KEY = (table: string, primaryKey: { name: string; definition: string }, insert: string | string[]) => [
   `ALTER TABLE ${table} DROP CONSTRAINT ${primaryKey.name}`,
-  insert,
+  ...[insert].flat(),
   RAISE_MEMORY('maintenance_work_mem', '512MB'),
   `ALTER TABLE ${table} ADD CONSTRAINT ${primaryKey.name} ${primaryKey.definition}`,
 ];

@@ -1,10 +1,11 @@
-// `tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups | --incremental] [--json]`:
+// `tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups | --incremental] [--json] [--verbose]`:
 // loads NDJSON (stdin when no file or `-`) into the database that scripts/lib/connect resolves
 // (DATABASE_URL, a running gateway, or the embedded one); a plain PostgreSQL DATABASE_URL is reached
 // directly with node-postgres (a bulk loader gains nothing from the WebSocket relay, which would share
 // the parser's core). Roll-ups: --rebuild-rollups (bulk mode: rebuilt once at the end, nothing may
 // read meanwhile), --incremental (kept exact per batch); by default bulk mode when the database holds
-// no observations yet (a cold load), else incremental.
+// no observations yet (a cold load), else incremental. --verbose prints each statement of the bulk
+// rebuild on stderr as it ends, with its time and the seconds since the run started.
 // Exit code 1 when any line was skipped, 2 on a fatal error.
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -19,19 +20,21 @@ interface Args {
   file: string | null;
   batchSize?: number;
   json: boolean;
+  verbose: boolean;
   rollups?: 'incremental' | 'rebuild-at-end';
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { file: null, json: false };
+  const args: Args = { file: null, json: false, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
+    else if (a === '--verbose') args.verbose = true;
     else if (a === '--batch-size') args.batchSize = Number(argv[++i]);
     else if (a === '--rebuild-rollups') args.rollups = 'rebuild-at-end';
     else if (a === '--incremental') args.rollups = 'incremental';
     else if (a === '-h' || a === '--help') {
-      console.log('usage: tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups | --incremental] [--json]');
+      console.log('usage: tsx scripts/ingest.ts [file.ndjson|-] [--batch-size N] [--rebuild-rollups | --incremental] [--json] [--verbose]');
       process.exit(0);
     } else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else args.file = a === '-' ? null : a;
@@ -133,7 +136,11 @@ async function main(): Promise<number> {
     const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
     const lines = createInterface({ input: stream, crlfDelay: Infinity });
     const onProgress = progressBar(totalBytes, bytesRead);
-    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups, rebuildLane: lane, onProgress });
+    const started = Date.now();
+    const onRebuildStep = args.verbose
+      ? (line: string) => process.stderr.write(`${onProgress ? '\n' : ''}[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`)
+      : undefined;
+    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups, rebuildLane: lane, onProgress, onRebuildStep });
     if (onProgress) process.stderr.write('\n');
     if (args.json) console.log(JSON.stringify(summary, null, 2));
     else printSummary(summary);

@@ -1,5 +1,5 @@
-// Plan gates, per-minute rate limit and monthly quota for every keyed request, before any data
-// is read; RateLimit headers on every keyed response.
+// Plan gates, per-minute rate limit and monthly quota for every keyed request, before any data is
+// sent (a read runs beside its limit call: limits() below); RateLimit headers on every keyed response.
 import type { Context, ExecutionContext, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
 import { coded } from '../errors';

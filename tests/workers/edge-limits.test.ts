@@ -13,7 +13,7 @@ import { monthOf } from '../../shared/limits/quota';
 import { createStore, type Store } from '../../shared/redis';
 import { articleRecords } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
-import { createWorld, show, type Tenant, type World } from '../helpers/world';
+import { clearOfMinuteTurn, createWorld, show, type Tenant, type World } from '../helpers/world';
 
 let world: World;
 let store: Store;
@@ -31,12 +31,6 @@ const storeAt = (url: string) =>
     UPSTASH_REDIS_REST_TOKEN: env.UPSTASH_REDIS_REST_TOKEN,
     REDIS_PREFIX: world.env.REDIS_PREFIX ?? '',
   });
-
-/** The sliding window must not turn during a burst (the previous minute's weight would blur the bound). */
-async function clearOfMinuteTurn(seconds = 20) {
-  const into = Date.now() % 60_000;
-  if (into > 60_000 - seconds * 1000) await new Promise((r) => setTimeout(r, 60_000 - into + 200));
-}
 
 /**
  * `isolates` isolates send `perIsolate` requests each, `wave` at a time per isolate, all isolates at
@@ -83,7 +77,8 @@ const quotaUsed = async (tenant: Tenant) =>
 
 describe('edge limits with several isolates sending at once', () => {
   it('the per-minute limit overshoots by at most 10%, and the quota counter ends exact', async () => {
-    await clearOfMinuteTurn();
+    // The sliding window must not turn during a burst (the previous minute's weight would blur the bound).
+    await clearOfMinuteTurn(20_000);
     const tenant = await world.tenant({ plan: 'scale', rateLimitPerMinute: 100 });
     const sent = await burst(tenant, 4, 60);
     if (sent.timeouts === 0) expect(sent.admitted).toBeGreaterThanOrEqual(100);
@@ -138,7 +133,7 @@ describe('reconciliation', () => {
 describe('429 in both modes', () => {
   for (const limitsMode of ['edge', 'strict'] as const) {
     it(`${limitsMode}: the N+1st request in a minute gets 429 rate_limited with Retry-After and RateLimit headers`, async () => {
-      await clearOfMinuteTurn(10);
+      await clearOfMinuteTurn(10_000);
       const tenant = await world.tenant({ plan: 'grow', rateLimitPerMinute: 20, limitsMode });
       const { key } = tenant;
       for (let i = 1; i <= 20; i++) {

@@ -83,14 +83,16 @@ function isDependencyOutage(err: Error): boolean {
   return /fetch failed|network connection lost|ECONNREFUSED|connect ECONN|timed? ?out|socket hang up/i.test(text);
 }
 
+/** The `{code, message}` error's code, or undefined (another shape, or not an ApiError). */
+export const apiCodeOf = (err: unknown): string | undefined =>
+  err instanceof ApiError && typeof err.detail === 'object' && !Array.isArray(err.detail) ? err.detail.code : undefined;
+
 /** 503 codes that mean a dependency could not be reached (not `computing`, not configuration). */
 const OUTAGE_CODES = new Set<string>(['entitlement_unavailable', 'scope_unavailable', 'dependency_unavailable'] satisfies ErrorCode[]);
 
 export function onError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
-    if (err.status === 503 && typeof err.detail === 'object' && !Array.isArray(err.detail) && OUTAGE_CODES.has(err.detail.code)) {
-      markOutage(c.req.raw);
-    }
+    if (err.status === 503 && OUTAGE_CODES.has(apiCodeOf(err) ?? '')) markOutage(c.req.raw);
     return c.json({ detail: err.detail }, err.status, err.headers);
   }
   if (err instanceof HTTPException) {

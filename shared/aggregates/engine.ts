@@ -3,12 +3,15 @@
 // or through the jobs queue, and everyone else either waits briefly for that result (inline) or
 // answers 503 `computing` with Retry-After (queued, or a leader slower than the wait budget). The
 // lock has a TTL, so a leader that crashes without releasing it blocks nobody beyond that TTL.
+// Inside one isolate, concurrent identical misses share the first one's answer (`flights`): they
+// neither look it up nor poll Redis.
 // No Hono here: serve.ts adapts a request to `Caller`, the consumer (warm.ts) calls `computeStored`.
 import { sha256Hex } from '../hash';
+import { Flights } from '../cache/flights';
 import { IsolateCache } from '../cache/memory';
 import { pack, toCached, unpack, type CachedResponse } from '../cache/response';
 import type { Config, JobQueue } from '../env';
-import { coded } from '../errors';
+import { apiCodeOf, coded } from '../errors';
 import { dataAsOf } from '../freshness';
 import type { Store } from '../redis';
 import { ttlOf, type AggregateJob, type AggregateKind, type AggregateServices, type CacheOutcome, type ServeOptions } from './kind';
@@ -31,6 +34,9 @@ const FORMAT = 'r2';
  * "now"), for ISOLATE_CACHE_SECONDS at most; bounded in entries and bytes.
  */
 const answers = new IsolateCache<CachedResponse>({ entries: 256, bytes: 32 * 1024 * 1024 });
+
+/** Misses in flight in this isolate, by the same key as `answers`: identical requests join the first one's. */
+const flights = new Flights<Served<unknown>>();
 
 /** Work that finishes after the answer (ctx.waitUntil). */
 export type Later = (work: Promise<unknown>) => void;
@@ -172,8 +178,8 @@ async function follow<R, H, V>(
 
 /**
  * Redis cannot be reached: no cache and no shared lock. A cheap aggregate is computed inline and not
- * cached (no coalescing: sharing one promise across requests is unsafe in a Worker isolate); an
- * expensive one cannot be handed to the consumer reliably, so it answers 503 with Retry-After.
+ * cached (shared only with the identical requests of this isolate, `flights`); an expensive one cannot
+ * be handed to the consumer reliably, so it answers 503 with Retry-After.
  */
 async function degraded<R, H, V>(caller: Caller, kind: AggregateKind<R, H, V>, request: R, options: ServeOptions<H>): Promise<Served<V>> {
   if (options.background && caller.queue) {
@@ -215,11 +221,7 @@ export async function serveCached<R, H, V>(
   request: R,
   admit: ServeOptions<H> | Promise<ServeOptions<H>>,
 ): Promise<Served<V>> {
-  const {
-    services: { store, config },
-    queue,
-    later,
-  } = caller;
+  const { store, config } = caller.services;
   const admitted = Promise.resolve(admit);
   admitted.catch(() => undefined); // it may fail while the key is hashed: handled by Promise.all below
   const cacheKey = await aggregateKey(store, kind, request);
@@ -228,6 +230,47 @@ export async function serveCached<R, H, V>(
     await admitted;
     return { cached: memory, outcome: 'hit' };
   }
+  const flightKey = memoryKey(config, cacheKey);
+  if (flights.has(flightKey)) {
+    const joined = shared(flightKey);
+    joined.catch(() => undefined); // the request's own refusal (admitted) wins over a 503 `computing`
+    await admitted;
+    const cached = await joined;
+    if (cached) return { cached, outcome: 'shared' };
+  }
+  // The lookup runs beside the admission (not after it): one wave of round trips.
+  return flights.run(flightKey, () => miss(caller, kind, request, cacheKey, admitted)) as Promise<Served<V>>;
+}
+
+/**
+ * The answer of the identical miss in flight in this isolate: undefined when it is gone or failed
+ * (this request then goes its own way), its 503 `computing` when it got one, and 503 `computing` when it
+ * is not back within FOLLOWER_WAIT_MS, as a follower polling Redis would answer.
+ */
+async function shared(flightKey: string): Promise<CachedResponse | undefined> {
+  try {
+    const flight = await flights.join(flightKey, FOLLOWER_WAIT_MS);
+    if (flight === 'late') throw computing(INLINE_RETRY_AFTER_SECONDS);
+    return flight === 'none' ? undefined : flight.value.cached;
+  } catch (err) {
+    if (apiCodeOf(err) === 'computing') throw err;
+    return undefined;
+  }
+}
+
+/** A miss of this isolate: Redis's copy, or the single flight across isolates (lead, follow or queue). */
+async function miss<R, H, V>(
+  caller: Caller,
+  kind: AggregateKind<R, H, V>,
+  request: R,
+  cacheKey: string,
+  admitted: Promise<ServeOptions<H>>,
+): Promise<Served<V>> {
+  const {
+    services: { store, config },
+    queue,
+    later,
+  } = caller;
   const token = crypto.randomUUID();
   // The lock's lifetime depends on the path, known only once admitted: the queued one (the longer) when queued can be.
   const ttl = queue ? QUEUED_LOCK_TTL_SECONDS : INLINE_LOCK_TTL_SECONDS;

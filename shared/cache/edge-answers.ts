@@ -5,15 +5,22 @@
 // the deployment, the path and query (the JSON is kept: exports convert it), everything of the key that changes an answer (project,
 // plan, markets, plan categories, history, add-ons, key kind) and the minute of "now"; only after auth,
 // plan gates and limits, so every answer is still admitted and counted. A kept answer keeps its
-// Data-As-Of and says its Age.
+// Data-As-Of and says its Age. Identical requests arriving while the first is read join its answer.
 import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../hash';
 import type { Env } from '../env';
+import { Flights } from './flights';
 import { IsolateCache } from './memory';
 import { strongTag } from '../etag';
 import { respond, type CachedResponse } from './response';
 
 const answers = new IsolateCache<CachedResponse>({ entries: 1_000, bytes: 32 * 1024 * 1024 });
+
+/** Identical requests in flight: those arriving meanwhile get the first one's answer (shared/cache/flights.ts). */
+const flights = new Flights<CachedResponse | undefined>();
+
+/** How long a joiner waits for the first request before reading for itself (it may have been cancelled). */
+const JOIN_WAIT_MS = 3_000;
 
 /** The reads kept here; the others have their own caches (aggregates, feed pages, geo) or must not be kept (usage). */
 const KEPT = [
@@ -41,20 +48,30 @@ export function edgeAnswers(): MiddlewareHandler<Env> {
     const scope = [auth.projectId, auth.plan, auth.allowedCountries, auth.categories, auth.historyDays, auth.addons, auth.keyKind];
     const minute = Math.floor(clock.now().getTime() / 60_000);
     const key = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, url.pathname, url.search, scope, minute]));
-    const held = answers.get(key);
+    // No await between the flight check and `run`: requests arriving together must see the first one's flight.
+    const held = answers.get(key) ?? (flights.has(key) ? await joined(key) : undefined);
     if (held) return void (c.res = respond(c, held, true));
-    await next();
-    const res = c.res;
-    if (res.status !== 200 || !res.headers.get('Content-Type')?.startsWith('application/json')) return;
-    const text = await res.text();
-    const headers: Record<string, string> = {};
-    for (const name of KEEP) {
-      const value = res.headers.get(name);
-      if (value !== null) headers[name] = value;
-    }
-    const cached: CachedResponse = { text, etag: await strongTag(text), headers, storedAt: Date.now() };
-    answers.set(key, cached, text.length, seconds * 1000);
-    c.res = undefined;
-    c.res = respond(c, cached, false);
+    await flights.run(key, async () => {
+      await next();
+      const res = c.res;
+      if (res.status !== 200 || !res.headers.get('Content-Type')?.startsWith('application/json')) return undefined;
+      const text = await res.text();
+      const headers: Record<string, string> = {};
+      for (const name of KEEP) {
+        const value = res.headers.get(name);
+        if (value !== null) headers[name] = value;
+      }
+      const cached: CachedResponse = { text, etag: await strongTag(text), headers, storedAt: Date.now() };
+      answers.set(key, cached, text.length, seconds * 1000);
+      c.res = undefined;
+      c.res = respond(c, cached, false);
+      return cached;
+    });
   };
+}
+
+/** The answer of the identical request in flight in this isolate, if it brings one within JOIN_WAIT_MS. */
+async function joined(key: string): Promise<CachedResponse | undefined> {
+  const flight = await flights.join(key, JOIN_WAIT_MS).catch(() => 'none' as const);
+  return typeof flight === 'object' ? flight.value : undefined;
 }

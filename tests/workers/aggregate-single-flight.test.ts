@@ -2,13 +2,14 @@
 // (inline and queued), followers get the leader's result or 503 `computing` + Retry-After, a
 // crashed leader blocks nobody past the lock TTL, and a failed leader hands over to a follower.
 import { env } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { aggregateKey } from '../../shared/aggregates/engine';
 import type { AggregateKind } from '../../shared/aggregates/kind';
 import { serveAggregate } from '../../shared/aggregates/serve';
 import { createList } from '../../shared/admin/lists';
 import { createApp, services } from '../../shared/app';
 import { readConfig } from '../../shared/env';
+import { pack, toCached } from '../../shared/cache/response';
 import { createStore } from '../../shared/redis';
 import { dataset, DOMAINS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
@@ -60,7 +61,7 @@ describe('inline single flight on a tracking route', () => {
     for (const reply of replies) expect(answered(reply), show(reply)).toBe(true);
     expect(
       outcomes.filter((o) => o === 'miss'),
-      'exactly one computation',
+      `exactly one computation (outcomes: ${outcomes.join(' ')})`,
     ).toHaveLength(1);
     const ok = replies.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThan(90);
@@ -70,6 +71,22 @@ describe('inline single flight on a tracking route', () => {
     expect(again.headers.get('x-aggregate-cache'), 'a project key is not told').toBeNull();
   });
 });
+
+/** Runs `work` and counts the calls sent to Redis (the Upstash REST endpoint) meanwhile. */
+async function redisCalls<T>(work: () => Promise<T>): Promise<{ value: T; calls: number }> {
+  const redisUrl = String(world.env.UPSTASH_REDIS_REST_URL);
+  const original = globalThis.fetch;
+  let calls = 0;
+  const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+    if (String(input instanceof Request ? input.url : input).startsWith(redisUrl)) calls++;
+    return original(input, init);
+  });
+  try {
+    return { value: await work(), calls };
+  } finally {
+    spy.mockRestore();
+  }
+}
 
 /** A kind that counts its computations and can be told to fail or to hang. */
 function probe(behaviour: { fail?: boolean; delayMs?: number } = {}) {
@@ -105,6 +122,38 @@ describe('shared/aggregate single flight', () => {
     expect(p.calls.n).toBe(1);
     for (const reply of replies) expect(reply.status).toBe(200);
     expect(replies.map((r) => r.body.computed)).toEqual(Array(50).fill(1));
+  });
+
+  it('followers in the same isolate join the first request: no lookup and no poll of Redis each', async () => {
+    const p = probe({ delayMs: 300 });
+    const { value: replies, calls } = await redisCalls(() => Promise.all(Array.from({ length: 50 }, p.call)));
+    expect(p.calls.n).toBe(1);
+    expect(replies.map((r) => r.headers.get('x-aggregate-cache')).sort()).toEqual(['miss', ...Array(49).fill('shared')]);
+    // The leader's own: the lookup and its lock (2), the lock's inline lifetime, storing the answer and
+    // releasing the lock (get, del). 49 followers each looking up and polling (50, 100, 200 ms) make 200 or more.
+    expect(calls).toBeLessThanOrEqual(6);
+  });
+
+  it('across isolates: a leader elsewhere (its lock in Redis) is awaited by one poller here, its answer shared', async () => {
+    const p = probe();
+    const store = createStore(readConfig({ ...world.env }));
+    const cacheKey = await aggregateKey(store, p.kind, { q: 'x' });
+    await store.redis.set(`${cacheKey}:lock`, 'other-isolate', { ex: 20 });
+    const elsewhere = (async () => {
+      await new Promise((r) => setTimeout(r, 400));
+      await store.redis.set(cacheKey, pack(await toCached({ q: 'x', computed: 'elsewhere' }, null)), { ex: 60 });
+      await store.redis.del(`${cacheKey}:lock`);
+    })();
+    const { value: replies, calls } = await redisCalls(() => Promise.all(Array.from({ length: 20 }, () => p.call())));
+    await elsewhere;
+    expect(p.calls.n, 'nobody here computed').toBe(0);
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(reply.body.computed).toBe('elsewhere');
+      expect(reply.headers.get('x-aggregate-cache')).toBe('shared');
+    }
+    // The lookup, a few polls of one follower (50, 100, 200 ms ...) and the other isolate's own writes.
+    expect(calls).toBeLessThanOrEqual(10);
   });
 
   it('a crashed leader (lock held, no result) blocks a follower only until the lock TTL', async () => {

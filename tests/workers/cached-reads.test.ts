@@ -1,7 +1,7 @@
 // Cached reads (README "Caching"): a warm geo read makes no SQL query (counted by a gateway no other file
 // queries through), a cached aggregate's hit is byte-identical to its miss (body, ETag, headers),
 // the isolate caches never serve another project's or another scope's answer, entries expire, and
-// If-None-Match still answers 304 on a hit.
+// If-None-Match still answers 304 on a hit. Identical reads in flight in one isolate share one answer.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../shared/admin/keys';
@@ -10,6 +10,7 @@ import { readConfig } from '../../shared/env';
 import { createStore } from '../../shared/redis';
 import { geoRecords, NOW as GEO_NOW } from '../fixtures/geo';
 import { dataset, DOMAINS } from '../fixtures/oracle';
+import { NOW as TRENDS_NOW, trendRecords } from '../fixtures/trends';
 import { seed } from '../helpers/seed';
 import { callWithOutcome } from '../helpers/outcomes';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
@@ -186,5 +187,31 @@ describe('cached aggregates (tracking metrics)', () => {
     expect((await callWithOutcome(world, fresh, { key: tenant.key, env: short })).outcome, 'still in memory').toBe('hit');
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await callWithOutcome(world, fresh, { key: tenant.key, env: short })).outcome, 'memory expired, Redis emptied').toBe('miss');
+  });
+});
+
+describe('identical reads in flight in one isolate', () => {
+  let world: World;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    world = await createWorld('cached_flights');
+    await seed(world, trendRecords());
+    world.setNow(TRENDS_NOW);
+    tenant = await world.tenant({ plan: 'scale' });
+  }, 120_000);
+
+  it('20 concurrent identical cold reads of a kept route query as much as one alone and answer the same bytes', async () => {
+    const call = (path: string) => world.call(path, { key: tenant.key, env: QUIET_SQL });
+    expect((await call('/v1/trends?limit=3')).status).toBe(200); // the key and the watermark, held by the isolate
+    const alone = await sqlOf(() => call('/v1/trends?limit=4'));
+    expect(alone.value.status, show(alone.value)).toBe(200);
+    expect(alone.sql).toBeGreaterThan(0);
+    const herd = await sqlOf(() => Promise.all(Array.from({ length: 20 }, () => call('/v1/trends?limit=5'))));
+    for (const reply of herd.value) {
+      expect(reply.status, show(reply)).toBe(200);
+      expect(reply.text).toBe(herd.value[0].text);
+    }
+    expect(herd.sql, 'the first request reads; the other 19 join its answer').toBe(alone.sql);
   });
 });

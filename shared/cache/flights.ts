@@ -1,0 +1,49 @@
+// Concurrent identical work inside one isolate (docs/PERFORMANCE.md "The request path"): the first
+// request does it, the identical requests arriving meanwhile join its result instead of doing it again
+// (no lookup, no poll of Redis, no second query). Results are plain data, and workerd delivers a
+// promise settled by one request to another request awaiting it (compatibility flag
+// handle_cross_request_promise_resolution, on by default). A joiner waits a bounded time: the first
+// request may be cancelled and never settle.
+export class Flights<T> {
+  readonly #pending = new Map<string, Promise<T>>();
+
+  /**
+   * Whether identical work is in flight. Check it and call `run` with no `await` in between, or
+   * requests arriving together each start their own.
+   */
+  has(key: string): boolean {
+    return this.#pending.has(key);
+  }
+
+  /** Runs `work` as the flight of `key`: identical requests arriving until it settles join it. */
+  async run(key: string, work: () => Promise<T>): Promise<T> {
+    const flight = work();
+    flight.catch(() => undefined); // a failure is its own request's answer; joiners decide for themselves
+    this.#pending.set(key, flight);
+    try {
+      return await flight;
+    } finally {
+      if (this.#pending.get(key) === flight) this.#pending.delete(key);
+    }
+  }
+
+  /**
+   * The result of the flight of `key`: `none` when there is none, `late` when it is not back within
+   * `waitMs` (then it is forgotten: it may never come back). Rejects as the flight rejects.
+   */
+  async join(key: string, waitMs: number): Promise<{ value: T } | 'none' | 'late'> {
+    const flight = this.#pending.get(key);
+    if (!flight) return 'none';
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), waitMs);
+    });
+    try {
+      const outcome = await Promise.race([flight.then((value) => ({ value })), late]);
+      if (outcome === 'late' && this.#pending.get(key) === flight) this.#pending.delete(key);
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -4,6 +4,7 @@
 // sliding window of @upstash/ratelimit in Redis (the per-IP limiter's pattern, shared/limits/ip.ts),
 // spent only by 401s, after the answer; the block is remembered in the isolate, so a valid key pays
 // nothing and a blocked client costs neither a lookup nor a Redis call.
+import { answerGone } from '../after-response';
 import { coded, type ApiError } from '../errors';
 import type { Store } from '../redis';
 import { limitLocally } from './local';
@@ -37,20 +38,12 @@ export function authFailuresBlocked(store: Store, ip: string, nowMs = Date.now()
   return coded('rate_limited', `Too many invalid API keys from this address; retry in ${retry} s.`, {}, { 'Retry-After': retry });
 }
 
-/**
- * How long the count waits after the 401 was returned. One timer tick was not enough: the limiter's and
- * the Redis client's modules, evaluated in an isolate's first 401, then held its answer back by 4-5 ms
- * (a deployed Worker's first keyless request in workerd: 14.6-15.4 ms, 10.2-11.5 ms with this wait,
- * the same as with no count at all; docs/PERFORMANCE.md).
- */
-const AFTER_ANSWER_MS = 10;
-
 /** Counts one 401 of the client (after the answer); once its budget is spent, blocks it in this isolate. */
 export async function countAuthFailure(store: Store, ip: string): Promise<void> {
   if (!throttled(ip)) return;
   let spent: { success: boolean; remaining: number; reset: number };
   // After the answer has gone: the 401 itself evaluates neither the limiter's module nor its script setup.
-  await new Promise((resolve) => setTimeout(resolve, AFTER_ANSWER_MS));
+  await answerGone();
   try {
     const { Ratelimit } = await import('@upstash/ratelimit');
     const { redis } = store.full ? await store.full() : store;

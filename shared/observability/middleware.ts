@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Env } from '../env';
 import { mcpPostOf, rerunOf } from '../limits/channel';
+import { answerGone } from '../after-response';
 import { levelOf, log } from './log';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { countTrips } from './round-trips';
@@ -44,7 +45,8 @@ export function observe(): MiddlewareHandler<Env> {
     const auth = c.get('auth');
     const status = c.res.status;
     // A 503 is a documented, retryable answer (computing, a dependency briefly down): worth a look, not a page.
-    log(levelOf(c.env.LOG_LEVEL), status === 503 ? 'warn' : status >= 500 ? 'error' : 'info', 'request', {
+    const level = status === 503 ? 'warn' : status >= 500 ? 'error' : 'info';
+    const fields = {
       request_id: requestId,
       worker: c.env.WORKER_NAME ?? 'discovery-api',
       channel: mcpPostOf(c.env) ? 'mcp' : 'rest',
@@ -57,6 +59,15 @@ export function observe(): MiddlewareHandler<Env> {
       calls: trips.calls,
       project_id: auth?.projectId ?? null,
       key_id: auth?.keyId ?? null,
-    });
+    };
+    // Written after the answer: an isolate's first console line held its first answer back by about
+    // 3.5 ms (a deployed Worker's first keyless request in workerd, median of 15: 18.3 ms, 14.8 ms
+    // without the line). Without an execution context (app.request) it is written at once.
+    const write = () => log(levelOf(c.env.LOG_LEVEL), level, 'request', fields);
+    try {
+      c.executionCtx.waitUntil(answerGone().then(write));
+    } catch {
+      write();
+    }
   };
 }

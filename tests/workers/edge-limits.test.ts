@@ -130,6 +130,31 @@ describe('reconciliation', () => {
   });
 });
 
+describe('requests that ask Redis in any case', () => {
+  it('do not queue behind the flush in flight for the key (/v1/usage, strict, MCP): their own call goes beside it', async () => {
+    const tenant = await world.tenant({ plan: 'scale', rateLimitPerMinute: 1_000 });
+    const auth = (await resolveKey(world.db, tenant.key))!;
+    const hung = storeAt(env.HUNG_REDIS_UPSTASH_URL);
+    const isolate = new EdgeLimits();
+    const background: Promise<unknown>[] = [];
+    const later = (work: Promise<unknown>) => background.push(work);
+    await isolate.decide(store, auth, new Date(), { charge: true, later });
+    // Decided here; its flush goes to a Redis that never answers, and holds the key busy until it times out.
+    expect((await isolate.decide(hung, auth, new Date(), { charge: true, later })).local).toBe(true);
+    let flushed = false;
+    void Promise.all(background).then(() => (flushed = true));
+    const usage = await isolate.decide(store, auth, new Date(), { charge: false, later, sync: true });
+    expect(flushed, 'the usage decision did not wait for the flush').toBe(false);
+    expect(usage.local).toBe(false);
+    expect(usage.state.minute.mode).toBe('redis');
+    await Promise.all(background);
+    expect(await quotaUsed(tenant), 'the hit in the hung flush is not counted yet').toBe(1);
+    // ... but stays owed, and travels with the key's next call: counted once, nothing lost.
+    await isolate.decide(store, auth, new Date(), { charge: false, later, sync: true });
+    expect(await quotaUsed(tenant)).toBe(2);
+  });
+});
+
 describe('429 in both modes', () => {
   for (const limitsMode of ['edge', 'strict'] as const) {
     it(`${limitsMode}: the N+1st request in a minute gets 429 rate_limited with Retry-After and RateLimit headers`, async () => {

@@ -16,10 +16,13 @@ import { REBUILD_PROFILES } from './write-observations';
 export const TOTAL_HOURS = `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
    SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM dim_hours GROUP BY kind, key, hour`;
 
-/** The all-markets rows of dim_days, from those of dim_hours (the full rebuild derives every day row at once). */
-export const TOTAL_DAYS = `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
+/** dim_days from the dim_hours rows `where` selects. */
+const daysFromHours = (where: string) => `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
    SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
-   FROM dim_hours WHERE country = '${ALL_MARKETS}' GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`;
+   FROM dim_hours ${where} GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`;
+
+/** The all-markets rows of dim_days, from those of dim_hours (the full rebuild derives every day row at once). */
+export const TOTAL_DAYS = daysFromHours(`WHERE country = '${ALL_MARKETS}'`);
 
 /** url_dimensions and url_spans: the facts every other roll-up of the rebuild is read from. */
 const BASE = [
@@ -61,9 +64,7 @@ const SERIES = [
   ...FILL_THEN_KEY(
     'dim_days',
     { name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' },
-    `INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
-     SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
-     FROM dim_hours GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date`,
+    daysFromHours(''),
   ),
 ];
 

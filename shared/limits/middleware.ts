@@ -118,10 +118,10 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
         decided: post?.takeMinute(),
         later: (work) => c.executionCtx.waitUntil(work),
       });
-    const beside =
-      options.again && !decided && charge && !post && READS.has(c.req.method) && !edgeLimits.refusedLately(store, auth)
-        ? next()
-        : undefined;
+    // A read runs beside its decision; `rerun` runs it again should its key have changed meanwhile.
+    const rerun =
+      !decided && charge && !post && READS.has(c.req.method) && !edgeLimits.refusedLately(store, auth) ? options.again : undefined;
+    const beside = rerun ? next() : undefined;
     const [decision, read] = await Promise.allSettled([deciding, beside]);
     if (decision.status === 'rejected') throw decision.reason;
     const { state, local } = decision.value;
@@ -135,10 +135,10 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
         c.res = undefined;
         throw err;
       }
-      if (beside && options.again && !sameKey(auth, c.var.auth)) {
+      if (rerun && !sameKey(auth, c.var.auth)) {
         // c.res = undefined first: Hono's setter would copy the dropped answer's headers onto the new one.
         c.res = undefined;
-        c.res = await options.again(c.req.raw, rerunEnv(c.env, { decision: decision.value, requestId: c.var.requestId }), c.executionCtx);
+        c.res = await rerun(c.req.raw, rerunEnv(c.env, { decision: decision.value, requestId: c.var.requestId }), c.executionCtx);
         return;
       }
     }

@@ -19,9 +19,6 @@ const answers = new IsolateCache<CachedResponse>({ entries: 1_000, bytes: 32 * 1
 /** Identical requests in flight: those arriving meanwhile get the first one's answer (shared/cache/flights.ts). */
 const flights = new Flights<CachedResponse | undefined>();
 
-/** How long a joiner waits for the first request before reading for itself (it may have been cancelled). */
-const JOIN_WAIT_MS = 3_000;
-
 /** The reads kept here; the others have their own caches (aggregates, feed pages, geo) or must not be kept (usage). */
 const KEPT = [
   /^\/v1\/trends(\/[^/]+(\/(articles|parents|children))?)?$/,
@@ -49,7 +46,7 @@ export function edgeAnswers(): MiddlewareHandler<Env> {
     const minute = Math.floor(clock.now().getTime() / 60_000);
     const key = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, url.pathname, url.search, scope, minute]));
     // No await between the flight check and `run`: requests arriving together must see the first one's flight.
-    const held = answers.get(key) ?? (flights.has(key) ? await joined(key) : undefined);
+    const held = answers.get(key) ?? (flights.has(key) ? await flights.valueOf(key) : undefined);
     if (held) return void (c.res = respond(c, held, true));
     await flights.run(key, async () => {
       await next();
@@ -68,10 +65,4 @@ export function edgeAnswers(): MiddlewareHandler<Env> {
       return cached;
     });
   };
-}
-
-/** The answer of the identical request in flight in this isolate, if it brings one within JOIN_WAIT_MS. */
-async function joined(key: string): Promise<CachedResponse | undefined> {
-  const flight = await flights.join(key, JOIN_WAIT_MS).catch(() => 'none' as const);
-  return typeof flight === 'object' ? flight.value : undefined;
 }

@@ -4,6 +4,10 @@
 // promise settled by one request to another request awaiting it (compatibility flag
 // handle_cross_request_promise_resolution, on by default). A joiner waits a bounded time: the first
 // request may be cancelled and never settle.
+
+/** How long a joiner waits for the first request by default before doing the work itself. */
+export const JOIN_WAIT_MS = 3_000;
+
 export class Flights<T> {
   readonly #pending = new Map<string, Promise<T>>();
 
@@ -45,5 +49,11 @@ export class Flights<T> {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The flight's value if it brings one within `waitMs`; undefined when there is none, it failed or is late. */
+  async valueOf(key: string, waitMs = JOIN_WAIT_MS): Promise<T | undefined> {
+    const outcome = await this.join(key, waitMs).catch(() => 'none' as const);
+    return typeof outcome === 'object' ? outcome.value : undefined;
   }
 }

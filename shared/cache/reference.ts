@@ -2,12 +2,14 @@
 // auth, plan gates and limits: this isolate's memory first, then the Workers Cache API
 // (`caches.default`, shared by the isolates of a location), then the database. A warm read costs no
 // SQL. Keyed by the deployment (database, Redis namespace), the route, the caller's scope, the
-// validated parameters and the minute of "now"; kept REFERENCE_CACHE_SECONDS (default 60).
+// validated parameters and the minute of "now"; kept REFERENCE_CACHE_SECONDS (default 60). Identical
+// reads arriving while the first is read join its answer (shared/cache/flights.ts).
 import type { Context } from 'hono';
 import { sha256Hex } from '../hash';
 import type { Env } from '../env';
 import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
 import { locationCache } from './location';
+import { Flights } from './flights';
 import { IsolateCache } from './memory';
 import { afterResponse } from '../after-response';
 import { respondAs, toCached, type CachedResponse, type JsonAnswer } from './response';
@@ -15,9 +17,13 @@ import { respondAs, toCached, type CachedResponse, type JsonAnswer } from './res
 interface Entry {
   cached: CachedResponse;
   expires: number;
+  /** Computed by this request (not read from a cache). */
+  computed?: boolean;
 }
 
 const memory = new IsolateCache<Entry>({ entries: 1_000, bytes: 16 * 1024 * 1024 });
+/** Identical reads in flight: those arriving meanwhile get the first one's answer. */
+const flights = new Flights<Entry>();
 /** Never fetched: only a key for the Cache API, which wants a URL. */
 const ORIGIN = 'https://reference-cache.internal';
 const ETAG = 'X-Reference-ETag';
@@ -58,32 +64,36 @@ export async function referenceRead<V>(
   const minute = Math.floor(clock.now().getTime() / 60_000);
   const hash = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, route, scope, params, minute]));
   const now = Date.now();
-  const held = memory.get(hash, now);
+  // No await between the flight check and `run` (shared/cache/flights.ts).
+  const held = memory.get(hash, now) ?? (flights.has(hash) ? await flights.valueOf(hash) : undefined);
   if (held) return respondAs<V>(c, held.cached, true);
-  const url = `${ORIGIN}/${hash}`;
-  const cache = locationCache();
-  const shared = cache && (await fromShared(cache, url, now).catch(() => undefined));
-  if (shared) {
-    memory.set(hash, shared, shared.cached.text.length, shared.expires - now, now);
-    return respondAs<V>(c, shared.cached, true);
-  }
-  const entry = { cached: await compute(), expires: now + seconds * 1000 };
-  memory.set(hash, entry, entry.cached.text.length, seconds * 1000, now);
-  if (cache) {
-    const stored = new Response(entry.cached.text, {
-      headers: {
-        ...entry.cached.headers,
-        'Content-Type': 'application/json',
-        'Cache-Control': `max-age=${seconds}`,
-        [ETAG]: entry.cached.etag,
-        [EXPIRES]: String(entry.expires),
-        [STORED]: String(entry.cached.storedAt),
-      },
-    });
-    await afterResponse(
-      c,
-      cache.put(url, stored).catch(() => undefined),
-    );
-  }
-  return respondAs<V>(c, entry.cached, false);
+  const entry = await flights.run(hash, async () => {
+    const url = `${ORIGIN}/${hash}`;
+    const cache = locationCache();
+    const shared = cache && (await fromShared(cache, url, now).catch(() => undefined));
+    if (shared) {
+      memory.set(hash, shared, shared.cached.text.length, shared.expires - now, now);
+      return shared;
+    }
+    const computed: Entry = { cached: await compute(), expires: now + seconds * 1000, computed: true };
+    memory.set(hash, computed, computed.cached.text.length, seconds * 1000, now);
+    if (cache) {
+      const stored = new Response(computed.cached.text, {
+        headers: {
+          ...computed.cached.headers,
+          'Content-Type': 'application/json',
+          'Cache-Control': `max-age=${seconds}`,
+          [ETAG]: computed.cached.etag,
+          [EXPIRES]: String(computed.expires),
+          [STORED]: String(computed.cached.storedAt),
+        },
+      });
+      await afterResponse(
+        c,
+        cache.put(url, stored).catch(() => undefined),
+      );
+    }
+    return computed;
+  });
+  return respondAs<V>(c, entry.cached, !entry.computed);
 }

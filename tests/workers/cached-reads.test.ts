@@ -73,6 +73,18 @@ describe('geo reads from the reference cache', () => {
     }
   });
 
+  it('20 concurrent identical cold reads query as much as one alone and answer the same bytes', async () => {
+    const call = (path: string) => world.call(path, { key: full.key, env: QUIET_SQL });
+    const alone = await sqlOf(() => call('/v1/geo/regions/fr'));
+    expect(alone.value.status, show(alone.value)).toBe(200);
+    const herd = await sqlOf(() => Promise.all(Array.from({ length: 20 }, () => call('/v1/geo/regions/de'))));
+    for (const reply of herd.value) {
+      expect(reply.status, show(reply)).toBe(200);
+      expect(reply.text).toBe(herd.value[0].text);
+    }
+    expect(herd.sql, 'the first request reads; the other 19 join its answer').toBe(alone.sql);
+  });
+
   it('two keys with different markets never share an answer', async () => {
     const wide = await world.call('/v1/geo/regions', { key: full.key });
     const narrow = await world.call('/v1/geo/regions', { key: restricted.key });

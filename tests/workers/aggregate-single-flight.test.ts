@@ -152,8 +152,9 @@ describe('shared/aggregate single flight', () => {
       expect(reply.body.computed).toBe('elsewhere');
       expect(reply.headers.get('x-aggregate-cache')).toBe('shared');
     }
-    // The lookup, a few polls of one follower (50, 100, 200 ms ...) and the other isolate's own writes.
-    expect(calls).toBeLessThanOrEqual(10);
+    // The lookup, the polls of one follower (50, 100, 200, then every 250 ms: a slow machine adds a few)
+    // and the other isolate's own writes; 20 followers polling each make 100 or more.
+    expect(calls).toBeLessThanOrEqual(25);
   });
 
   it('a crashed leader (lock held, no result) blocks a follower only until the lock TTL', async () => {

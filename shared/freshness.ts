@@ -5,6 +5,7 @@
 // says how long ago with `Age`.
 import type { MiddlewareHandler } from 'hono';
 import { afterResponse } from './after-response';
+import { Flights } from './cache/flights';
 import { IsolateCache } from './cache/memory';
 import type { Db } from './db/client';
 import { queryRows } from './db/raw';
@@ -37,12 +38,17 @@ type WatermarkConfig = Pick<Config, 'DATABASE_URL' | 'ISOLATE_CACHE_SECONDS'>;
 
 const lifetimeMs = (config: WatermarkConfig) => Math.min(WATERMARK_SECONDS, config.ISOLATE_CACHE_SECONDS) * 1000;
 
+/** Reads in flight: a burst of requests on an isolate that holds none reads the watermark once. */
+const reads = new Flights<string | null>();
+
 /** Reads the watermark (one SQL statement) and keeps it as this isolate's value. */
-async function readWatermark(db: Db, config: WatermarkConfig): Promise<string | null> {
-  const [row] = await queryRows<{ complete_hour: string | null }>(db, 'SELECT complete_hour FROM data_watermark WHERE id = 1');
-  const value = iso(row?.complete_hour ?? null);
-  watermarks.set(config.DATABASE_URL, { value, readAt: Date.now(), reading: false }, 64, HELD_MS);
-  return value;
+function readWatermark(db: Db, config: WatermarkConfig): Promise<string | null> {
+  return reads.once(config.DATABASE_URL, async () => {
+    const [row] = await queryRows<{ complete_hour: string | null }>(db, 'SELECT complete_hour FROM data_watermark WHERE id = 1');
+    const value = iso(row?.complete_hour ?? null);
+    watermarks.set(config.DATABASE_URL, { value, readAt: Date.now(), reading: false }, 64, HELD_MS);
+    return value;
+  });
 }
 
 /** The watermark as the API writes timestamps, or null before any ingest completed an hour: this isolate's, else read now. */

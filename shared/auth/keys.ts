@@ -5,6 +5,7 @@ import type { Addons, KeyKind, LimitsMode, Plan, SubscriptionStatus } from '../d
 import { PLAN_RULES } from '../plans';
 import type { AuthContext } from './types';
 import { sha256Hex } from '../hash';
+import { Flights } from '../cache/flights';
 
 export { sha256Hex };
 
@@ -26,6 +27,8 @@ const KEY_FORMAT = /^dk_[0-9A-Za-z]{40}$/;
  */
 const CACHE_TTL_MS = 30_000;
 const cache = new Map<string, { auth: AuthContext | null; until: number; loadedAt: number }>();
+/** Key lookups in flight (shared/cache/flights.ts). */
+const lookups = new Flights<AuthContext | null>();
 /** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
 const outdated = new WeakSet<AuthContext>();
 
@@ -37,10 +40,13 @@ export async function resolveKey(db: Db, key: string): Promise<AuthContext | nul
   const hash = await sha256Hex(key);
   const hit = cache.get(hash);
   if (hit && hit.until > nowMs) return hit.auth;
-  const auth = await loadKey(db, hash);
-  cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS, loadedAt: nowMs });
-  if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
-  return auth;
+  // A burst of requests with a key this isolate has not read yet reads it once.
+  return lookups.once(hash, async () => {
+    const auth = await loadKey(db, hash);
+    cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS, loadedAt: nowMs });
+    if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
+    return auth;
+  });
 }
 
 export function forgetCachedKeys(): void {

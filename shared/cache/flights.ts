@@ -56,4 +56,16 @@ export class Flights<T> {
     const outcome = await this.join(key, waitMs).catch(() => 'none' as const);
     return typeof outcome === 'object' ? outcome.value : undefined;
   }
+
+  /**
+   * The value of the identical work in flight, if it brings one within JOIN_WAIT_MS; else `work`, run
+   * as the flight of `key`. The check and the start are one synchronous step.
+   */
+  async once(key: string, work: () => Promise<T>): Promise<T> {
+    if (this.#pending.has(key)) {
+      const value = await this.valueOf(key);
+      if (value !== undefined) return value;
+    }
+    return this.run(key, work);
+  }
 }

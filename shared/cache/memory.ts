@@ -1,6 +1,7 @@
 // Short-lived answers kept in an isolate's memory (module scope lives as long as the isolate):
 // bounded by entries and by bytes, each entry with its own expiry (wall time), oldest out first.
 // Callers key entries by everything that determines the answer, namespace included.
+import { Flights } from './flights';
 
 interface Slot<T> {
   value: T;
@@ -20,6 +21,8 @@ const everyCache = new Set<IsolateCache<unknown>>();
 export class IsolateCache<T> {
   readonly #slots = new Map<string, Slot<T>>();
   #bytes = 0;
+  /** Loads in flight (heldOrLoaded): identical requests arriving meanwhile join the first one's. */
+  readonly loads = new Flights<T | undefined>();
 
   constructor(private readonly limits: MemoryLimits) {
     everyCache.add(this as IsolateCache<unknown>);
@@ -67,6 +70,7 @@ export class IsolateCache<T> {
 /**
  * The value `cache` holds under `key`, else what `load` finds, then kept for `seconds` (0: nothing is
  * held or kept). Undefined (not found) is never kept, so what appears later answers at once.
+ * Concurrent identical loads in the isolate share the first one's.
  */
 export async function heldOrLoaded<T>(
   cache: IsolateCache<T>,
@@ -75,11 +79,14 @@ export async function heldOrLoaded<T>(
   bytes: number,
   load: () => Promise<T | undefined>,
 ): Promise<T | undefined> {
-  const held = seconds > 0 ? cache.get(key) : undefined;
+  if (seconds <= 0) return load();
+  const held = cache.get(key);
   if (held !== undefined) return held;
-  const value = await load();
-  if (value !== undefined && seconds > 0) cache.set(key, value, bytes, seconds * 1_000);
-  return value;
+  return cache.loads.once(key, async () => {
+    const value = await load();
+    if (value !== undefined) cache.set(key, value, bytes, seconds * 1_000);
+    return value;
+  });
 }
 
 /** Tests and benchmarks: forget every isolate cache (as a fresh isolate would). */

@@ -5,6 +5,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../shared/admin/keys';
+import { forgetIsolateCaches } from '../../shared/cache/memory';
 import { createList } from '../../shared/admin/lists';
 import { readConfig } from '../../shared/env';
 import { createStore } from '../../shared/redis';
@@ -167,6 +168,20 @@ describe('cached aggregates (tracking metrics)', () => {
     // With the isolate caches off, the admission reads the list again.
     const cold = await sqlOf(() => world.call(warm, { key: tenant.key, env: { ...QUIET_SQL, ISOLATE_CACHE_SECONDS: '0' } }));
     expect(cold.sql).toBeGreaterThan(0);
+  });
+
+  it('a burst with a key the isolate has not read: the key, the list and the page are read once', async () => {
+    const freshKey = async () => (await createKey(world.db, { projectId: tenant.projectId, kind: 'project', name: 'burst' })).key;
+    const [a, b] = [await freshKey(), await freshKey()];
+    forgetIsolateCaches();
+    const alone = await sqlOf(() => world.call(`${path()}&offset=3`, { key: a, env: QUIET_SQL }));
+    expect(alone.value.status, show(alone.value)).toBe(200);
+    forgetIsolateCaches();
+    const burst = await sqlOf(() =>
+      Promise.all(Array.from({ length: 20 }, () => world.call(`${path()}&offset=4`, { key: b, env: QUIET_SQL }))),
+    );
+    for (const reply of burst.value) expect(reply.status, show(reply)).toBe(200);
+    expect(burst.sql, 'the first request reads; the other 19 join its reads').toBe(alone.sql);
   });
 
   it('If-None-Match answers 304 on a hit', async () => {

@@ -45,10 +45,9 @@ export function edgeAnswers(): MiddlewareHandler<Env> {
     const scope = [auth.projectId, auth.plan, auth.allowedCountries, auth.categories, auth.historyDays, auth.addons, auth.keyKind];
     const minute = Math.floor(clock.now().getTime() / 60_000);
     const key = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, url.pathname, url.search, scope, minute]));
-    // No await between the flight check and `run`: requests arriving together must see the first one's flight.
-    const held = answers.get(key) ?? (flights.has(key) ? await flights.valueOf(key) : undefined);
+    const held = answers.get(key);
     if (held) return void (c.res = respond(c, held, true));
-    await flights.run(key, async () => {
+    const { value, joined } = await flights.shared(key, async () => {
       await next();
       const res = c.res;
       if (res.status !== 200 || !res.headers.get('Content-Type')?.startsWith('application/json')) return undefined;
@@ -64,5 +63,6 @@ export function edgeAnswers(): MiddlewareHandler<Env> {
       c.res = respond(c, cached, false);
       return cached;
     });
+    if (joined && value) c.res = respond(c, value, true);
   };
 }

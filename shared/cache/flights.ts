@@ -58,14 +58,19 @@ export class Flights<T> {
   }
 
   /**
-   * The value of the identical work in flight, if it brings one within JOIN_WAIT_MS; else `work`, run
-   * as the flight of `key`. The check and the start are one synchronous step.
+   * The value of the identical work in flight, if it brings one within JOIN_WAIT_MS (`joined`); else
+   * `work`, run as the flight of `key`. The check and the start are one synchronous step.
    */
-  async once(key: string, work: () => Promise<T>): Promise<T> {
+  async shared(key: string, work: () => Promise<T>): Promise<{ value: T; joined: boolean }> {
     if (this.#pending.has(key)) {
       const value = await this.valueOf(key);
-      if (value !== undefined) return value;
+      if (value !== undefined) return { value, joined: true };
     }
-    return this.run(key, work);
+    return { value: await this.run(key, work), joined: false };
+  }
+
+  /** `shared`'s value, wherever it came from. */
+  async once(key: string, work: () => Promise<T>): Promise<T> {
+    return (await this.shared(key, work)).value;
   }
 }

@@ -64,10 +64,9 @@ export async function referenceRead<V>(
   const minute = Math.floor(clock.now().getTime() / 60_000);
   const hash = await sha256Hex(JSON.stringify([config.DATABASE_URL, config.REDIS_PREFIX, route, scope, params, minute]));
   const now = Date.now();
-  // No await between the flight check and `run` (shared/cache/flights.ts).
-  const held = memory.get(hash, now) ?? (flights.has(hash) ? await flights.valueOf(hash) : undefined);
+  const held = memory.get(hash, now);
   if (held) return respondAs<V>(c, held.cached, true);
-  const entry = await flights.run(hash, async () => {
+  const { value: entry, joined } = await flights.shared(hash, async () => {
     const url = `${ORIGIN}/${hash}`;
     const cache = locationCache();
     const shared = cache && (await fromShared(cache, url, now).catch(() => undefined));
@@ -95,5 +94,5 @@ export async function referenceRead<V>(
     }
     return computed;
   });
-  return respondAs<V>(c, entry.cached, !entry.computed);
+  return respondAs<V>(c, entry.cached, joined || !entry.computed);
 }

@@ -13,7 +13,8 @@
 // correlated group columns beyond a single join: such joins are estimated at one row, and the nested
 // loops built on that estimate took 174 s for an hour of 3,661 lines.
 import type { Queryable } from '../db/queryable';
-import { GROUP_PARTITION, gapsOf, hullsOf, marksOf, mergeRuns } from './activity-hulls';
+import { GROUP, GROUP_PARTITION, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets } from './activity-hulls';
+import { ALL_MARKETS } from '../rollups/activity-counts';
 import { ADDED_TABLE } from './rollups';
 
 export interface RemovedMembership {
@@ -22,12 +23,14 @@ export interface RemovedMembership {
   url_id: string;
 }
 
-const GROUP = 'kind, key, unit, item';
-const SAME_GROUP = (a: string, b: string) => `(${a}.kind, ${a}.key, ${a}.unit, ${a}.item) = (${b}.kind, ${b}.key, ${b}.unit, ${b}.item)`;
+const SAME_GROUP = (a: string, b: string) =>
+  `(${a}.kind, ${a}.key, ${a}.market, ${a}.unit, ${a}.item) = (${b}.kind, ${b}.key, ${b}.market, ${b}.unit, ${b}.item)`;
 
 /**
- * The groups to recompute whole: every (key, unit, item) that a URL of $1 belongs to, with its
- * current memberships and those just removed ($2-$4). `item_url` is the URL of a publication group.
+ * The groups to recompute whole: every (key, market, unit, item) that a URL of $1 belongs to, with its
+ * current memberships and those just removed ($2-$4), in every market and, for `MARKET_KINDS`, in
+ * each market it was ever seen in (url_profiles: a market where it lost all activity has no span
+ * left). `item_url` is the URL of a publication group.
  */
 const FULL_GROUPS = `
 CREATE TEMP TABLE act_groups ON COMMIT DROP AS
@@ -37,12 +40,18 @@ WITH mem AS (
 own AS (
   SELECT url_id, 'publication'::text AS unit, url_id::text AS item, url_id AS item_url FROM unnest($1::uuid[]) AS t(url_id)
   UNION SELECT url_id, kind, key, NULL::uuid FROM mem WHERE kind IN ('publisher', 'trend'))
-SELECT DISTINCT m.kind, m.key, o.unit, o.item, o.item_url, true AS whole
-FROM mem m JOIN own o USING (url_id) WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher')`;
+SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, o.item_url, true AS whole
+FROM mem m JOIN own o USING (url_id)
+CROSS JOIN LATERAL (
+  SELECT '${ALL_MARKETS}'::text AS market
+  UNION ALL SELECT DISTINCT p.country FROM url_profiles p
+  WHERE p.url_id = m.url_id AND ${keptPerMarket('m.kind')}) mk
+WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher')`;
 
 /**
- * The spans that URLs bring to each of their groups ($1: every URL): the hours that grown URLs ($2)
- * gained in this transaction (spans_added, rollups.ts), every span of URLs that joined a dimension ($3).
+ * The spans that URLs bring to each of their groups ($1: every URL), in each market they count in: the
+ * hours that grown URLs ($2) gained in this transaction (spans_added, rollups.ts), every span of URLs
+ * that joined a dimension ($3).
  */
 const CONTRIBUTIONS = `
 CREATE TEMP TABLE act_contrib ON COMMIT DROP AS
@@ -51,11 +60,11 @@ own AS (
   SELECT url_id, 'publication'::text AS unit, url_id::text AS item FROM unnest($1::uuid[]) AS t(url_id)
   UNION ALL SELECT url_id, kind, key FROM mem WHERE kind IN ('publisher', 'trend')),
 sp AS MATERIALIZED (
-  SELECT url_id, start_hour, end_hour FROM spans_added WHERE url_id = ANY($2::uuid[])
-  UNION ALL SELECT url_id, start_hour, end_hour FROM url_spans WHERE url_id = ANY($3::uuid[]))
-SELECT DISTINCT m.kind, m.key, o.unit, o.item, sp.start_hour, sp.end_hour
-FROM mem m JOIN own o USING (url_id) JOIN sp USING (url_id)
-WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher')`;
+  SELECT url_id, country, start_hour, end_hour FROM spans_added WHERE url_id = ANY($2::uuid[])
+  UNION ALL SELECT url_id, country, start_hour, end_hour FROM url_spans WHERE url_id = ANY($3::uuid[]))
+SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, sp.start_hour, sp.end_hour
+FROM mem m JOIN own o USING (url_id) JOIN sp USING (url_id) ${spanMarkets('m.kind', 'sp.country')}
+WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher') AND mk.market IS NOT NULL`;
 
 const MERGED_GROUPS = `
 INSERT INTO act_groups (${GROUP}, item_url, whole)
@@ -72,16 +81,17 @@ const DROP_WHOLE_CONTRIBUTIONS = `DELETE FROM act_contrib c USING act_groups g W
  */
 const OLD = [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
-   SELECT a.kind, a.key, a.unit, a.item, a.first_hour, a.end_hour, g.whole, false AS general FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
+   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, g.whole, false AS general FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
   `CREATE TEMP TABLE act_general ON COMMIT DROP AS
-   SELECT DISTINCT c.kind, c.key, c.unit, c.item FROM act_contrib c JOIN act_old o USING (${GROUP}) WHERE c.start_hour < o.end_hour`,
+   SELECT DISTINCT c.kind, c.key, c.market, c.unit, c.item FROM act_contrib c JOIN act_old o USING (${GROUP}) WHERE c.start_hour < o.end_hour`,
   `UPDATE act_old o SET general = true FROM act_general x WHERE ${SAME_GROUP('o', 'x')}`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
   `CREATE TEMP TABLE act_old_gaps ON COMMIT DROP AS
-   SELECT o.kind, o.key, o.unit, o.item, x.gap_start, x.gap_end, o.whole FROM act_old o CROSS JOIN LATERAL (
-     SELECT x.gap_start, x.gap_end FROM dim_activity_gaps x WHERE x.kind = o.kind AND x.key = o.key AND x.unit = o.unit AND x.item = o.item
-     ORDER BY x.kind, x.key, x.unit, x.item, x.gap_start) x
+   SELECT o.kind, o.key, o.market, o.unit, o.item, x.gap_start, x.gap_end, o.whole FROM act_old o CROSS JOIN LATERAL (
+     SELECT x.gap_start, x.gap_end FROM dim_activity_gaps x
+     WHERE x.kind = o.kind AND x.key = o.key AND x.market = o.market AND x.unit = o.unit AND x.item = o.item
+     ORDER BY x.kind, x.key, x.market, x.unit, x.item, x.gap_start) x
    WHERE o.whole OR o.general`,
 ];
 
@@ -89,28 +99,31 @@ const OLD = [
 const STORED_RUNS = `
 SELECT ${GROUP}, t AS start_hour, e AS end_hour FROM (
   SELECT ${GROUP}, t, is_end, lead(t) OVER (PARTITION BY ${GROUP_PARTITION} ORDER BY t) AS e FROM (
-    SELECT kind, key, unit, item, first_hour AS t, false AS is_end FROM act_old WHERE NOT whole AND general
-    UNION ALL SELECT kind, key, unit, item, end_hour, true FROM act_old WHERE NOT whole AND general
-    UNION ALL SELECT kind, key, unit, item, gap_end, false FROM act_old_gaps WHERE NOT whole
-    UNION ALL SELECT kind, key, unit, item, gap_start, true FROM act_old_gaps WHERE NOT whole) b) r
+    SELECT ${GROUP}, first_hour AS t, false AS is_end FROM act_old WHERE NOT whole AND general
+    UNION ALL SELECT ${GROUP}, end_hour, true FROM act_old WHERE NOT whole AND general
+    UNION ALL SELECT ${GROUP}, gap_end, false FROM act_old_gaps WHERE NOT whole
+    UNION ALL SELECT ${GROUP}, gap_start, true FROM act_old_gaps WHERE NOT whole) b) r
 WHERE NOT is_end`;
+
+/** A span `s` counts in the group `g`'s market. */
+const IN_MARKET = `(g.market = '${ALL_MARKETS}' OR s.country = g.market)`;
 
 const NEW_RUNS = `
 CREATE TEMP TABLE act_runs ON COMMIT DROP AS
 WITH spans AS (
-  SELECT g.kind, g.key, g.unit, g.item, s.start_hour, s.end_hour FROM act_groups g
+  SELECT g.kind, g.key, g.market, g.unit, g.item, s.start_hour, s.end_hour FROM act_groups g
   JOIN url_dimensions d ON d.kind = g.kind AND d.key = g.key AND d.url_id = g.item_url
-  JOIN url_spans s ON s.url_id = d.url_id
+  JOIN url_spans s ON s.url_id = d.url_id AND ${IN_MARKET}
   WHERE g.whole AND g.unit = 'publication'
   UNION ALL
-  SELECT g.kind, g.key, g.unit, g.item, s.start_hour, s.end_hour FROM act_groups g
+  SELECT g.kind, g.key, g.market, g.unit, g.item, s.start_hour, s.end_hour FROM act_groups g
   JOIN url_dimensions x ON x.kind = g.unit AND x.key = g.item
   JOIN url_dimensions d ON d.kind = g.kind AND d.key = g.key AND d.url_id = x.url_id
-  JOIN url_spans s ON s.url_id = d.url_id
+  JOIN url_spans s ON s.url_id = d.url_id AND ${IN_MARKET}
   WHERE g.whole AND g.unit <> 'publication'
   UNION ALL
-  SELECT kind, key, unit, item, start_hour, end_hour FROM act_contrib
-  UNION ALL SELECT kind, key, unit, item, first_hour, end_hour FROM act_old WHERE NOT whole AND NOT general
+  SELECT ${GROUP}, start_hour, end_hour FROM act_contrib
+  UNION ALL SELECT ${GROUP}, first_hour, end_hour FROM act_old WHERE NOT whole AND NOT general
   UNION ALL ${STORED_RUNS}),
 ${mergeRuns('spans')}
 SELECT * FROM runs`;
@@ -136,39 +149,40 @@ const STEPS = [
 // Marks: the new hull of every group whose hull changed counts +1, the replaced one -1.
 const MARKS = `
 WITH delta AS MATERIALIZED (
-  SELECT kind, key, unit, hour, sum(starts)::int AS starts, sum(ends)::int AS ends FROM (${marksOf('act_put', 1)}
+  SELECT kind, key, market, unit, hour, sum(starts)::int AS starts, sum(ends)::int AS ends FROM (${marksOf('act_put', 1)}
     UNION ALL ${marksOf('act_replaced', -1)}) m
-  GROUP BY kind, key, unit, hour
+  GROUP BY kind, key, market, unit, hour
   HAVING sum(starts) <> 0 OR sum(ends) <> 0),
 hours AS (
-  INSERT INTO dim_activity_hours (kind, key, unit, hour, starts, ends) SELECT * FROM delta
-  ON CONFLICT (kind, key, unit, hour) DO UPDATE
+  INSERT INTO dim_activity_hours (kind, key, market, unit, hour, starts, ends) SELECT * FROM delta
+  ON CONFLICT (kind, key, market, unit, hour) DO UPDATE
     SET starts = dim_activity_hours.starts + excluded.starts, ends = dim_activity_hours.ends + excluded.ends
-  RETURNING kind, key, unit, hour::text AS at, starts, ends),
+  RETURNING kind, key, market, unit, hour::text AS at, starts, ends),
 days AS (
-  INSERT INTO dim_activity_days (kind, key, unit, day, starts, ends)
-  SELECT kind, key, unit, (hour AT TIME ZONE 'UTC')::date, sum(starts), sum(ends) FROM delta GROUP BY 1, 2, 3, 4
+  INSERT INTO dim_activity_days (kind, key, market, unit, day, starts, ends)
+  SELECT kind, key, market, unit, (hour AT TIME ZONE 'UTC')::date, sum(starts), sum(ends) FROM delta GROUP BY 1, 2, 3, 4, 5
   HAVING sum(starts) <> 0 OR sum(ends) <> 0
-  ON CONFLICT (kind, key, unit, day) DO UPDATE
+  ON CONFLICT (kind, key, market, unit, day) DO UPDATE
     SET starts = dim_activity_days.starts + excluded.starts, ends = dim_activity_days.ends + excluded.ends
-  RETURNING kind, key, unit, day::text AS at, starts, ends)
-SELECT 'hours' AS tbl, kind, key, unit, at FROM hours WHERE starts = 0 AND ends = 0
-UNION ALL SELECT 'days', kind, key, unit, at FROM days WHERE starts = 0 AND ends = 0`;
+  RETURNING kind, key, market, unit, day::text AS at, starts, ends)
+SELECT 'hours' AS tbl, kind, key, market, unit, at FROM hours WHERE starts = 0 AND ends = 0
+UNION ALL SELECT 'days', kind, key, market, unit, at FROM days WHERE starts = 0 AND ends = 0`;
 
 const WRITES = [
-  `INSERT INTO dim_activity (kind, key, unit, item, first_hour, end_hour) SELECT * FROM act_put
-   ON CONFLICT (kind, key, unit, item) DO UPDATE SET first_hour = excluded.first_hour, end_hour = excluded.end_hour`,
+  `INSERT INTO dim_activity (${GROUP}, first_hour, end_hour) SELECT * FROM act_put
+   ON CONFLICT (${GROUP}) DO UPDATE SET first_hour = excluded.first_hour, end_hour = excluded.end_hour`,
   `DELETE FROM dim_activity a USING act_gone o WHERE ${SAME_GROUP('a', 'o')}`,
   `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
-  `INSERT INTO dim_activity_gaps (kind, key, unit, item, gap_start, gap_end) SELECT * FROM act_gaps_put`,
+  `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end) SELECT * FROM act_gaps_put`,
   `DROP TABLE act_groups, act_contrib, act_old, act_general, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
   'DROP TABLE IF EXISTS spans_added',
 ];
 
 // Marks that fell back to zero are removed, so that the incremental tables equal a rebuild.
 const DROP_ZERO = (into: 'hours' | 'days') => `
-DELETE FROM dim_activity_${into} t USING unnest($1::text[], $2::text[], $3::text[], $4::${into === 'hours' ? 'timestamptz' : 'date'}[]) AS z(kind, key, unit, at)
-WHERE (t.kind, t.key, t.unit, t.${into === 'hours' ? 'hour' : 'day'}) = (z.kind, z.key, z.unit, z.at) AND t.starts = 0 AND t.ends = 0`;
+DELETE FROM dim_activity_${into} t
+USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::${into === 'hours' ? 'timestamptz' : 'date'}[]) AS z(kind, key, market, unit, at)
+WHERE (t.kind, t.key, t.market, t.unit, t.${into === 'hours' ? 'hour' : 'day'}) = (z.kind, z.key, z.market, z.unit, z.at) AND t.starts = 0 AND t.ends = 0`;
 
 export interface ActivityChanges {
   /** URLs whose spans only gained hours (spans_added holds the hours). */
@@ -210,12 +224,15 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   for (const sql of OLD) await db.query(sql);
   await db.query(NEW_RUNS);
   for (const sql of STEPS) await db.query(sql);
-  const { rows } = await db.query<{ tbl: string; kind: string; key: string; unit: string; at: string }>(MARKS);
+  const { rows } = await db.query<{ tbl: string; kind: string; key: string; market: string; unit: string; at: string }>(MARKS);
   for (const sql of WRITES) await db.query(sql);
   for (const into of ['hours', 'days'] as const) {
     const zero = rows.filter((r) => r.tbl === into);
     if (zero.length)
-      await db.query(DROP_ZERO(into), [zero.map((z) => z.kind), zero.map((z) => z.key), zero.map((z) => z.unit), zero.map((z) => z.at)]);
+      await db.query(
+        DROP_ZERO(into),
+        (['kind', 'key', 'market', 'unit', 'at'] as const).map((column) => zero.map((z) => z[column])),
+      );
   }
   await db.query(`SELECT set_config('enable_seqscan', $1, true)`, [setting?.prev ?? 'on']);
 }

@@ -135,19 +135,19 @@ WHERE NOT EXISTS (SELECT 1 FROM url_spans n WHERE (n.url_id, n.country, n.langua
  * reading the group's gaps (activity-refresh.ts). Appended to `spans_added` (see ADDED_TABLE).
  */
 const SAVE_ADDED = `
-INSERT INTO spans_added (url_id, start_hour, end_hour)
+INSERT INTO spans_added (url_id, country, start_hour, end_hour)
 WITH p AS (
-  SELECT n.url_id, n.start_hour AS ns, n.end_hour AS ne, o.start_hour AS os,
+  SELECT n.url_id, n.country, n.start_hour AS ns, n.end_hour AS ne, o.start_hour AS os,
     lag(o.end_hour) OVER w AS prev_oe,
     max(o.end_hour) OVER (PARTITION BY n.url_id, n.country, n.language, n.start_hour) AS last_oe
   FROM spans_after n LEFT JOIN spans_before o ON o.url_id = n.url_id AND o.country = n.country AND o.language = n.language
     AND o.start_hour >= n.start_hour AND o.end_hour <= n.end_hour
   WINDOW w AS (PARTITION BY n.url_id, n.country, n.language, n.start_hour ORDER BY o.start_hour))
-SELECT url_id, coalesce(prev_oe, ns), os FROM p WHERE os > coalesce(prev_oe, ns)
-UNION SELECT url_id, coalesce(last_oe, ns), ne FROM p WHERE coalesce(last_oe, ns) < ne`;
+SELECT url_id, country, coalesce(prev_oe, ns), os FROM p WHERE os > coalesce(prev_oe, ns)
+UNION SELECT url_id, country, coalesce(last_oe, ns), ne FROM p WHERE coalesce(last_oe, ns) < ne`;
 
-/** Hours gained by URL-markets in this transaction (ON COMMIT DROP; read by refreshActivity). */
-export const ADDED_TABLE = `CREATE TEMP TABLE IF NOT EXISTS spans_added (url_id uuid, start_hour timestamptz, end_hour timestamptz) ON COMMIT DROP`;
+/** Hours gained by URL-markets in this transaction, with their market (ON COMMIT DROP; read by refreshActivity). */
+export const ADDED_TABLE = `CREATE TEMP TABLE IF NOT EXISTS spans_added (url_id uuid, country text, start_hour timestamptz, end_hour timestamptz) ON COMMIT DROP`;
 
 /** Recomputes the spans of the URL-markets; returns the URLs that lost activity (see LOST_SPANS). */
 export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<string[]> {

@@ -1,9 +1,10 @@
 // Window reads over the dimension roll-ups: sums per bucket from dim_days (whole days) and dim_hours
-// (hours and partial days), distinct counts from the activity hulls (activity-counts.ts) or url_spans.
+// (hours and partial days), distinct counts from the activity hulls (activity-counts.ts: every market,
+// or one market of a kind kept per market) or url_spans.
 // No raw observation is read.
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
-import { ALL_MARKETS, distinctFromActivity, publicationsFromActivity } from './activity-counts';
+import { ALL_MARKETS, distinctFromActivity, MARKET_KINDS, publicationsFromActivity } from './activity-counts';
 import { coversAllMarkets, marketsWithData } from './coverage';
 import { buckets, ceilHour, type Bucket, type Grain } from './buckets';
 import { marketList } from '../scope';
@@ -13,6 +14,17 @@ export type { DerivedKeys, DimScope, KeyDistinct, KeyedScope } from './scope';
 
 async function coversEveryMarket(db: Db, scope: DimScope): Promise<boolean> {
   return scope.everyMarket ?? (scope.language === null && coversAllMarkets(await marketsWithData(db), marketList(scope.keyScope)));
+}
+
+/**
+ * The market of the activity hulls that count a scope's distinct items: `*` for every market and
+ * language, the market itself for one market of a kind kept per market (MARKET_KINDS) and every
+ * language; null for the others, counted over url_spans.
+ */
+async function activityMarket(db: Db, scope: DimScope): Promise<string | null> {
+  if (await coversEveryMarket(db, scope)) return ALL_MARKETS;
+  const markets = marketList(scope.keyScope);
+  return scope.language === null && markets.length === 1 && MARKET_KINDS.includes(scope.kind) ? markets[0] : null;
 }
 
 /** The scope with `everyMarket` resolved: one query, however many reads follow. */
@@ -148,8 +160,8 @@ export async function distinctByKey(
   to: Date,
   opts: DistinctOptions = {},
 ): Promise<Map<string, KeyDistinct>> {
-  if (!opts.across && (await coversEveryMarket(db, scope))) return distinctFromActivity(db, scope, from, to);
-  return distinctFromSpans(db, scope, from, to, opts);
+  const market = opts.across ? null : await activityMarket(db, scope);
+  return market === null ? distinctFromSpans(db, scope, from, to, opts) : distinctFromActivity(db, scope, from, to, market);
 }
 
 /** `hits` of distinctFromSpans: the scope's keys' spans in the window, grouped per key and URL. */
@@ -214,8 +226,8 @@ export async function distinctFromSpans(
 
 /** Distinct publications active in each bucket, per key. */
 export async function publicationsSeries(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, number[]>> {
-  if (await coversEveryMarket(db, scope)) return publicationsFromActivity(db, scope, from, to, grain);
-  return publicationsFromSpans(db, scope, from, to, grain);
+  const market = await activityMarket(db, scope);
+  return market === null ? publicationsFromSpans(db, scope, from, to, grain) : publicationsFromActivity(db, scope, from, to, grain, market);
 }
 
 /** The same from url_spans, for any scope. */

@@ -7,11 +7,12 @@ import { queryRows } from '../../shared/db/raw';
 import type { DimensionKind } from '../../shared/db/schema';
 import type { Grain } from '../../shared/rollups/buckets';
 import { distinctFromActivity, publicationsFromActivity } from '../../shared/rollups/activity-counts';
-import { distinctFromSpans, publicationsFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
+import { distinctByKey, distinctFromSpans, publicationsFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
 import { BASE, CATEGORIES, dataset, DOMAINS, expectRollupReads, HOURS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, rebuildWorld, type World } from '../helpers/world';
 import { listedScope } from '../helpers/scope';
+import { marketList } from '../../shared/scope';
 
 let world: World;
 let keys: Record<DimensionKind, string[]>;
@@ -113,6 +114,49 @@ describe('roll-ups equal the raw-observation reference', () => {
     );
   }, 120_000);
 
+  it("one market and every language: category distinct counts and publications per bucket from that market's hulls equal the reference", async () => {
+    const arbitraryWindow = fc.record({
+      keyMask: fc.integer({ min: 1, max: 15 }),
+      market: fc.constantFrom('US', 'GB', 'DE'),
+      start: fc.integer({ min: -24 * 60, max: HOURS * 60 }),
+      length: fc.integer({ min: 30, max: 10 * 24 * 60 }),
+      grain: fc.constantFrom<Grain>('hour', 'day'),
+    });
+    await fc.assert(
+      fc.asyncProperty(arbitraryWindow, async (q) => {
+        const all = keys.category;
+        const chosen = all.filter((_, i) => q.keyMask & (1 << (i % 4)));
+        const scope: KeyedScope = {
+          kind: 'category',
+          keys: chosen.length ? chosen : all,
+          keyScope: await listedScope(world.db, [q.market]),
+          language: null,
+        };
+        const from = new Date(BASE + q.start * 60_000);
+        const to = new Date(from.getTime() + q.length * 60_000);
+        const [market] = marketList(scope.keyScope);
+        const [hulls, read, reference, perBucket, series] = await Promise.all([
+          distinctFromActivity(world.db, scope, from, to, market),
+          distinctByKey(world.db, scope, from, to),
+          naiveDistinct(world.db, scope, from, to),
+          publicationsFromActivity(world.db, scope, from, to, q.grain, market),
+          naiveSeries(world.db, scope, from, to, q.grain),
+        ]);
+        for (const key of scope.keys)
+          expect(perBucket.get(key), `${key} publications per bucket in ${market}`).toEqual(series.get(key)!.pubs);
+        const want = new Map(
+          [...reference].map(([k, r]) => [
+            k,
+            { publications: r.publications, publishers: r.publishers, trends: r.trends, lastSeen: r.last_seen },
+          ]),
+        );
+        expect(hulls, `category in ${market} from its hulls`).toEqual(want);
+        expect(read, `category in ${market} as distinctByKey reads it`).toEqual(want);
+      }),
+      { numRuns: 40 },
+    );
+  }, 120_000);
+
   it('loading the last batch again changes nothing', async () => {
     const before = await queryRows<{ n: number; s: number }>(
       world.db,
@@ -146,14 +190,20 @@ describe('roll-ups equal the raw-observation reference', () => {
       dims: await queryRows(world.db, 'SELECT kind, key, url_id::text FROM url_dimensions ORDER BY 1, 2, 3'),
       hulls: await queryRows(
         world.db,
-        'SELECT kind, key, unit, item, first_hour::text, end_hour::text FROM dim_activity ORDER BY 1, 2, 3, 4',
+        'SELECT kind, key, market, unit, item, first_hour::text, end_hour::text FROM dim_activity ORDER BY 1, 2, 3, 4, 5',
       ),
       gaps: await queryRows(
         world.db,
-        'SELECT kind, key, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps ORDER BY 1, 2, 3, 4, 5',
+        'SELECT kind, key, market, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps ORDER BY 1, 2, 3, 4, 5, 6',
       ),
-      marks: await queryRows(world.db, 'SELECT kind, key, unit, hour::text, starts, ends FROM dim_activity_hours ORDER BY 1, 2, 3, 4'),
-      markDays: await queryRows(world.db, 'SELECT kind, key, unit, day::text, starts, ends FROM dim_activity_days ORDER BY 1, 2, 3, 4'),
+      marks: await queryRows(
+        world.db,
+        'SELECT kind, key, market, unit, hour::text, starts, ends FROM dim_activity_hours ORDER BY 1, 2, 3, 4, 5',
+      ),
+      markDays: await queryRows(
+        world.db,
+        'SELECT kind, key, market, unit, day::text, starts, ends FROM dim_activity_days ORDER BY 1, 2, 3, 4, 5',
+      ),
     });
     const incremental = await snapshot();
     await rebuildWorld(world);

@@ -75,8 +75,14 @@ export const ACTIVITY_UNITS = ['publication', 'publisher', 'trend'] as const;
 export type ActivityUnit = (typeof ACTIVITY_UNITS)[number];
 
 /**
+ * Where a hull's activity is counted: `*` for every market and language, or one market (country, its
+ * languages together), kept for the kinds in `MARKET_KINDS` only (shared/ingest/activity-hulls.ts).
+ */
+const market = () => text('market').notNull();
+
+/**
  * One counted item of a dimension key (a URL of the key, or a publisher or trend of its URLs) with
- * the hull of its activity over all markets and languages: [first_hour, end_hour). With the
+ * the hull of its activity in a market (`*`: all markets and languages): [first_hour, end_hour). With the
  * holes of that activity (dim_activity_gaps) and the hull ends counted per hour and day
  * (dim_activity_hours/_days), the exact number of distinct items active in a window is a handful of
  * index range sums per key instead of a walk over every URL (docs/DATA.md).
@@ -86,12 +92,13 @@ export const dimActivity = pgTable(
   {
     kind: text('kind').$type<DimensionKind>().notNull(),
     key: text('key').notNull(),
+    market: market(),
     unit: text('unit').$type<ActivityUnit>().notNull(),
     item: text('item').notNull(),
     firstHour: tstz('first_hour').notNull(),
     endHour: tstz('end_hour').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.key, t.unit, t.item] })],
+  (t) => [primaryKey({ name: 'dim_activity_pk', columns: [t.kind, t.key, t.market, t.unit, t.item] })],
 );
 
 /** Hours inside an item's hull without activity: [gap_start, gap_end). */
@@ -100,14 +107,15 @@ export const dimActivityGaps = pgTable(
   {
     kind: text('kind').$type<DimensionKind>().notNull(),
     key: text('key').notNull(),
+    market: market(),
     unit: text('unit').$type<ActivityUnit>().notNull(),
     item: text('item').notNull(),
     gapStart: tstz('gap_start').notNull(),
     gapEnd: tstz('gap_end').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.kind, t.key, t.unit, t.item, t.gapStart] }),
-    index('dim_activity_gaps_end_idx').on(t.kind, t.key, t.unit, t.gapEnd),
+    primaryKey({ name: 'dim_activity_gaps_pk', columns: [t.kind, t.key, t.market, t.unit, t.item, t.gapStart] }),
+    index('dim_activity_gaps_end_idx').on(t.kind, t.key, t.market, t.unit, t.gapEnd),
   ],
 );
 
@@ -117,12 +125,13 @@ export const dimActivityHours = pgTable(
   {
     kind: text('kind').$type<DimensionKind>().notNull(),
     key: text('key').notNull(),
+    market: market(),
     unit: text('unit').$type<ActivityUnit>().notNull(),
     hour: tstz('hour').notNull(),
     starts: integer('starts').notNull(),
     ends: integer('ends').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.key, t.unit, t.hour] })],
+  (t) => [primaryKey({ name: 'dim_activity_hours_pk', columns: [t.kind, t.key, t.market, t.unit, t.hour] })],
 );
 
 /** The same per UTC day. */
@@ -131,10 +140,11 @@ export const dimActivityDays = pgTable(
   {
     kind: text('kind').$type<DimensionKind>().notNull(),
     key: text('key').notNull(),
+    market: market(),
     unit: text('unit').$type<ActivityUnit>().notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     starts: integer('starts').notNull(),
     ends: integer('ends').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.key, t.unit, t.day] })],
+  (t) => [primaryKey({ name: 'dim_activity_days_pk', columns: [t.kind, t.key, t.market, t.unit, t.day] })],
 );

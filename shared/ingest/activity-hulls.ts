@@ -41,9 +41,7 @@ spans AS (
   SELECT m.kind, m.key, mk.market, m.unit, m.item, s.start_hour, s.end_hour
   FROM (${members}) m JOIN url_spans s ON s.url_id = m.url_id ${spanMarkets('m.kind', 's.country')}
   WHERE mk.market IS NOT NULL),
-${mergeRuns('spans')},
-hulls AS (${hullsOf('runs')}),
-gaps AS (${gapsOf('runs')})`;
+${mergeRuns('spans')}`;
 
 /** CTEs `marked`, `numbered` and `runs` over the intervals in `spans` (kind, key, market, unit, item, start_hour, end_hour). */
 export const mergeRuns = (spans: string) => `
@@ -59,14 +57,30 @@ runs AS (
   SELECT ${GROUP}, min(start_hour) AS s, max(end_hour) AS e FROM numbered GROUP BY ${GROUP}, run)`;
 
 /**
- * Every group that exists: each URL of a key, and each publisher / trend of a key's URLs. A
- * publisher key has one publisher (a URL has one domain), so that group is not stored; a trend key
- * keeps its trend groups, as its URLs may belong to other trends too.
+ * Every URL's runs, in every market (`*`) and in each market it has spans in, as groups of the
+ * publication unit with no kind and no key (item = the URL). A publication group's runs are its
+ * URL's whichever key it belongs to, so its hull and gaps are merged once per URL here and then
+ * copied to each of the URL's keys (`perKey`), instead of merged once per membership.
  */
-const ALL_MEMBERS = `
-  SELECT kind, key, 'publication'::text AS unit, url_id::text AS item, url_id FROM url_dimensions
-  UNION ALL
-  SELECT d.kind, d.key, x.kind, x.key, d.url_id FROM url_dimensions d
+const URL_RUNS = `CREATE TEMP TABLE activity_url_runs ON COMMIT DROP AS WITH
+spans AS (
+  SELECT ''::text AS kind, ''::text AS key, mk.market, 'publication'::text AS unit, s.url_id::text AS item, s.start_hour, s.end_hour
+  FROM url_spans s CROSS JOIN LATERAL (VALUES ('${ALL_MARKETS}'::text), (s.country)) AS mk(market)),
+${mergeRuns('spans')}
+SELECT * FROM runs`;
+
+/** Rows of a per-URL relation `perUrl` (kind and key empty, item the URL) for each key of the URL, in the markets kept for its kind. */
+const perKey = (perUrl: string, columns: string) => `
+  SELECT d.kind, d.key, u.market, u.unit, u.item, ${columns} FROM (${perUrl}) u
+  JOIN url_dimensions d ON d.url_id = u.item::uuid AND (u.market = '${ALL_MARKETS}' OR ${keptPerMarket('d.kind')})`;
+
+/**
+ * Every group of the publisher and trend units: each publisher / trend of a key's URLs (publication
+ * groups come from URL_RUNS). A publisher key has one publisher (a URL has one domain), so that
+ * group is not stored; a trend key keeps its trend groups, as its URLs may belong to other trends too.
+ */
+const LINKED_MEMBERS = `
+  SELECT d.kind, d.key, x.kind AS unit, x.key AS item, d.url_id FROM url_dimensions d
   JOIN url_dimensions x ON x.url_id = d.url_id AND x.kind IN ('publisher', 'trend') AND NOT (d.kind = 'publisher' AND x.kind = 'publisher')`;
 
 /** A hull "ends" at its last active hour, so that both marks are counted strictly before a boundary. */
@@ -93,14 +107,17 @@ const MARKS_FROM_HULLS = (into: 'hours' | 'days') => {
 /** Set-based rebuild of the activity tables (after url_dimensions and url_spans are rebuilt). */
 export const REBUILD_ACTIVITY = [
   `TRUNCATE dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`,
-  `CREATE TEMP TABLE activity_runs ON COMMIT DROP AS WITH ${runs(ALL_MEMBERS)} SELECT * FROM runs`,
+  URL_RUNS,
+  `CREATE TEMP TABLE activity_runs ON COMMIT DROP AS WITH ${runs(LINKED_MEMBERS)} SELECT * FROM runs`,
   ...FILL_THEN_KEY(
     'dim_activity',
     { name: 'dim_activity_pk', definition: `PRIMARY KEY (${GROUP})` },
-    `INSERT INTO dim_activity (${GROUP}, first_hour, end_hour) ${hullsOf('activity_runs')}`,
+    `INSERT INTO dim_activity (${GROUP}, first_hour, end_hour)
+     ${hullsOf('activity_runs')} UNION ALL ${perKey(hullsOf('activity_url_runs'), 'u.first_hour, u.end_hour')}`,
   ),
-  `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end) ${gapsOf('activity_runs')}`,
+  `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end)
+   ${gapsOf('activity_runs')} UNION ALL ${perKey(gapsOf('activity_url_runs'), 'u.gap_start, u.gap_end')}`,
   ...MARKS_FROM_HULLS('hours'),
   ...MARKS_FROM_HULLS('days'),
-  `DROP TABLE activity_runs`,
+  `DROP TABLE activity_runs, activity_url_runs`,
 ];

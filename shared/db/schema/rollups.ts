@@ -76,7 +76,7 @@ export type ActivityUnit = (typeof ACTIVITY_UNITS)[number];
 
 /**
  * Where a hull's activity is counted: `*` for every market and language, or one market (country, its
- * languages together), kept for the kinds in `MARKET_KINDS` only (shared/ingest/activity-hulls.ts).
+ * languages together), kept for the kinds in `MARKET_KINDS` only (shared/rollups/activity-counts.ts).
  */
 const market = () => text('market').notNull();
 

@@ -1,9 +1,9 @@
 -- The activity hulls are also kept per market (country) for the category kind (docs/DATA.md
 -- "Distinct counts"): category analytics for one market count its publications and publishers from
 -- them, as the every-market scope does from the `*` rows, instead of walking the market's spans.
--- Existing rows are the every-market hulls. A database loaded before this migration has no market
--- rows until its hulls are rebuilt: `npm run rollups:rebuild -- --activity-only` (the bench loader
--- does it by itself, scripts/bench/rollups-load.ts).
+-- Existing rows are the every-market hulls. The market rows of a database loaded before this
+-- migration are built in its transaction: the activity hulls are rebuilt whole from url_dimensions
+-- and url_spans (`BACKFILLS` in scripts/lib/migrations.ts; the same rebuild took 217 s on the bench set).
 ALTER TABLE "dim_activity" ADD COLUMN "market" text NOT NULL DEFAULT '*';--> statement-breakpoint
 ALTER TABLE "dim_activity" ALTER COLUMN "market" DROP DEFAULT;--> statement-breakpoint
 ALTER TABLE "dim_activity" DROP CONSTRAINT "dim_activity_kind_key_unit_item_pk";--> statement-breakpoint

@@ -43,8 +43,7 @@ async function upgrade(client: pg.Client): Promise<void> {
   const {
     rows: [missing],
   } = await client.query<{ hulls: boolean; totals: boolean; entities: boolean }>(
-    // Hulls without market rows predate 0017_activity_markets: rebuilt whole.
-    `SELECT NOT EXISTS (SELECT 1 FROM dim_activity WHERE market <> '${ALL_MARKETS}') AND EXISTS (SELECT 1 FROM url_spans) AS hulls,
+    `SELECT NOT EXISTS (SELECT 1 FROM dim_activity) AND EXISTS (SELECT 1 FROM url_spans) AS hulls,
             NOT EXISTS (SELECT 1 FROM dim_days WHERE country = '${ALL_MARKETS}') AND EXISTS (SELECT 1 FROM dim_days) AS totals,
             NOT EXISTS (SELECT 1 FROM entity_best) AND EXISTS (SELECT 1 FROM article_entities) AS entities`,
   );

@@ -2,12 +2,23 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Queryable } from '../../shared/db/queryable';
+import { REBUILD_ACTIVITY } from '../../shared/ingest/activity-hulls';
 import { restoreDeferredIndexes } from '../../shared/ingest/deferred-indexes';
+import { RAISE_MEMORY } from '../../shared/ingest/sql';
 
 const ROOT = join(import.meta.dirname, '..', '..', 'drizzle');
 
 /** The migration that creates deferred_indexes (shared/ingest/deferred-indexes.ts). */
 const DEFERRED_INDEXES_TAG = '0015_deferred_indexes';
+
+/**
+ * Data a migration's new schema needs, built in its transaction from what the database holds, where
+ * the ingest's rebuild already has the statements (one copy of the SQL; 0013 carries its own).
+ */
+const BACKFILLS: Record<string, string[]> = {
+  // The category kind's activity hulls per market, beside the every-market ones (drizzle/0017).
+  '0017_activity_markets': [RAISE_MEMORY('work_mem', '256MB'), ...REBUILD_ACTIVITY],
+};
 
 interface Journal {
   entries: { idx: number; tag: string }[];
@@ -29,6 +40,7 @@ export async function migrate(client: Queryable, log: (line: string) => void = (
       for (const statement of text.split('--> statement-breakpoint')) {
         if (statement.trim()) await client.query(statement);
       }
+      for (const statement of BACKFILLS[tag] ?? []) await client.query(statement);
       await client.query('INSERT INTO schema_migrations (tag) VALUES ($1)', [tag]);
       await client.query('COMMIT');
     } catch (err) {

@@ -1,25 +1,15 @@
 // drizzle/0017_activity_markets on a database loaded before it: the migration's backfill (the activity
 // hulls rebuilt, scripts/lib/migrations.ts BACKFILLS) gives exactly the hulls that ingest keeps.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../shared/ingest/index';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { migrate } from '../../scripts/lib/migrations';
+import { templateCopy } from './template-copy';
 import { dataset } from '../fixtures/oracle';
 
-const SERVER = inject('adminDatabaseUrl').replace(/\/[^/]*$/, '');
-const DB = `t_activity_markets_migration_${inject('runId')}`;
+let db: Awaited<ReturnType<typeof templateCopy>>;
 let client: pg.Client;
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 const HULLS = `
   SELECT 'hull' AS t, kind, key, market, unit, item, first_hour::text AS a, end_hour::text AS b FROM dim_activity
@@ -47,16 +37,11 @@ const BEFORE_0017 = [
 ];
 
 beforeAll(async () => {
-  await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${DB} TEMPLATE ${inject('templateDatabase')}`);
-  client = new pg.Client({ connectionString: `${SERVER}/${DB}` });
-  await client.connect();
+  db = await templateCopy('activity_markets_migration');
+  client = db.client;
 });
 
-afterAll(async () => {
-  await client.end();
-  await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-});
+afterAll(() => db.drop());
 
 describe('0017_activity_markets', () => {
   it('builds the category hulls per market of an existing database, exactly as ingest keeps them', async () => {

@@ -1,25 +1,15 @@
 // drizzle/0013_hierarchy_counts.sql on a database loaded before it: its backfill builds exactly the
 // hierarchy tables that ingest keeps (and that a rebuild makes) from the same data.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../shared/ingest/index';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { migrate } from '../../scripts/lib/migrations';
+import { templateCopy } from './template-copy';
 import { hourlyBatches, world } from '../fixtures/hierarchy-oracle';
 
-const SERVER = inject('adminDatabaseUrl').replace(/\/[^/]*$/, '');
-const DB = `t_hierarchy_migration_${inject('runId')}`;
+let db: Awaited<ReturnType<typeof templateCopy>>;
 let client: pg.Client;
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 /** The hierarchy tables by value (set ids differ between a backfill and ingest). */
 const SNAPSHOT = `
@@ -31,16 +21,11 @@ const SNAPSHOT = `
   ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
 
 beforeAll(async () => {
-  await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${DB} TEMPLATE ${inject('templateDatabase')}`);
-  client = new pg.Client({ connectionString: `${SERVER}/${DB}` });
-  await client.connect();
+  db = await templateCopy('hierarchy_migration');
+  client = db.client;
 });
 
-afterAll(async () => {
-  await client.end();
-  await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-});
+afterAll(() => db.drop());
 
 describe('0013_hierarchy_counts', () => {
   it('backfills an existing database with exactly what ingest keeps', async () => {

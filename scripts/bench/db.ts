@@ -37,6 +37,17 @@ export async function freshDatabase(name: string): Promise<pg.Client> {
   return client;
 }
 
+/** Drops and recreates `name` as a copy of the database `from` (nothing may be connected to it) and returns a connected client. */
+export async function copyDatabase(from: string, name: string): Promise<pg.Client> {
+  checkName(from);
+  checkName(name);
+  await admin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name} TEMPLATE ${from}`);
+  });
+  return connectTo(name);
+}
+
 /** Creates `name` when missing (migrated); applies pending migrations either way. */
 export async function ensureDatabase(name: string): Promise<pg.Client> {
   if (!(await databaseExists(name))) return freshDatabase(name);

@@ -1,13 +1,15 @@
-// `npm run bench -- ingest:profile [--lines 100000] [--mode incremental|rebuild-at-end|hourly] [--active-days N] [--top 25]`
+// `npm run bench -- ingest:profile [--lines 100000 | --from-db bench_rollups] [--mode incremental|rebuild-at-end|hourly] [--active-days N] [--top 25]`
 // Where an ingest spends its time: the first `--lines` lines of the bench set into a fresh database
 // over one pg.Client whose every statement is timed (and the rebuild's second connection: the
 // database time then sums both, more than the wall time), then the statements by total time (the
 // first 100 characters of their text, call count, seconds). `hourly`: the slice is loaded with the
 // roll-ups rebuilt at the end (not profiled), then one hour of observations for every profile (seen
-// in the last --active-days days, when given) is profiled (scripts/bench/hourly.ts).
+// in the last --active-days days, when given) is profiled (scripts/bench/hourly.ts). `--from-db` runs
+// the hour on a copy of a loaded database instead (the whole bench set of `npm run bench:data`:
+// `--from-db bench_rollups`), whose data ends at the same now.
 import type { Queryable } from '../../shared/db/queryable';
 import { ingest } from '../../shared/ingest';
-import { connectTo, freshDatabase } from './db';
+import { connectTo, copyDatabase, freshDatabase } from './db';
 import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines } from './hourly';
 import { fmt, log, table } from './stats';
@@ -51,15 +53,17 @@ export async function run(argv: string[]): Promise<void> {
   const mode = at('--mode') ?? 'incremental';
   const top = Number(at('--top') ?? 25);
   const activeDays = Number(at('--active-days') ?? Number.POSITIVE_INFINITY);
+  const from = at('--from-db');
   if (!['incremental', 'rebuild-at-end', 'hourly'].includes(mode)) throw new Error(`--mode incremental|rebuild-at-end|hourly, not ${mode}`);
-  const input = await firstLines('bench', lines);
-  const db = await freshDatabase('bench_ingest_profile');
+  if (from && mode !== 'hourly') throw new Error('--from-db runs an hourly batch: --mode hourly');
+  const input = from ? [] : await firstLines('bench', lines);
+  const db = from ? await copyDatabase(from, 'bench_ingest_profile') : await freshDatabase('bench_ingest_profile');
   const lane = await connectTo('bench_ingest_profile');
   try {
     let batch = input;
     let now = new Date(BENCH_NOW);
     if (mode === 'hourly') {
-      await ingest(db, input, { rollups: 'rebuild-at-end', now });
+      if (!from) await ingest(db, input, { rollups: 'rebuild-at-end', now });
       batch = hourLines(await activeProfiles(db, now, activeDays), now);
       now = new Date(now.getTime() + 3_660_000);
     }

@@ -13,7 +13,9 @@ const DEFERRED_INDEXES_TAG = '0015_deferred_indexes';
 
 /**
  * Data a migration's new schema needs, built in its transaction from what the database holds, where
- * the ingest's rebuild already has the statements (one copy of the SQL; 0013 carries its own).
+ * the ingest's rebuild already has the statements (one copy of the SQL; 0013 carries its own). These
+ * are today's statements, written for today's schema: a later migration that changes the tables they
+ * write must take the backfill over (run it itself, after its change) and drop it from here.
  */
 const BACKFILLS: Record<string, string[]> = {
   // The category kind's activity hulls per market, beside the every-market ones (drizzle/0017).

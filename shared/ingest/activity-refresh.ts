@@ -6,16 +6,18 @@
 // from the hull and its gaps) united with the hours it gained (all its spans for a new membership).
 // Union is idempotent, so merging hours that were already counted changes nothing. When every new
 // hour of a group lies after its hull (each hour of live data), the stored runs are one interval to
-// the merge and the group's gaps are not even read. A URL that LOST activity (an hour corrected to zero
-// impressions) or left a dimension cannot be subtracted from a union: every group it belongs to,
-// before or after the batch, is recomputed whole from its members' spans, and those groups are left
-// out of the merge. Both paths write through temp tables, never joined to each other on their
+// the merge and the group's gaps are not even read. A URL that LOST hours (an hour corrected to zero
+// impressions) cannot be subtracted from a union, but each lost hour can be checked: a group keeps
+// it while another member is still active then (one index probe finds one), and the hours no member
+// covers any more are cut out of the group's runs. A URL that left a dimension loses all of its hours
+// there: every group it belonged to, before or after the batch, is recomputed whole from its members'
+// spans, and those groups are left out of the merge. The paths write through temp tables, never joined to each other on their
 // correlated group columns beyond a single join: such joins are estimated at one row, and the nested
 // loops built on that estimate took 174 s for an hour of 3,661 lines.
 import type { Queryable } from '../db/queryable';
 import { GROUP, GROUP_PARTITION, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets } from './activity-hulls';
 import { ALL_MARKETS } from '../rollups/activity-counts';
-import { ADDED_TABLE } from './rollups';
+import { ADDED_TABLE, LOST_TABLE } from './rollups';
 
 export interface RemovedMembership {
   kind: string;
@@ -27,10 +29,10 @@ const SAME_GROUP = (a: string, b: string) =>
   `(${a}.kind, ${a}.key, ${a}.market, ${a}.unit, ${a}.item) = (${b}.kind, ${b}.key, ${b}.market, ${b}.unit, ${b}.item)`;
 
 /**
- * The groups to recompute whole: every (key, market, unit, item) that a URL of $1 belongs to, with its
- * current memberships and those just removed ($2-$4), in every market and, for `MARKET_KINDS`, in
- * each market it was ever seen in (url_profiles: a market where it lost all activity has no span
- * left). `item_url` is the URL of a publication group.
+ * The groups to recompute whole: every (key, market, unit, item) that a URL of $1 (one that left a
+ * dimension) belongs to, with its current memberships and those just removed ($2-$4), in every market
+ * and, for `MARKET_KINDS`, in each market it was ever seen in (url_profiles: a market where it lost
+ * all activity has no span left). `item_url` is the URL of a publication group.
  */
 const FULL_GROUPS = `
 CREATE TEMP TABLE act_groups ON COMMIT DROP AS
@@ -49,33 +51,69 @@ CROSS JOIN LATERAL (
 WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher')`;
 
 /**
- * The spans that URLs bring to each of their groups ($1: every URL), in each market they count in: the
- * hours that grown URLs ($2) gained in this transaction (spans_added, rollups.ts), every span of URLs
- * that joined a dimension ($3).
+ * What URLs ($1) bring to each of their groups, in each market it counts in: the rows of `source`
+ * (url_id, country, ...), one per group and distinct `columns`.
  */
-const CONTRIBUTIONS = `
-CREATE TEMP TABLE act_contrib ON COMMIT DROP AS
+const perGroup = (source: string, columns: string) => `
 WITH mem AS MATERIALIZED (SELECT kind, key, url_id FROM url_dimensions WHERE url_id = ANY($1::uuid[])),
 own AS (
   SELECT url_id, 'publication'::text AS unit, url_id::text AS item FROM unnest($1::uuid[]) AS t(url_id)
   UNION ALL SELECT url_id, kind, key FROM mem WHERE kind IN ('publisher', 'trend')),
-sp AS MATERIALIZED (
-  SELECT url_id, country, start_hour, end_hour FROM spans_added WHERE url_id = ANY($2::uuid[])
-  UNION ALL SELECT url_id, country, start_hour, end_hour FROM url_spans WHERE url_id = ANY($3::uuid[]))
-SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, sp.start_hour, sp.end_hour
+sp AS MATERIALIZED (${source})
+SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, ${columns}
 FROM mem m JOIN own o USING (url_id) JOIN sp USING (url_id) ${spanMarkets('m.kind', 'sp.country')}
 WHERE NOT (m.kind = 'publisher' AND o.unit = 'publisher') AND mk.market IS NOT NULL`;
 
+/**
+ * The spans that URLs bring to their groups ($1: every URL): the hours that grown URLs ($2) gained in
+ * this transaction (spans_added, rollups.ts), every span of URLs that joined a dimension ($3).
+ */
+const CONTRIBUTIONS = `CREATE TEMP TABLE act_contrib ON COMMIT DROP AS ${perGroup(
+  `SELECT url_id, country, start_hour, end_hour FROM spans_added WHERE url_id = ANY($2::uuid[])
+   UNION ALL SELECT url_id, country, start_hour, end_hour FROM url_spans WHERE url_id = ANY($3::uuid[])`,
+  'sp.start_hour, sp.end_hour',
+)}`;
+
+/** The hours that URLs ($1) lost in this transaction (spans_lost, rollups.ts), in each of their groups. */
+const LOST_HOURS = `CREATE TEMP TABLE act_lost ON COMMIT DROP AS ${perGroup('SELECT url_id, country, hour FROM spans_lost', 'sp.hour')}`;
+
+/** A span `s` counts in the group `g`'s market. */
+const IN_MARKET = (g = 'g') => `(${g}.market = '${ALL_MARKETS}' OR s.country = ${g}.market)`;
+
+/**
+ * The holes to cut out of groups' runs: lost hours that no member of the group covers any more, as
+ * intervals. Each lost hour looks for one member span that covers it (LIMIT 1: probed per row through
+ * the keys, so a busy group answers at its first active member instead of reading all of them).
+ */
+const HOLES = `
+CREATE TEMP TABLE act_holes ON COMMIT DROP AS
+SELECT ${GROUP}, min(hour) AS hole_start, max(hour) + interval '1 hour' AS hole_end FROM (
+  SELECT ${GROUP}, hour, hour - row_number() OVER (PARTITION BY ${GROUP_PARTITION} ORDER BY hour) * interval '1 hour' AS grp
+  FROM act_lost c
+  WHERE NOT EXISTS (
+    SELECT 1 FROM url_spans s
+    WHERE c.unit = 'publication' AND s.url_id = c.item::uuid AND ${IN_MARKET('c')} AND s.start_hour <= c.hour AND s.end_hour > c.hour
+    UNION ALL
+    SELECT 1 FROM url_dimensions x
+    JOIN url_dimensions d ON d.kind = c.kind AND d.key = c.key AND d.url_id = x.url_id
+    JOIN url_spans s ON s.url_id = x.url_id AND ${IN_MARKET('c')} AND s.start_hour <= c.hour AND s.end_hour > c.hour
+    WHERE c.unit <> 'publication' AND x.kind = c.unit AND x.key = c.item
+    LIMIT 1)) u
+GROUP BY ${GROUP}, grp`;
+
 const MERGED_GROUPS = `
 INSERT INTO act_groups (${GROUP}, item_url, whole)
-SELECT ${GROUP}, NULL::uuid, false FROM (SELECT ${GROUP} FROM act_contrib EXCEPT SELECT ${GROUP} FROM act_groups) c`;
+SELECT ${GROUP}, NULL::uuid, false FROM (
+  SELECT ${GROUP} FROM act_contrib UNION SELECT ${GROUP} FROM act_holes EXCEPT SELECT ${GROUP} FROM act_groups) c`;
 
-/** Contributions to groups that are recomputed whole are not merged (run only when there are such groups). */
-const DROP_WHOLE_CONTRIBUTIONS = `DELETE FROM act_contrib c USING act_groups g WHERE g.whole AND ${SAME_GROUP('c', 'g')}`;
+/** Contributions to and lost hours of groups that are recomputed whole are not merged (run only when there are such groups). */
+const DROP_WHOLE = ['act_contrib', 'act_lost'].map(
+  (t) => `DELETE FROM ${t} c USING act_groups g WHERE g.whole AND ${SAME_GROUP('c', 'g')}`,
+);
 
 /**
  * The stored hulls of every group, and whether a merged group is `general`: a contribution starts
- * before its hull ends. Otherwise every new hour lies after the hull (the hourly case) and is
+ * before its hull ends, or it has holes. Otherwise every new hour lies after the hull (the hourly case) and is
  * appended: the stored runs stand in as one interval [first_hour, end_hour), whose inner gaps cannot
  * change, so the group's gaps are not read. Gaps are read for general and whole groups only.
  */
@@ -83,7 +121,8 @@ const OLD = [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
    SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, g.whole, false AS general FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
   `CREATE TEMP TABLE act_general ON COMMIT DROP AS
-   SELECT DISTINCT c.kind, c.key, c.market, c.unit, c.item FROM act_contrib c JOIN act_old o USING (${GROUP}) WHERE c.start_hour < o.end_hour`,
+   SELECT c.kind, c.key, c.market, c.unit, c.item FROM act_contrib c JOIN act_old o USING (${GROUP}) WHERE c.start_hour < o.end_hour
+   UNION SELECT ${GROUP} FROM act_holes`,
   `UPDATE act_old o SET general = true FROM act_general x WHERE ${SAME_GROUP('o', 'x')}`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
@@ -105,28 +144,46 @@ SELECT ${GROUP}, t AS start_hour, e AS end_hour FROM (
     UNION ALL SELECT ${GROUP}, gap_start, true FROM act_old_gaps WHERE NOT whole) b) r
 WHERE NOT is_end`;
 
-/** A span `s` counts in the group `g`'s market. */
-const IN_MARKET = `(g.market = '${ALL_MARKETS}' OR s.country = g.market)`;
+/**
+ * CTEs that cut the holes (`holes`: GROUP, hole_start, hole_end) out of the runs in `runs` (GROUP, s, e),
+ * then the SELECT of every run. Each hole is clipped to the runs it overlaps (a URL that joined a group
+ * in the same batch may have lost hours the group never had); inside a run, its start and end and the
+ * clipped holes' ends and starts alternate in time, so each start pairs with the next point.
+ */
+const cutRuns = (runs: string, holes: string) => `
+cut_groups AS (SELECT DISTINCT ${GROUP} FROM ${holes}),
+cut AS (SELECT r.* FROM ${runs} r WHERE EXISTS (SELECT 1 FROM cut_groups h WHERE ${SAME_GROUP('h', 'r')})),
+clipped AS (
+  SELECT h.kind, h.key, h.market, h.unit, h.item, greatest(h.hole_start, r.s) AS hs, least(h.hole_end, r.e) AS he
+  FROM ${holes} h JOIN cut r ON ${SAME_GROUP('h', 'r')} AND r.s < h.hole_end AND r.e > h.hole_start),
+points AS (
+  SELECT ${GROUP}, s AS t, false AS is_end FROM cut
+  UNION ALL SELECT ${GROUP}, e, true FROM cut
+  UNION ALL SELECT ${GROUP}, hs, true FROM clipped
+  UNION ALL SELECT ${GROUP}, he, false FROM clipped),
+pieces AS (SELECT ${GROUP}, t, is_end, lead(t) OVER (PARTITION BY ${GROUP_PARTITION} ORDER BY t, is_end) AS nxt FROM points)
+SELECT r.* FROM ${runs} r WHERE NOT EXISTS (SELECT 1 FROM cut_groups h WHERE ${SAME_GROUP('h', 'r')})
+UNION ALL SELECT ${GROUP}, t AS s, nxt AS e FROM pieces WHERE NOT is_end AND t < nxt`;
 
-const NEW_RUNS = `
+/** The groups' new runs; `cut` when act_holes has rows (otherwise the runs are not read twice). */
+const NEW_RUNS = (cut: boolean) => `
 CREATE TEMP TABLE act_runs ON COMMIT DROP AS
 WITH spans AS (
   SELECT g.kind, g.key, g.market, g.unit, g.item, s.start_hour, s.end_hour FROM act_groups g
   JOIN url_dimensions d ON d.kind = g.kind AND d.key = g.key AND d.url_id = g.item_url
-  JOIN url_spans s ON s.url_id = d.url_id AND ${IN_MARKET}
+  JOIN url_spans s ON s.url_id = d.url_id AND ${IN_MARKET()}
   WHERE g.whole AND g.unit = 'publication'
   UNION ALL
   SELECT g.kind, g.key, g.market, g.unit, g.item, s.start_hour, s.end_hour FROM act_groups g
   JOIN url_dimensions x ON x.kind = g.unit AND x.key = g.item
   JOIN url_dimensions d ON d.kind = g.kind AND d.key = g.key AND d.url_id = x.url_id
-  JOIN url_spans s ON s.url_id = d.url_id AND ${IN_MARKET}
+  JOIN url_spans s ON s.url_id = d.url_id AND ${IN_MARKET()}
   WHERE g.whole AND g.unit <> 'publication'
   UNION ALL
   SELECT ${GROUP}, start_hour, end_hour FROM act_contrib
   UNION ALL SELECT ${GROUP}, first_hour, end_hour FROM act_old WHERE NOT whole AND NOT general
   UNION ALL ${STORED_RUNS}),
-${mergeRuns('spans')}
-SELECT * FROM runs`;
+${mergeRuns('spans')}${cut ? `,${cutRuns('runs', 'act_holes')}` : ' SELECT * FROM runs'}`;
 
 // What changed, as set differences (EXCEPT hashes whole rows). Joins between these tables on their
 // group columns are estimated at one row (the columns are correlated), which once sent a gap delete
@@ -174,8 +231,8 @@ const WRITES = [
   `DELETE FROM dim_activity a USING act_gone o WHERE ${SAME_GROUP('a', 'o')}`,
   `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
   `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end) SELECT * FROM act_gaps_put`,
-  `DROP TABLE act_groups, act_contrib, act_old, act_general, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
-  'DROP TABLE IF EXISTS spans_added',
+  `DROP TABLE act_groups, act_contrib, act_lost, act_holes, act_old, act_general, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
+  'DROP TABLE IF EXISTS spans_added, spans_lost',
 ];
 
 // Marks that fell back to zero are removed, so that the incremental tables equal a rebuild.
@@ -191,21 +248,22 @@ export interface ActivityChanges {
   joined?: string[];
   /** Memberships that were just deleted (their groups no longer show in url_dimensions). */
   removed?: RemovedMembership[];
-  /** URLs whose spans lost hours. */
+  /** URLs whose spans lost hours (spans_lost holds the hours; those they gained are in spans_added too). */
   lost?: string[];
 }
 
 /**
  * Brings the hulls of every group the URLs touch up to date. Call inside a transaction, after their
- * spans and memberships changed. A URL may be in several lists: lost or removed wins (its groups are
+ * spans and memberships changed. A URL may be in several lists: removed wins (its groups are
  * recomputed whole), then joined.
  */
 export async function refreshActivity(db: Queryable, changes: ActivityChanges): Promise<void> {
-  const { removed = [], lost = [] } = changes;
-  const whole = [...new Set([...lost, ...removed.map((r) => r.url_id)])];
+  const { removed = [] } = changes;
+  const whole = [...new Set(removed.map((r) => r.url_id))];
+  const lost = [...new Set(changes.lost ?? [])];
   const joinedSet = new Set(changes.joined ?? []);
   const joined = [...joinedSet];
-  const grown = [...new Set(changes.grown ?? [])].filter((u) => !joinedSet.has(u));
+  const grown = [...new Set([...(changes.grown ?? []), ...lost])].filter((u) => !joinedSet.has(u));
   if (whole.length === 0 && joined.length === 0 && grown.length === 0) return;
   // The temp tables have no index: the batch's `enable_seqscan = off` (batch.ts) would push every join
   // with them into nested loops over seq scans. Their sizes are real, so the planner may choose here.
@@ -213,16 +271,19 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
     rows: [setting],
   } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
   await db.query(ADDED_TABLE);
+  await db.query(LOST_TABLE);
   await db.query(FULL_GROUPS, [whole, removed.map((r) => r.kind), removed.map((r) => r.key), removed.map((r) => r.url_id)]);
   await db.query(CONTRIBUTIONS, [[...grown, ...joined], grown, joined]);
+  await db.query(LOST_HOURS, [lost]);
+  if (whole.length) for (const sql of DROP_WHOLE) await db.query(sql);
+  const holes = (await db.query(HOLES)).rowCount ?? 1;
   await db.query(MERGED_GROUPS);
-  if (whole.length) await db.query(DROP_WHOLE_CONTRIBUTIONS);
   // The share of whole groups decides how their members are read (index probes, not a scan of
   // url_dimensions); the other temp tables meet a stored table by primary key or a single hash join
   // whose inputs are sized from their pages, so statistics would only cost time (~1 s an hour).
   await db.query('ANALYZE act_groups');
   for (const sql of OLD) await db.query(sql);
-  await db.query(NEW_RUNS);
+  await db.query(NEW_RUNS(holes > 0));
   for (const sql of STEPS) await db.query(sql);
   const { rows } = await db.query<{ tbl: string; kind: string; key: string; market: string; unit: string; at: string }>(MARKS);
   for (const sql of WRITES) await db.query(sql);

@@ -119,7 +119,7 @@ export async function applyHourDeltas(db: Queryable, deltas: HourDelta[]): Promi
 }
 
 // Which URL-markets lost activity: an old span no longer inside one new span (an hour corrected
-// to zero impressions). Their activity groups are recomputed whole (activity-refresh.ts).
+// to zero impressions). Their lost hours are saved (SAVE_LOST) for their activity groups to be cut.
 const SAVE_SPANS = `CREATE TEMP TABLE spans_before ON COMMIT DROP AS WITH ${KEYS}
 SELECT s.url_id, s.country, s.language, s.start_hour, s.end_hour FROM url_spans s JOIN k USING (url_id, country, language) WHERE s.url_id = ANY($4::uuid[])`;
 const SAVE_NEW_SPANS = `CREATE TEMP TABLE spans_after ON COMMIT DROP AS WITH ${KEYS}
@@ -149,7 +149,17 @@ UNION SELECT url_id, country, coalesce(last_oe, ns), ne FROM p WHERE coalesce(la
 /** Hours gained by URL-markets in this transaction, with their market (ON COMMIT DROP; read by refreshActivity). */
 export const ADDED_TABLE = `CREATE TEMP TABLE IF NOT EXISTS spans_added (url_id uuid, country text, start_hour timestamptz, end_hour timestamptz) ON COMMIT DROP`;
 
-/** Recomputes the spans of the URL-markets; returns the URLs that lost activity (see LOST_SPANS). */
+/** Hours that URLs ($1) were active in before and no longer are, in a language of the market (ON COMMIT DROP; read by refreshActivity). */
+export const LOST_TABLE = `CREATE TEMP TABLE IF NOT EXISTS spans_lost (url_id uuid, country text, hour timestamptz) ON COMMIT DROP`;
+const SAVE_LOST = `
+INSERT INTO spans_lost (url_id, country, hour)
+SELECT DISTINCT o.url_id, o.country, h.hour FROM spans_before o
+CROSS JOIN LATERAL generate_series(o.start_hour, o.end_hour - interval '1 hour', interval '1 hour') AS h(hour)
+WHERE o.url_id = ANY($1::uuid[]) AND NOT EXISTS (
+  SELECT 1 FROM spans_after n WHERE n.url_id = o.url_id AND n.country = o.country AND n.language = o.language
+    AND n.start_hour <= h.hour AND n.end_hour > h.hour)`;
+
+/** Recomputes the spans of the URL-markets; returns the URLs that lost activity (see LOST_SPANS), their lost hours in spans_lost. */
 export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<string[]> {
   if (keys.length === 0) return [];
   const params = [
@@ -170,7 +180,12 @@ export async function recomputeSpans(db: Queryable, keys: { url_id: string; coun
     rows: [setting],
   } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
   await db.query(SAVE_ADDED);
+  const lost = rows.map((r) => r.url_id);
+  if (lost.length) {
+    await db.query(LOST_TABLE);
+    await db.query(SAVE_LOST, [lost]);
+  }
   await db.query(`SELECT set_config('enable_seqscan', $1, true)`, [setting?.prev ?? 'on']);
   await db.query('DROP TABLE spans_before, spans_after');
-  return rows.map((r) => r.url_id);
+  return lost;
 }

@@ -2,7 +2,7 @@
 // earlier hours, corrections up and down to zero impressions, repeated lines): after EVERY hourly
 // batch the roll-ups kept incrementally equal a full rebuild, and at the end every roll-up read
 // equals plain SQL over raw observations. Zero corrections make URLs lose activity, the path where
-// activity groups are recomputed whole instead of merged (shared/ingest/activity-refresh.ts).
+// lost hours are cut out of activity groups instead of merged (shared/ingest/activity-refresh.ts).
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
@@ -63,6 +63,20 @@ function hourBatch(
   return lines.map((l) => JSON.stringify(l));
 }
 
+/**
+ * One article joins a category it was not in and loses hours in the same batch (its first and a middle
+ * active hour corrected to zero): the lost hours are cut from groups that never held them.
+ */
+function joinAndLose(articles: object[], stored: { url_id: string; country: string; language: string; hour: string }[]) {
+  const article = articles.find((r) => (r as { id?: string }).id?.endsWith('000000000001')) as { id: string; categories: object[] };
+  const hours = stored.filter((o) => o.url_id === article.id);
+  const lost = [hours[0], hours[Math.floor(hours.length / 2)]];
+  return [
+    { ...article, categories: [...article.categories, { name: '/Tech', confidence: 0.3 }] },
+    ...lost.map((o) => ({ type: 'observation', ...o, impressions: 0, position: 1 })),
+  ].map((l) => JSON.stringify(l));
+}
+
 beforeAll(async () => {
   world = await createWorld('hourly_oracle');
   const client = await world.pool().connect();
@@ -96,7 +110,8 @@ beforeAll(async () => {
         `SELECT url_id::text, country, language, to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:00:00"Z"') AS hour FROM observations
          WHERE impressions > 0 ORDER BY 1, 2, 3, 4`,
       );
-      const summary = await ingest(client, hourBatch(profiles, k, stored), { now: new Date(BASE + (HOURS + k + 1) * HOUR_MS + 60_000) });
+      const lines = [...hourBatch(profiles, k, stored), ...(k === 1 ? joinAndLose(first, stored) : [])];
+      const summary = await ingest(client, lines, { now: new Date(BASE + (HOURS + k + 1) * HOUR_MS + 60_000) });
       if (summary.skipped) throw new Error(JSON.stringify(summary.errors.slice(0, 3)));
       differences.push({ batch: k, tables: await rollupsDiffer(client) });
     }
@@ -114,7 +129,7 @@ describe('bulk load, then hourly batches with late, repeated and corrected lines
     expect(differences).toEqual(Array.from({ length: BATCHES }, (_, batch) => ({ batch, tables: [] })));
   });
 
-  it('the batches both gained and lost activity (the merge and the whole-recompute paths both ran)', async () => {
+  it('the batches both gained and lost activity (the merge and the cut paths both ran)', async () => {
     // Late corrections to zero turned active hours inside the data's range inactive (spans split or
     // shrank), and the new hours extended spans past it. Counted on the data, not assumed.
     expect(zeroHours.after).toBeGreaterThan(zeroHours.before);

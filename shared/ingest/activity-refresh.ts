@@ -42,7 +42,7 @@ WITH mem AS (
 own AS (
   SELECT url_id, 'publication'::text AS unit, url_id::text AS item, url_id AS item_url FROM unnest($1::uuid[]) AS t(url_id)
   UNION SELECT url_id, kind, key, NULL::uuid FROM mem WHERE kind IN ('publisher', 'trend'))
-SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, o.item_url, true AS whole
+SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, o.item_url, true AS whole, NULL::timestamptz AS merged_from
 FROM mem m JOIN own o USING (url_id)
 CROSS JOIN LATERAL (
   SELECT '${ALL_MARKETS}'::text AS market
@@ -101,10 +101,15 @@ SELECT ${GROUP}, min(hour) AS hole_start, max(hour) + interval '1 hour' AS hole_
     LIMIT 1)) u
 GROUP BY ${GROUP}, grp`;
 
+/**
+ * The merged groups: every group with contributions or holes (those of whole groups were dropped
+ * before, DROP_WHOLE), with the earliest hour merged into it (a hole counts from -infinity).
+ */
 const MERGED_GROUPS = `
-INSERT INTO act_groups (${GROUP}, item_url, whole)
-SELECT ${GROUP}, NULL::uuid, false FROM (
-  SELECT ${GROUP} FROM act_contrib UNION SELECT ${GROUP} FROM act_holes EXCEPT SELECT ${GROUP} FROM act_groups) c`;
+INSERT INTO act_groups (${GROUP}, item_url, whole, merged_from)
+SELECT ${GROUP}, NULL::uuid, false, min(t) FROM (
+  SELECT ${GROUP}, start_hour AS t FROM act_contrib UNION ALL SELECT ${GROUP}, '-infinity'::timestamptz FROM act_holes) c
+GROUP BY ${GROUP}`;
 
 /** Contributions to and lost hours of groups that are recomputed whole are not merged (run only when there are such groups). */
 const DROP_WHOLE = ['act_contrib', 'act_lost'].map(
@@ -113,17 +118,14 @@ const DROP_WHOLE = ['act_contrib', 'act_lost'].map(
 
 /**
  * The stored hulls of every group, and whether a merged group is `general`: a contribution starts
- * before its hull ends, or it has holes. Otherwise every new hour lies after the hull (the hourly case) and is
+ * before its hull ends, or it has holes (merged_from). Otherwise every new hour lies after the hull (the hourly case) and is
  * appended: the stored runs stand in as one interval [first_hour, end_hour), whose inner gaps cannot
  * change, so the group's gaps are not read. Gaps are read for general and whole groups only.
  */
 const OLD = [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
-   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, g.whole, false AS general FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
-  `CREATE TEMP TABLE act_general ON COMMIT DROP AS
-   SELECT c.kind, c.key, c.market, c.unit, c.item FROM act_contrib c JOIN act_old o USING (${GROUP}) WHERE c.start_hour < o.end_hour
-   UNION SELECT ${GROUP} FROM act_holes`,
-  `UPDATE act_old o SET general = true FROM act_general x WHERE ${SAME_GROUP('o', 'x')}`,
+   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, g.whole, coalesce(g.merged_from < a.end_hour, false) AS general
+   FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
   `CREATE TEMP TABLE act_old_gaps ON COMMIT DROP AS
@@ -231,7 +233,7 @@ const WRITES = [
   `DELETE FROM dim_activity a USING act_gone o WHERE ${SAME_GROUP('a', 'o')}`,
   `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
   `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end) SELECT * FROM act_gaps_put`,
-  `DROP TABLE act_groups, act_contrib, act_lost, act_holes, act_old, act_general, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
+  `DROP TABLE act_groups, act_contrib, act_lost, act_holes, act_old, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
   'DROP TABLE IF EXISTS spans_added, spans_lost',
 ];
 

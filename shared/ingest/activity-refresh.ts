@@ -42,7 +42,7 @@ WITH mem AS (
 own AS (
   SELECT url_id, 'publication'::text AS unit, url_id::text AS item, url_id AS item_url FROM unnest($1::uuid[]) AS t(url_id)
   UNION SELECT url_id, kind, key, NULL::uuid FROM mem WHERE kind IN ('publisher', 'trend'))
-SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, o.item_url, true AS whole, NULL::timestamptz AS merged_from
+SELECT DISTINCT m.kind, m.key, mk.market, o.unit, o.item, o.item_url, true AS whole, NULL::timestamptz AS merged_from, NULL::timestamptz AS merged_to, 0::int8 AS merged_n
 FROM mem m JOIN own o USING (url_id)
 CROSS JOIN LATERAL (
   SELECT '${ALL_MARKETS}'::text AS market
@@ -103,12 +103,14 @@ GROUP BY ${GROUP}, grp`;
 
 /**
  * The merged groups: every group with contributions or holes (those of whole groups were dropped
- * before, DROP_WHOLE), with the earliest hour merged into it (a hole counts from -infinity).
+ * before, DROP_WHOLE), with the span of what is merged into it and how many rows (a hole counts from
+ * -infinity).
  */
 const MERGED_GROUPS = `
-INSERT INTO act_groups (${GROUP}, item_url, whole, merged_from)
-SELECT ${GROUP}, NULL::uuid, false, min(t) FROM (
-  SELECT ${GROUP}, start_hour AS t FROM act_contrib UNION ALL SELECT ${GROUP}, '-infinity'::timestamptz FROM act_holes) c
+INSERT INTO act_groups (${GROUP}, item_url, whole, merged_from, merged_to, merged_n)
+SELECT ${GROUP}, NULL::uuid, false, min(s), max(e), count(*) FROM (
+  SELECT ${GROUP}, start_hour AS s, end_hour AS e FROM act_contrib
+  UNION ALL SELECT ${GROUP}, '-infinity'::timestamptz, NULL FROM act_holes) c
 GROUP BY ${GROUP}`;
 
 /** Contributions to and lost hours of groups that are recomputed whole are not merged (run only when there are such groups). */
@@ -118,13 +120,16 @@ const DROP_WHOLE = ['act_contrib', 'act_lost'].map(
 
 /**
  * The stored hulls of every group, and whether a merged group is `general`: a contribution starts
- * before its hull ends, or it has holes (merged_from). Otherwise every new hour lies after the hull (the hourly case) and is
- * appended: the stored runs stand in as one interval [first_hour, end_hour), whose inner gaps cannot
- * change, so the group's gaps are not read. Gaps are read for general and whole groups only.
+ * before its hull ends, or it has holes (merged_from). Otherwise every new hour lies after the hull
+ * (the hourly case) and is appended: the stored runs stand in as one interval [first_hour, end_hour),
+ * whose inner gaps cannot change, so the group's gaps are not read. Gaps are read for general and
+ * whole groups only. An appended group with one contribution is `simple`: its new hull and gap follow
+ * from the two intervals (STEPS), without merging runs.
  */
 const OLD = [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
-   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, g.whole, coalesce(g.merged_from < a.end_hour, false) AS general
+   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, g.whole, coalesce(g.merged_from < a.end_hour, false) AS general,
+     NOT g.whole AND g.merged_from >= a.end_hour AND g.merged_n = 1 AS simple, g.merged_from, g.merged_to
    FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
@@ -182,8 +187,8 @@ WITH spans AS (
   JOIN url_spans s ON s.url_id = d.url_id AND ${IN_MARKET()}
   WHERE g.whole AND g.unit <> 'publication'
   UNION ALL
-  SELECT ${GROUP}, start_hour, end_hour FROM act_contrib
-  UNION ALL SELECT ${GROUP}, first_hour, end_hour FROM act_old WHERE NOT whole AND NOT general
+  SELECT ${GROUP}, start_hour, end_hour FROM act_contrib c WHERE NOT EXISTS (SELECT 1 FROM act_old o WHERE o.simple AND ${SAME_GROUP('o', 'c')})
+  UNION ALL SELECT ${GROUP}, first_hour, end_hour FROM act_old WHERE NOT whole AND NOT general AND NOT simple
   UNION ALL ${STORED_RUNS}),
 ${mergeRuns('spans')}${cut ? `,${cutRuns('runs', 'act_holes')}` : ' SELECT * FROM runs'}`;
 
@@ -192,8 +197,10 @@ ${mergeRuns('spans')}${cut ? `,${cutRuns('runs', 'act_holes')}` : ' SELECT * FRO
 // into a nested loop over 24k x 12k rows (80 s); the statements below join a temp table to a stored
 // table by its primary key only.
 const STEPS = [
-  `CREATE TEMP TABLE act_hulls ON COMMIT DROP AS ${hullsOf('act_runs')}`,
-  `CREATE TEMP TABLE act_gaps ON COMMIT DROP AS ${gapsOf('act_runs')}`,
+  `CREATE TEMP TABLE act_hulls ON COMMIT DROP AS ${hullsOf('act_runs')}
+   UNION ALL SELECT ${GROUP}, first_hour, merged_to FROM act_old WHERE simple`,
+  `CREATE TEMP TABLE act_gaps ON COMMIT DROP AS ${gapsOf('act_runs')}
+   UNION ALL SELECT ${GROUP}, end_hour, merged_from FROM act_old WHERE simple AND merged_from > end_hour`,
   `CREATE TEMP TABLE act_put ON COMMIT DROP AS
    SELECT ${GROUP}, first_hour, end_hour FROM act_hulls EXCEPT SELECT ${GROUP}, first_hour, end_hour FROM act_old`,
   `CREATE TEMP TABLE act_replaced ON COMMIT DROP AS

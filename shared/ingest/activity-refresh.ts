@@ -11,9 +11,10 @@
 // it while another member is still active then (one index probe finds one), and the hours no member
 // covers any more are cut out of the group's runs. A URL that left a dimension loses all of its hours
 // there: every group it belonged to, before or after the batch, is recomputed whole from its members'
-// spans, and those groups are left out of the merge. The paths write through temp tables, never joined to each other on their
-// correlated group columns beyond a single join: such joins are estimated at one row, and the nested
-// loops built on that estimate took 174 s for an hour of 3,661 lines.
+// spans, and those groups are left out of the merge. The paths write through temp tables, never
+// joined to each other on their correlated group columns beyond a single join or anti-join: such
+// joins are estimated at one row, and the nested loops built on that estimate took 174 s for an hour
+// of 3,661 lines (an anti-join is estimated at its whole outer side, which is safe).
 import type { Queryable } from '../db/queryable';
 import { GROUP, GROUP_PARTITION, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets } from './activity-hulls';
 import { ALL_MARKETS } from '../rollups/activity-counts';

@@ -1,39 +1,26 @@
 // The admin CLI as an operator runs it (`npm run admin -- ...`), against a fresh database on the
 // machine's PostgreSQL and the real Redis.
 import { spawnSync } from 'node:child_process';
-import pg from 'pg';
 import { createKey } from '../../shared/admin/keys';
 import { connect } from '../../scripts/lib/connect';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scratchDatabase } from './template-copy';
 
-const SERVER = inject('adminDatabaseUrl').replace(/\/[^/]*$/, '');
-const DB = `t_admin_cli_${inject('runId')}`;
-const env = { ...process.env, DATABASE_URL: `${SERVER}/${DB}`, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: DB };
+const scratch = scratchDatabase('admin_cli');
+const DB = scratch.name;
+const env = { ...process.env, DATABASE_URL: scratch.url, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: DB };
 
 function admin(...args: string[]) {
   const run = spawnSync('npx', ['tsx', 'scripts/admin.ts', ...args], { env, encoding: 'utf8', timeout: 60_000 });
   return { code: run.status, out: run.stdout, err: run.stderr, json: () => JSON.parse(run.stdout) };
 }
 
-async function sql(text: string) {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
   Object.assign(process.env, { DATABASE_URL: env.DATABASE_URL, REDIS_URL: env.REDIS_URL });
-  await sql(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-  await sql(`CREATE DATABASE ${DB} TEMPLATE ${inject('templateDatabase')}`);
+  await scratch.create();
 });
 
-afterAll(async () => {
-  await sql(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-});
+afterAll(() => scratch.drop());
 
 describe('npm run admin', () => {
   let projectId: string;

@@ -10,10 +10,12 @@ import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { liveStep, topUp } from '../../scripts/demo/live';
 import { migrate } from '../../scripts/lib/migrations';
 import { DEFERRED_FOREIGN_KEYS, DEFERRED_INDEXES, deferIndexes } from '../../shared/ingest/deferred-indexes';
+import { scratchDatabase } from './template-copy';
 
 const SERVER = inject('adminDatabaseUrl').replace(/\/[^/]*$/, '');
-const DB = `t_ingest_cli_${inject('runId')}`;
-const env = { ...process.env, DATABASE_URL: `${SERVER}/${DB}` };
+const scratch = scratchDatabase('ingest_cli');
+const DB = scratch.name;
+const env = { ...process.env, DATABASE_URL: scratch.url };
 const NOW = '2026-11-20T12:00:00Z';
 
 const sh = (command: string) => spawnSync('bash', ['-c', command], { env, encoding: 'utf8', timeout: 180_000 });
@@ -53,16 +55,9 @@ async function ndjsonFile(name: string, records: object[]): Promise<string> {
   return file;
 }
 
-beforeAll(async () => {
-  await withClient('postgres', async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${DB} TEMPLATE ${inject('templateDatabase')}`);
-  });
-});
+beforeAll(() => scratch.create());
 
-afterAll(async () => {
-  await withClient('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`));
-});
+afterAll(() => scratch.drop());
 
 describe('generate | ingest', () => {
   it('loads an empty database, then reports zero changes on the identical second run', () => {

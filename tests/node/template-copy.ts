@@ -1,5 +1,5 @@
-// A scratch database copied from the run's migrated template (tests/setup/global.ts), for node tests
-// that load data of their own or take a schema back to an earlier migration.
+// Scratch databases copied from the run's migrated template (tests/setup/global.ts), for node tests
+// that load data of their own, run a CLI against them or take a schema back to an earlier migration.
 import pg from 'pg';
 import { inject } from 'vitest';
 
@@ -16,18 +16,32 @@ async function onServer(sql: string): Promise<void> {
   }
 }
 
-/** A fresh copy of the template, `t_<name>_<run id>`, connected; `drop()` closes and removes it. */
-export async function templateCopy(name: string): Promise<{ client: pg.Client; drop(): Promise<void> }> {
+/** `t_<name>_<run id>` and its URL; `create()` copies the template into it (replacing a leftover), `drop()` removes it. */
+export function scratchDatabase(name: string) {
   const db = `t_${name}_${inject('runId')}`;
-  await onServer(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-  await onServer(`CREATE DATABASE ${db} TEMPLATE ${inject('templateDatabase')}`);
-  const client = new pg.Client({ connectionString: `${SERVER}/${db}` });
+  const drop = () => onServer(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  return {
+    name: db,
+    url: `${SERVER}/${db}`,
+    create: async () => {
+      await drop();
+      await onServer(`CREATE DATABASE ${db} TEMPLATE ${inject('templateDatabase')}`);
+    },
+    drop,
+  };
+}
+
+/** A fresh copy of the template, connected; `drop()` closes and removes it. */
+export async function templateCopy(name: string): Promise<{ client: pg.Client; drop(): Promise<void> }> {
+  const scratch = scratchDatabase(name);
+  await scratch.create();
+  const client = new pg.Client({ connectionString: scratch.url });
   await client.connect();
   return {
     client,
     drop: async () => {
       await client.end();
-      await onServer(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      await scratch.drop();
     },
   };
 }

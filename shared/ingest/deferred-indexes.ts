@@ -87,7 +87,7 @@ export async function deferIndexes(db: Queryable): Promise<number> {
 
 /**
  * Recreates what is recorded and missing and clears the records, in one transaction; returns how
- * many objects it created, and adds the tables it analyzed to `analyzed`. Idempotent: with nothing
+ * many objects it created, and adds the tables it analyzed to `analyzed` (skipping those already there). Idempotent: with nothing
  * recorded it costs one query (every run pays it).
  * Each index is built in one sort, given maintenance memory as the rebuild's primary key is; a
  * foreign key is added plainly, which validates it (NOT VALID then VALIDATE took as long).
@@ -105,7 +105,7 @@ export async function restoreDeferredIndexes(db: Queryable, analyzed?: Set<strin
     // Read under the lock: a concurrent run may have restored them meanwhile.
     const missing = (await db.query<{ table_name: string; statement: string }>(MISSING)).rows;
     await runEach(db, missing);
-    const tables = [...new Set(missing.map((m) => m.table_name))];
+    const tables = [...new Set(missing.map((m) => m.table_name))].filter((table) => !analyzed?.has(table));
     if (tables.length > 0) await db.query(`ANALYZE ${tables.join(', ')}`);
     for (const table of tables) analyzed?.add(table);
     await db.query('DELETE FROM deferred_indexes');

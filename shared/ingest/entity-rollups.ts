@@ -243,8 +243,8 @@ export async function refreshEntities(
   if (touched.length) for (const sql of MERGE_BEST) await db.query(sql, [touched]);
 }
 
-/** Set-based rebuild of the entity read models from article_entities and url_profiles. */
-export const REBUILD_ENTITIES = [
+/** Set-based rebuild of the entity read models but the trending tops, from article_entities, article_tops and url_profiles. */
+export const REBUILD_ENTITY_MODELS = [
   `TRUNCATE entity_best, entity_category_best, entity_hours, entity_days`,
   `INSERT INTO entity_best ${BEST_OF('article_entities', true)}`,
   `INSERT INTO entity_category_best ${CATEGORY_BEST_OF('article_entities', true)}`,
@@ -259,5 +259,7 @@ export const REBUILD_ENTITIES = [
    SELECT country, language, (hour AT TIME ZONE 'UTC')::date, entity_id, sum(mentions)::int, sum(articles)::int FROM entity_hours
    GROUP BY 1, 2, 3, 4`,
   `ANALYZE entity_best, entity_category_best, entity_hours, entity_days`,
-  ...REBUILD_TOPS,
 ];
+
+/** Set-based rebuild of every entity read model. */
+export const REBUILD_ENTITIES = [...REBUILD_ENTITY_MODELS, ...REBUILD_TOPS];

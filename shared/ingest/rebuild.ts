@@ -6,7 +6,7 @@ import { ALL_MARKETS } from '../rollups/activity-counts';
 import { REBUILD_ACTIVITY } from './activity-hulls';
 import { restoreDeferredIndexes } from './deferred-indexes';
 import { FILL_THEN_KEY, inTransaction, RAISE_MEMORY } from './sql';
-import { REBUILD_ENTITIES } from './entity-rollups';
+import { REBUILD_ENTITIES, REBUILD_ENTITY_MODELS } from './entity-rollups';
 import { REBUILD_PLAN_READS } from './plan-reads';
 import { REBUILD_TOPS } from './entity-tops';
 import { REBUILD_HIERARCHY } from './hierarchy';
@@ -103,9 +103,10 @@ export interface RebuildOptions {
   /** Only the trending tops (entity_hour_tops, entity_day_tops): the backfill of 0010_trending_tops. */
   entityTopsOnly?: boolean;
   /**
-   * A second connection to the same database: the rebuild then runs as three transactions instead of
-   * one, the base facts first and then the dimension series beside everything else, each half on its
-   * own connection (one core each). Only where nothing reads meanwhile: a bulk load's end.
+   * A second connection to the same database: the rebuild then runs as several transactions instead
+   * of one, on both connections at once (one core each): the base facts on `db` beside the profiles,
+   * then the dimension series on `db` beside the other parts, the first connection free taking the
+   * next. Only where nothing reads meanwhile: a bulk load's end.
    */
   lane?: Queryable;
   /**
@@ -114,11 +115,11 @@ export interface RebuildOptions {
    * first without a lane.
    */
   restoreIndexes?: boolean;
-  /** Receives the tables the restore analyzed: the caller's own ANALYZE after the run skips them. */
+  /** Receives the tables the rebuild analyzed after the load (observations, the restore's): the caller's own ANALYZE after the run skips them, and so does the restore. */
   analyzed?: Set<string>;
   /**
-   * Work that reads the rebuilt profiles but no roll-up (a bulk load's feed windows): on the lane
-   * once its half is done, while `db` still builds the dimension series; last without a lane.
+   * Work that reads the rebuilt profiles but no roll-up (a bulk load's feed windows): the last of
+   * the parts beside the dimension series (on whichever connection is free); last without a lane.
    */
   alongside?: (db: Queryable) => Promise<void>;
 }
@@ -140,7 +141,7 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   if (opts.activityOnly) return run(db, [...REBUILD_ACTIVITY, ANALYZE], log);
   const others = [...TREND_DAYS, ...REBUILD_HIERARCHY, ...REBUILD_ACTIVITY];
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
-  const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITIES];
+  const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITY_MODELS];
   // The profiles first: the hierarchy, plan reads and entity models read them, and the deferred
   // indexes of url_profiles are then built over its rows (and analyzed with them).
   const profiles = async (on: Queryable) => {
@@ -149,17 +150,28 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   };
   if (!opts.lane) {
     await profiles(db);
-    await run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities], log);
+    await run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities, ...REBUILD_TOPS], log);
     return opts.alongside?.(db);
   }
   const lane = opts.lane;
-  await allOf([run(db, BASE, log), profiles(lane)]);
-  // Nothing in the second half touches dim_hours or dim_days (ANALYZE would wait for their locks).
-  const second = async () => {
-    await run(lane, [RAISE_MEMORY('work_mem', '256MB'), ...others, ...entities], log);
-    await opts.alongside?.(lane);
+  // Statistics of the loaded facts before either connection plans over them: the restore's own
+  // ANALYZE of observations commits only at its end, and the dimension series do not wait for it.
+  await db.query('ANALYZE observations');
+  opts.analyzed?.add('observations');
+  const base = run(db, BASE, log);
+  const profiled = profiles(lane);
+  // The rest reads the base facts, the profiles and the restored indexes, nothing of the dimension
+  // series (whose locks an ANALYZE would wait for) nor of each other (the trending tops read no other
+  // entity model): the first free connection takes the next part.
+  const rest = [others, entities, REBUILD_TOPS]
+    .map((part) => (on: Queryable) => run(on, [RAISE_MEMORY('work_mem', '256MB'), ...part], log))
+    .concat(async (on: Queryable) => opts.alongside?.(on));
+  const takeRest = async (on: Queryable) => {
+    await allOf([base, profiled]);
+    for (let part = rest.shift(); part; part = rest.shift()) await part(on);
   };
-  await allOf([run(db, SERIES, log), second()]);
+  // The dimension series, the longest part, read the base facts only: db starts them as soon as those are built.
+  await allOf([base.then(() => run(db, SERIES, log)).then(() => takeRest(db)), profiled.then(() => takeRest(lane))]);
   await db.query(ANALYZE);
 }
 

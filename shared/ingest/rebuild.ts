@@ -69,6 +69,7 @@ const SERIES = [
     { name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' },
     daysFromHours(''),
   ),
+  `ANALYZE dim_hours, dim_days`,
 ];
 
 /** trend_days, trends.peak_date and first_48h_articles from the assignments (docs/TRENDS.md), as ingest keeps them. */
@@ -83,7 +84,10 @@ const TREND_DAYS = [
      WHERE ta.trend_id = t.id AND a.first_seen_at < t.first_seen_at + interval '48 hours')`,
 ];
 
-const ANALYZE = `ANALYZE market_days, trend_days, hierarchy_sets, hierarchy_articles, hierarchy_signatures, hierarchy_counts, url_dimensions, dim_hours, dim_days, url_spans, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
+// Each part analyzes the tables it rebuilt at its end, on its own connection (url_dimensions in BASE,
+// before the statements that read it are planned; url_spans after the activity hulls, which read it).
+const ANALYZE_ACTIVITY = `ANALYZE dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`;
+const ANALYZE_OTHERS = `ANALYZE market_days, url_spans, trend_days, hierarchy_sets, hierarchy_articles, hierarchy_signatures, hierarchy_counts`;
 
 function run(db: Queryable, statements: string[], log: (line: string) => void): Promise<void> {
   return inTransaction(db, 'BEGIN', async () => {
@@ -138,8 +142,8 @@ async function allOf(parts: Promise<void>[]): Promise<void> {
 export async function rebuildRollups(db: Queryable, log: (line: string) => void = () => {}, opts: RebuildOptions = {}): Promise<void> {
   if (opts.entityTopsOnly) return run(db, REBUILD_TOPS, log);
   if (opts.entitiesOnly) return run(db, REBUILD_ENTITIES, log);
-  if (opts.activityOnly) return run(db, [...REBUILD_ACTIVITY, ANALYZE], log);
-  const others = [...TREND_DAYS, ...REBUILD_HIERARCHY, ...REBUILD_ACTIVITY];
+  if (opts.activityOnly) return run(db, [...REBUILD_ACTIVITY, ANALYZE_ACTIVITY], log);
+  const others = [...TREND_DAYS, ...REBUILD_HIERARCHY, ...REBUILD_ACTIVITY, ANALYZE_ACTIVITY, ANALYZE_OTHERS];
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
   const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITY_MODELS];
   // The profiles first: the hierarchy, plan reads and entity models read them, and the deferred
@@ -150,7 +154,7 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   };
   if (!opts.lane) {
     await profiles(db);
-    await run(db, [...BASE, ...SERIES, ...others, ANALYZE, ...entities, ...REBUILD_TOPS], log);
+    await run(db, [...BASE, ...SERIES, ...others, ...entities, ...REBUILD_TOPS], log);
     return opts.alongside?.(db);
   }
   const lane = opts.lane;
@@ -172,7 +176,6 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   };
   // The dimension series, the longest part, read the base facts only: db starts them as soon as those are built.
   await allOf([base.then(() => run(db, SERIES, log)).then(() => takeRest(db)), profiled.then(() => takeRest(lane))]);
-  await db.query(ANALYZE);
 }
 
 /**

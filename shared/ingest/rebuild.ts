@@ -12,7 +12,7 @@ import { REBUILD_TOPS } from './entity-tops';
 import { REBUILD_HIERARCHY } from './hierarchy';
 import { REBUILD_PROFILES } from './write-observations';
 
-/** The all-markets rows (country = language = '*') of dim_hours, from its per-market rows: for a database loaded without them (the rebuild makes both at once). */
+/** The all-markets rows (country = language = '*') of dim_hours, from its per-market rows. */
 export const TOTAL_HOURS = `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
    SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM dim_hours GROUP BY kind, key, hour`;
 
@@ -43,27 +43,28 @@ const BASE = [
    GROUP BY url_id, country, language, grp`,
 ];
 
-// dim_hours per market and its all-markets rows in one pass over the ~6 joined rows per observation:
-// GROUPING SETS sorts them once (kind, key, hour, then market) and emits both sets of groups, the
-// all-markets rows with NULL markets (observations' markets are never NULL). On the first million
-// bench lines this took 12.2 s, against 12.4 s for the per-market rows alone (hashed) plus 6.7 s to
-// read them back for the all-markets rows (TOTAL_HOURS); the key then builds in 9.2 s instead of
-// 11.3 s, its input arriving half sorted. The rows go straight into dim_hours' heap, its key built
-// after them (FILL_THEN_KEY): a temp table in between cost a second write and read of every row.
+// dim_hours per market, then its all-markets rows, then dim_days, each hashed (on the first million
+// bench lines, grouping the ~6 joined rows per observation by sorting them on five columns took 24 s
+// for both sets of rows, the two hashed statements 12.6 s; 512 MB keeps the hash table of the ~3M
+// per-market groups in memory: with 256 MB it spilled, 13 s for those alone instead of 8.2 s). The
+// rows go straight into dim_hours' heap, its key built after them (FILL_THEN_KEY): a temp table in
+// between cost a second write and read of every row (4.1 s on those lines). Both sets in one
+// GROUPING SETS pass sort the joined rows instead: faster on the first million lines (12.2 s
+// against 12.4 + 6.7 s), but on the whole bench set the planner sorted its 141M joined rows on disk
+// (740 s), and the per-key incremental sort it chooses for the first million took 249 s there,
+// against 161 s for the hashed per-market aggregate alone.
 const SERIES = [
   RAISE_MEMORY('work_mem', '512MB'),
   `TRUNCATE dim_hours, dim_days`,
   // dim_hours is the largest table (1.6 rows per input line on the bench set). Its key leads with
   // `key` in the "C" collation, which the key's sort abbreviates (drizzle/0016).
-  ...FILL_THEN_KEY(
-    'dim_hours',
-    { name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' },
+  ...FILL_THEN_KEY('dim_hours', { name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' }, [
     `INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
-     SELECT d.kind, d.key, coalesce(o.country, '${ALL_MARKETS}'), coalesce(o.language, '${ALL_MARKETS}'), o.hour,
-            sum(o.impressions)::int8, sum(o.impressions::float8 * o.position)
+     SELECT d.kind, d.key, o.country, o.language, o.hour, sum(o.impressions)::int8, sum(o.impressions::float8 * o.position)
      FROM url_dimensions d JOIN observations o ON o.url_id = d.url_id
-     GROUP BY GROUPING SETS ((d.kind, d.key, o.country, o.language, o.hour), (d.kind, d.key, o.hour))`,
-  ),
+     GROUP BY d.kind, d.key, o.country, o.language, o.hour`,
+    TOTAL_HOURS,
+  ]),
   ...FILL_THEN_KEY(
     'dim_days',
     { name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' },

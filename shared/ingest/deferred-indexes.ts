@@ -87,8 +87,8 @@ export async function deferIndexes(db: Queryable): Promise<number> {
 
 /**
  * Recreates what is recorded and missing and clears the records, in one transaction; returns how
- * many objects it created, and adds the tables it analyzed to `analyzed` (skipping those already there). Idempotent: with nothing
- * recorded it costs one query (every run pays it).
+ * many objects it created, and adds the tables it analyzed to `analyzed` (skipping those already
+ * there). Idempotent: with nothing recorded it costs one query (every run pays it).
  * Each index is built in one sort, given maintenance memory as the rebuild's primary key is; a
  * foreign key is added plainly, which validates it (NOT VALID then VALIDATE took as long).
  *

@@ -243,7 +243,10 @@ export async function refreshEntities(
   if (touched.length) for (const sql of MERGE_BEST) await db.query(sql, [touched]);
 }
 
-/** Set-based rebuild of the entity read models but the trending tops, from article_entities, article_tops and url_profiles. */
+/**
+ * Set-based rebuild of the entity read models but the trending tops (REBUILD_TOPS), from
+ * article_entities, article_tops and url_profiles.
+ */
 export const REBUILD_ENTITY_MODELS = [
   `TRUNCATE entity_best, entity_category_best, entity_hours, entity_days`,
   `INSERT INTO entity_best ${BEST_OF('article_entities', true)}`,

@@ -3,7 +3,7 @@
 // completion marker and skip the load; `--reload` forces it.
 import type pg from 'pg';
 import { ingest, type IngestProgress } from '../../shared/ingest';
-import { rebuildRollups, TOTAL_DAYS, TOTAL_HOURS } from '../../shared/ingest/rebuild';
+import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { migrate } from '../lib/migrations';
 import { connectTo, databaseExists, freshDatabase } from './db';
@@ -76,7 +76,11 @@ async function upgrade(client: pg.Client): Promise<void> {
   }
   if (missing.totals) {
     log('adding the all-markets rows of dim_hours / dim_days');
-    for (const statement of [TOTAL_HOURS, TOTAL_DAYS]) await client.query(statement);
+    await client.query(`INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
+      SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM dim_hours GROUP BY kind, key, hour`);
+    await client.query(`INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
+      SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
+      FROM dim_hours WHERE country = '${ALL_MARKETS}' GROUP BY kind, key, (hour AT TIME ZONE 'UTC')::date`);
   }
   await client.query('RESET work_mem');
   await client.query('VACUUM (ANALYZE) dim_hours, dim_days, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days');

@@ -143,7 +143,6 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   const started = Date.now();
   let last = 0;
   const summary = await ingest(client, generatedLines(scale, opts.lines), {
-    batchSize: 10_000,
     rollups: 'rebuild-at-end',
     rebuildLane: lane,
     // The data's now, to which the benches read (and slide the feed windows), not the wall clock's.

@@ -56,6 +56,10 @@ const yieldToIo = (): Promise<void> =>
 
 const DEFAULT_BATCH = 5000;
 const DEFAULT_BATCH_CHARS = 4_000_000;
+// A bulk load's batches write the lines only (no roll-up): four times larger, they pay the per-batch
+// statements a quarter as often. The first million bench lines: 23-25 s of batches instead of 26-27 s.
+const DEFAULT_BULK_BATCH = 20_000;
+const DEFAULT_BULK_BATCH_CHARS = 16_000_000;
 const DEFAULT_MAX_ERRORS = 1000;
 
 export async function ingest(
@@ -64,10 +68,10 @@ export async function ingest(
   opts: IngestOptions = {},
 ): Promise<IngestSummary> {
   const started = Date.now();
-  const batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
-  const maxChars = opts.maxBatchChars ?? DEFAULT_BATCH_CHARS;
-  const maxErrors = opts.maxErrors ?? DEFAULT_MAX_ERRORS;
   const rollups = (opts.rollups ?? 'incremental') === 'incremental';
+  const batchSize = Math.max(1, opts.batchSize ?? (rollups ? DEFAULT_BATCH : DEFAULT_BULK_BATCH));
+  const maxChars = opts.maxBatchChars ?? (rollups ? DEFAULT_BATCH_CHARS : DEFAULT_BULK_BATCH_CHARS);
+  const maxErrors = opts.maxErrors ?? DEFAULT_MAX_ERRORS;
   const summary: IngestSummary = {
     read: 0,
     loaded: 0,

@@ -46,9 +46,9 @@ export interface IngestProgress {
 }
 
 export interface IngestOptions {
-  /** Records per transaction (default 5000). */
+  /** Records per transaction (default 5000; 20000 when roll-ups are rebuilt at the end). */
   batchSize?: number;
-  /** Also flush a batch once its lines reach this many characters (default 4 MB). */
+  /** Also flush a batch once its lines reach this many characters (default 4 MB; 16 MB when roll-ups are rebuilt at the end). */
   maxBatchChars?: number;
   /** How many line errors to keep in `summary.errors` (default 1000). */
   maxErrors?: number;

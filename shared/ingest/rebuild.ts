@@ -31,44 +31,40 @@ const BASE = [
    GROUP BY url_id, country, language, grp`,
 ];
 
-// dim_hours and dim_days in one statement: the per-market hours aggregated once (hashed, 512 MB
-// keeps its ~3M groups of the first million bench lines in memory), keyed by small integers (each
-// dimension key and market numbered), then written as they are, and summed per key and hour ('*'),
-// per market and day, per key and day. On those lines 22.3 s instead of 30.6 s for the three
-// statements that read the joined rows once and dim_hours' heap twice: grouping two integers and an
-// hour hashes faster than four texts and an hour (8.6 s against 11.4 s for the aggregate alone), and
-// the sums are read from the aggregate in memory. Tried and dropped: grouping the joined rows by
-// sorting them (24 s on those lines for both hour sets); both hour sets in one GROUPING SETS pass
-// (faster there, but on the whole bench set the planner sorted its 141M joined rows on disk, 740 s);
-// a temp table in between (a second write and read of every row). The rows go straight into the
-// heaps, their keys built after them (FILL_THEN_KEY).
+// dim_hours and dim_days in one statement: the per-market hours aggregated once (hashed; 512 MB
+// keeps the ~3M groups of the first million bench lines in memory) with each dimension key numbered
+// (dim_keys), written as they are, and summed per key and hour ('*'), per market and day, per key and
+// day from that aggregate. On those lines 22.3 s instead of 30.6 s for the three statements that
+// read the joined rows once and dim_hours' heap twice: an integer in place of kind and key hashes
+// faster (9.3 s against 11.4 s for the aggregate alone), and the sums are read from the aggregate,
+// not from the wide rows. Tried and dropped: grouping the joined rows by sorting them (24 s on those
+// lines for both hour sets); both hour sets in one GROUPING SETS pass (faster there, but on the whole
+// bench set the planner sorted its 141M joined rows on disk, 740 s); a temp table in between (a
+// second write and read of every row). The rows go straight into the heaps, their keys built after
+// them (FILL_THEN_KEY).
 const SERIES_ROWS = `-- dim_hours and dim_days from the per-market hours
 WITH
-keys AS MATERIALIZED (SELECT row_number() OVER ()::int AS id, kind, key FROM (SELECT DISTINCT kind, key FROM url_dimensions) k),
-markets AS MATERIALIZED (
-  SELECT row_number() OVER ()::int AS m, country, language FROM (SELECT DISTINCT country, language FROM observations) k),
 hours AS MATERIALIZED (
-  SELECT k.id, mk.m, o.hour, sum(o.impressions)::int8 AS impressions, sum(o.impressions::float8 * o.position) AS position_sum
-  FROM url_dimensions d JOIN keys k USING (kind, key) JOIN observations o ON o.url_id = d.url_id
-  JOIN markets mk ON (mk.country, mk.language) = (o.country, o.language)
-  GROUP BY k.id, mk.m, o.hour),
+  SELECT k.id, o.country, o.language, o.hour, sum(o.impressions)::int8 AS impressions, sum(o.impressions::float8 * o.position) AS position_sum
+  FROM url_dimensions d JOIN dim_keys k USING (kind, key) JOIN observations o ON o.url_id = d.url_id
+  GROUP BY k.id, o.country, o.language, o.hour),
 hours_per_market AS (
   INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
-  SELECT k.kind, k.key, mk.country, mk.language, h.hour, h.impressions, h.position_sum FROM hours h JOIN keys k USING (id) JOIN markets mk USING (m)),
+  SELECT k.kind, k.key, h.country, h.language, h.hour, h.impressions, h.position_sum FROM hours h JOIN dim_keys k USING (id)),
 hours_all AS (
   INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
   SELECT k.kind, k.key, '${ALL_MARKETS}', '${ALL_MARKETS}', t.hour, t.impressions, t.position_sum
-  FROM (SELECT id, hour, sum(impressions) AS impressions, sum(position_sum) AS position_sum FROM hours GROUP BY id, hour) t JOIN keys k USING (id)),
+  FROM (SELECT id, hour, sum(impressions) AS impressions, sum(position_sum) AS position_sum FROM hours GROUP BY id, hour) t JOIN dim_keys k USING (id)),
 days_per_market AS (
   INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
-  SELECT k.kind, k.key, mk.country, mk.language, t.day, t.impressions, t.position_sum
-  FROM (SELECT id, m, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions, sum(position_sum) AS position_sum
-        FROM hours GROUP BY 1, 2, 3) t
-  JOIN keys k USING (id) JOIN markets mk USING (m))
+  SELECT k.kind, k.key, t.country, t.language, t.day, t.impressions, t.position_sum
+  FROM (SELECT id, country, language, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions, sum(position_sum) AS position_sum
+        FROM hours GROUP BY 1, 2, 3, 4) t
+  JOIN dim_keys k USING (id))
 INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
 SELECT k.kind, k.key, '${ALL_MARKETS}', '${ALL_MARKETS}', t.day, t.impressions, t.position_sum
 FROM (SELECT id, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions, sum(position_sum) AS position_sum FROM hours GROUP BY 1, 2) t
-JOIN keys k USING (id)`;
+JOIN dim_keys k USING (id)`;
 
 const DIM_HOURS_PK = { name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' };
 const DIM_DAYS_PK = { name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' };
@@ -77,6 +73,10 @@ const SERIES = [
   RAISE_MEMORY('work_mem', '512MB'),
   `TRUNCATE dim_hours, dim_days`,
   `ALTER TABLE dim_days DROP CONSTRAINT ${DIM_DAYS_PK.name}`,
+  // The keys numbered in a table with statistics: over CTEs the planner guessed the joins' sizes
+  // (32k per-market hours for 27M on the whole bench set) and sorted all the joined rows on disk.
+  `CREATE TEMP TABLE dim_keys ON COMMIT DROP AS SELECT row_number() OVER ()::int AS id, kind, key FROM (SELECT DISTINCT kind, key FROM url_dimensions) k`,
+  `ANALYZE dim_keys`,
   // dim_hours is the largest table (1.6 rows per input line on the bench set). Its key leads with
   // `key` in the "C" collation, which the key's sort abbreviates (drizzle/0016).
   ...FILL_THEN_KEY('dim_hours', DIM_HOURS_PK, SERIES_ROWS),

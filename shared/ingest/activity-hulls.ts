@@ -91,15 +91,19 @@ export const marksOf = (hulls: string, sign: 1 | -1) => `
     SELECT kind, key, market, unit, first_hour AS hour, ${sign} AS starts, 0 AS ends FROM ${hulls}
     UNION ALL SELECT kind, key, market, unit, ${LAST_HOUR}, 0, ${sign} FROM ${hulls}`;
 
-/** Hull starts and ends per hour and per day, from the stored hulls. */
+/**
+ * Hull starts and ends per hour, from the stored hulls, and per day, from those hours (their sums
+ * per UTC day, over fewer rows than the hulls' two marks each).
+ */
 const MARKS_FROM_HULLS = (into: 'hours' | 'days') => {
-  const at = into === 'hours' ? 'hour' : `(hour AT TIME ZONE 'UTC')::date`;
   const column = into === 'hours' ? 'hour' : 'day';
+  const [at, marks] =
+    into === 'hours' ? ['hour', `(${marksOf('dim_activity', 1)}) m`] : [`(hour AT TIME ZONE 'UTC')::date`, 'dim_activity_hours'];
   return FILL_THEN_KEY(
     `dim_activity_${into}`,
     { name: `dim_activity_${into}_pk`, definition: `PRIMARY KEY (kind, key, market, unit, ${column}) INCLUDE (starts, ends)` },
     `INSERT INTO dim_activity_${into} (kind, key, market, unit, ${column}, starts, ends)
-     SELECT kind, key, market, unit, ${at}, sum(starts)::int, sum(ends)::int FROM (${marksOf('dim_activity', 1)}) m
+     SELECT kind, key, market, unit, ${at}, sum(starts)::int, sum(ends)::int FROM ${marks}
      GROUP BY kind, key, market, unit, ${at}`,
   );
 };

@@ -34,14 +34,14 @@ const BASE = [
 // dim_hours and dim_days in one statement: the per-market hours aggregated once (hashed; 512 MB
 // keeps the ~3M groups of the first million bench lines in memory) with each dimension key numbered
 // (dim_keys), written as they are, and summed per key and hour ('*'), per market and day, per key and
-// day from that aggregate. On those lines 22.3 s instead of 30.6 s for the three statements that
-// read the joined rows once and dim_hours' heap twice: an integer in place of kind and key hashes
-// faster (9.3 s against 11.4 s for the aggregate alone), and the sums are read from the aggregate,
-// not from the wide rows. Tried and dropped: grouping the joined rows by sorting them (24 s on those
-// lines for both hour sets); both hour sets in one GROUPING SETS pass (faster there, but on the whole
-// bench set the planner sorted its 141M joined rows on disk, 740 s); a temp table in between (a
-// second write and read of every row). The rows go straight into the heaps, their keys built after
-// them (FILL_THEN_KEY).
+// day from that aggregate, not read back from dim_hours' wide rows: an integer in place of kind and
+// key hashes faster (9.3 s against 11.4 s for the aggregate alone on those lines). The three
+// statements it replaced took 33.5 s there, this one 23.6 s; on the whole bench set 505 s, where the
+// first of the three alone took 575 s (docs/INGEST.md "Bulk loads"). Tried and dropped: grouping the
+// joined rows by sorting them (24 s on those lines for both hour sets); both hour sets in one
+// GROUPING SETS pass (faster there, but on the whole set the planner sorted its 141M joined rows on
+// disk, 740 s); a temp table in between (a second write and read of every row). The rows go straight
+// into the heaps, their keys built after them (FILL_THEN_KEY).
 const SERIES_ROWS = `-- dim_hours and dim_days from the per-market hours
 WITH
 hours AS MATERIALIZED (

@@ -75,12 +75,8 @@ async function upgrade(client: pg.Client): Promise<void> {
     await rebuildRollups(client, (line) => log(`  ${line}`), { activityOnly: true });
   }
   if (missing.totals) {
-    log('adding the all-markets rows of dim_hours / dim_days');
-    await client.query(`INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
-      SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM dim_hours GROUP BY kind, key, hour`);
-    await client.query(`INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
-      SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum)
-      FROM dim_hours WHERE country = '${ALL_MARKETS}' GROUP BY kind, key, (hour AT TIME ZONE 'UTC')::date`);
+    log('rebuilding dim_hours / dim_days with their all-markets rows');
+    await rebuildRollups(client, (line) => log(`  ${line}`), { seriesOnly: true });
   }
   await client.query('RESET work_mem');
   await client.query('VACUUM (ANALYZE) dim_hours, dim_days, dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days');

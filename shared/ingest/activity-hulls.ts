@@ -100,8 +100,11 @@ const MARKS_FROM_HULLS = (into: 'hours' | 'days') => {
   const [at, marks] =
     into === 'hours' ? ['hour', `(${marksOf('dim_activity', 1)}) m`] : [`(hour AT TIME ZONE 'UTC')::date`, 'dim_activity_hours'];
   return FILL_THEN_KEY(
-    `dim_activity_${into}`,
-    { name: `dim_activity_${into}_pk`, definition: `PRIMARY KEY (kind, key, market, unit, ${column}) INCLUDE (starts, ends)` },
+    {
+      table: `dim_activity_${into}`,
+      name: `dim_activity_${into}_pk`,
+      definition: `PRIMARY KEY (kind, key, market, unit, ${column}) INCLUDE (starts, ends)`,
+    },
     `INSERT INTO dim_activity_${into} (kind, key, market, unit, ${column}, starts, ends)
      SELECT kind, key, market, unit, ${at}, sum(starts)::int, sum(ends)::int FROM ${marks}
      GROUP BY kind, key, market, unit, ${at}`,
@@ -114,8 +117,7 @@ export const REBUILD_ACTIVITY = [
   URL_RUNS,
   `CREATE TEMP TABLE activity_runs ON COMMIT DROP AS WITH ${runs(LINKED_MEMBERS)} SELECT * FROM runs`,
   ...FILL_THEN_KEY(
-    'dim_activity',
-    { name: 'dim_activity_pk', definition: `PRIMARY KEY (${GROUP})` },
+    { table: 'dim_activity', name: 'dim_activity_pk', definition: `PRIMARY KEY (${GROUP})` },
     `INSERT INTO dim_activity (${GROUP}, first_hour, end_hour)
      ${hullsOf('activity_runs')} UNION ALL ${perKey(hullsOf('activity_url_runs'), 'u.first_hour, u.end_hour')}`,
   ),

@@ -66,22 +66,21 @@ SELECT k.kind, k.key, '${ALL_MARKETS}', '${ALL_MARKETS}', t.day, t.impressions, 
 FROM (SELECT id, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions, sum(position_sum) AS position_sum FROM hours GROUP BY 1, 2) t
 JOIN dim_keys k USING (id)`;
 
-const DIM_HOURS_PK = { name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' };
-const DIM_DAYS_PK = { name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' };
+const SERIES_KEYS = [
+  { table: 'dim_hours', name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' },
+  { table: 'dim_days', name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' },
+];
 
 const SERIES = [
   RAISE_MEMORY('work_mem', '512MB'),
   `TRUNCATE dim_hours, dim_days`,
-  // The statement below fills dim_days too: its key is also built after its rows.
-  `ALTER TABLE dim_days DROP CONSTRAINT ${DIM_DAYS_PK.name}`,
   // The keys numbered in a table with statistics: over CTEs the planner guessed the joins' sizes
   // (32k per-market hours for 27M on the whole bench set) and sorted all the joined rows on disk.
   `CREATE TEMP TABLE dim_keys ON COMMIT DROP AS SELECT row_number() OVER ()::int AS id, kind, key FROM (SELECT DISTINCT kind, key FROM url_dimensions) k`,
   `ANALYZE dim_keys`,
   // dim_hours is the largest table (1.6 rows per input line on the bench set). Its key leads with
   // `key` in the "C" collation, which the key's sort abbreviates (drizzle/0016).
-  ...FILL_THEN_KEY('dim_hours', DIM_HOURS_PK, SERIES_ROWS),
-  `ALTER TABLE dim_days ADD CONSTRAINT ${DIM_DAYS_PK.name} ${DIM_DAYS_PK.definition}`,
+  ...FILL_THEN_KEY(SERIES_KEYS, SERIES_ROWS),
   `ANALYZE dim_hours, dim_days`,
 ];
 
@@ -117,6 +116,8 @@ export interface RebuildOptions {
   activityOnly?: boolean;
   /** Only the entity read models (entity_best, entity_category_best, entity_hours), from article_entities, article_tops and url_profiles. */
   entitiesOnly?: boolean;
+  /** Only dim_hours and dim_days, from the current url_dimensions and observations. */
+  seriesOnly?: boolean;
   /** Only the trending tops (entity_hour_tops, entity_day_tops): the backfill of 0010_trending_tops. */
   entityTopsOnly?: boolean;
   /**
@@ -159,6 +160,7 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   if (opts.entityTopsOnly) return run(db, REBUILD_TOPS, log);
   if (opts.entitiesOnly) return run(db, REBUILD_ENTITIES, log);
   if (opts.activityOnly) return run(db, [...REBUILD_ACTIVITY, ANALYZE_ACTIVITY], log);
+  if (opts.seriesOnly) return run(db, SERIES, log);
   const others = [...TREND_DAYS, ...REBUILD_HIERARCHY, ...REBUILD_ACTIVITY, ANALYZE_ACTIVITY, ANALYZE_OTHERS];
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
   const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITY_MODELS];

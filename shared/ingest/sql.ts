@@ -8,18 +8,25 @@ export type { Queryable };
 /** Raises a memory setting for the transaction, never lowers it (a bulk loader may have set more for its session). */
 export const RAISE_MEMORY = (setting: 'work_mem' | 'maintenance_work_mem', size: string) =>
   `SELECT set_config('${setting}', '${size}', true) WHERE pg_size_bytes(current_setting('${setting}')) < pg_size_bytes('${size}')`;
+/** A table's primary key as the migrations create it: the constraint's name and definition. */
+export interface TableKey {
+  table: string;
+  name: string;
+  definition: string;
+}
+
 /**
- * Fills a table this transaction truncated (so holds locked) with its primary key built over the rows
- * in one sort, instead of one index insert per row in the order an aggregate emits them: on the first
- * million bench lines dim_activity_hours (491k rows) took 2.2 s instead of 4.1 s (dim_hours, when it
- * had 621k rows: 3.6 s instead of 5.6 s). `primaryKey`: the constraint's name and definition, as
- * the migrations create it (a CLI test compares every constraint with a migrated database).
+ * Fills tables this transaction truncated (so holds locked) with their primary keys built over the
+ * rows in one sort each, instead of one index insert per row in the order an aggregate emits them: on
+ * the first million bench lines dim_activity_hours (491k rows) took 2.2 s instead of 4.1 s (dim_hours,
+ * when it had 621k rows: 3.6 s instead of 5.6 s). The keys are dropped before `insert` and added after
+ * it (a CLI test compares every constraint with a migrated database).
  */
-export const FILL_THEN_KEY = (table: string, primaryKey: { name: string; definition: string }, insert: string | string[]) => [
-  `ALTER TABLE ${table} DROP CONSTRAINT ${primaryKey.name}`,
+export const FILL_THEN_KEY = (keys: TableKey | TableKey[], insert: string | string[]) => [
+  ...[keys].flat().map((k) => `ALTER TABLE ${k.table} DROP CONSTRAINT ${k.name}`),
   ...[insert].flat(),
   RAISE_MEMORY('maintenance_work_mem', '512MB'),
-  `ALTER TABLE ${table} ADD CONSTRAINT ${primaryKey.name} ${primaryKey.definition}`,
+  ...[keys].flat().map((k) => `ALTER TABLE ${k.table} ADD CONSTRAINT ${k.name} ${k.definition}`),
 ];
 
 /** Runs `work` in one transaction opened by `begin` (which may also take locks and set locals): committed, or rolled back and rethrown. */

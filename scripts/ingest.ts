@@ -2,17 +2,17 @@
 // loads NDJSON (stdin when no file or `-`) into the database that scripts/lib/connect resolves
 // (DATABASE_URL, a running gateway, or the embedded one); a plain PostgreSQL DATABASE_URL is reached
 // directly with node-postgres (a bulk loader gains nothing from the WebSocket relay, which would share
-// the parser's core). Roll-ups: --rebuild-rollups (bulk mode: rebuilt once at the end, nothing may
+// the parser's core; it parses in a worker thread). Roll-ups: --rebuild-rollups (bulk mode: rebuilt once at the end, nothing may
 // read meanwhile), --incremental (kept exact per batch); by default bulk mode when the database holds
 // no observations yet (a cold load), else incremental. --verbose prints each statement of the bulk
 // rebuild on stderr as it ends, with its time and the seconds since the run started.
 // Exit code 1 when any line was skipped, 2 on a fatal error.
-import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { statSync } from 'node:fs';
 import pg from 'pg';
 import type { Queryable } from '../shared/db/queryable';
-import { ingest, type IngestProgress, type IngestSummary } from '../shared/ingest';
+import { batchLimits, ingestBatches, type IngestProgress, type IngestSummary } from '../shared/ingest';
 import { connect } from './lib/connect';
+import { parseInThread } from './lib/parse-thread';
 import { migrate } from './lib/migrations';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
 
@@ -130,17 +130,21 @@ async function main(): Promise<number> {
     // The rebuild's second half runs on its own connection (docs/INGEST.md "Bulk loads").
     if (rollups === 'rebuild-at-end') lane = await another?.();
     if (lane) await setSessionTimeout(lane, timeout);
-    // Open the input only now, with no await before the loop in ingest() starts: readline reads at
-    // once, and lines emitted before anyone iterates are lost (a small file would be gone meanwhile).
-    const stream = args.file ? createReadStream(args.file) : process.stdin;
-    const bytesRead = () => (args.file ? (stream as ReturnType<typeof createReadStream>).bytesRead : 0);
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
+    // Lines are parsed in a worker thread (scripts/lib/parse-thread.ts): this thread writes.
+    const limits = batchLimits({ batchSize: args.batchSize, rollups });
+    const { batches, bytesRead } = parseInThread(args.file ? { file: args.file } : { stdin: true }, limits);
     const onProgress = progressBar(totalBytes, bytesRead);
     const started = Date.now();
     const onRebuildStep = args.verbose
       ? (line: string) => process.stderr.write(`${onProgress ? '\n' : ''}[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`)
       : undefined;
-    const summary = await ingest(client, lines, { batchSize: args.batchSize, rollups, rebuildLane: lane, onProgress, onRebuildStep });
+    const summary = await ingestBatches(client, batches, {
+      batchSize: args.batchSize,
+      rollups,
+      rebuildLane: lane,
+      onProgress,
+      onRebuildStep,
+    });
     if (onProgress) process.stderr.write('\n');
     if (args.json) console.log(JSON.stringify(summary, null, 2));
     else printSummary(summary);

@@ -9,8 +9,10 @@
 // kept incrementally, then compared with a full rebuild. Variants rotate order per run.
 import { Client as NeonClient } from '@neondatabase/serverless';
 import type pg from 'pg';
-import { ingest } from '../../shared/ingest';
-import type { IngestOptions } from '../../shared/ingest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { batchLimits, ingest, ingestBatches, type IngestOptions } from '../../shared/ingest';
 import type { Queryable } from '../../shared/db/queryable';
 import { startGateway } from '../gateway/index';
 import { configureDriver, gatewayInfo } from '../lib/connect';
@@ -19,6 +21,7 @@ import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines, type Profile } from './hourly';
 import { rollupsDiffer } from './rollups-exact';
 import { fmt, fmtRatio, log, median, ratio, table } from './stats';
+import { parseInThread } from '../lib/parse-thread';
 
 interface Obs {
   url_id: string;
@@ -75,8 +78,11 @@ async function batched(client: pg.Client, rows: Obs[], size: number): Promise<vo
   await client.query('COMMIT');
 }
 
-async function productIngest(client: Queryable, lines: string[], opts: IngestOptions): Promise<number> {
-  const summary = await ingest(client, lines, opts);
+/** The lines parsed here, or read from a file and parsed in a worker thread as `npm run ingest` does. */
+async function productIngest(client: Queryable, lines: string[] | { file: string }, opts: IngestOptions): Promise<number> {
+  const summary = Array.isArray(lines)
+    ? await ingest(client, lines, opts)
+    : await ingestBatches(client, parseInThread(lines, batchLimits(opts)).batches, opts);
   if (summary.skipped) throw new Error(`ingest skipped ${summary.skipped} lines: ${JSON.stringify(summary.errors.slice(0, 3))}`);
   return summary.byType.observation.inserted;
 }
@@ -84,7 +90,8 @@ async function productIngest(client: Queryable, lines: string[], opts: IngestOpt
 export async function run(argv: string[]): Promise<void> {
   const nLines = arg(argv, '--lines', 300_000);
   const runs = arg(argv, '--runs', 3);
-  const batchSize = arg(argv, '--batch-size', 5000);
+  // Unset: each variant's default (the product's: 5,000 lines per batch incremental, 20,000 in bulk mode).
+  const batchSize = argv.includes('--batch-size') ? arg(argv, '--batch-size', 0) : undefined;
   const withWs = !argv.includes('--no-ws');
   const hours = arg(argv, '--hours', 3);
   const activeDays = arg(argv, '--active-days', Number.POSITIVE_INFINITY);
@@ -99,6 +106,8 @@ export async function run(argv: string[]): Promise<void> {
     if (r.type === 'observation') obs.push(r);
   }
   log(`lines: ${JSON.stringify(counts)}`);
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-ingest-')), 'lines.ndjson');
+  writeFileSync(file, `${lines.join('\n')}\n`);
 
   const gateway = withWs
     ? await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
@@ -121,12 +130,12 @@ export async function run(argv: string[]): Promise<void> {
       },
     },
     {
-      name: `observations only, ${batchSize} rows per unnest upsert (no derived tables)`,
+      name: `observations only, ${batchSize ?? 5000} rows per unnest upsert (no derived tables)`,
       go: async () => {
         const c = await freshDatabase('bench_ingest_rows');
         try {
           const t = performance.now();
-          await batched(c, obs, batchSize);
+          await batched(c, obs, batchSize ?? 5000);
           return performance.now() - t;
         } finally {
           await c.end();
@@ -160,13 +169,13 @@ export async function run(argv: string[]): Promise<void> {
       },
     },
     {
-      name: "ingest, pg.Client (rollups: 'rebuild-at-end', rebuilt on two connections: npm run ingest)",
+      name: "ingest, pg.Client (rollups: 'rebuild-at-end', parsed in a worker thread, rebuilt on two connections: npm run ingest)",
       go: async () => {
         const c = await freshDatabase('bench_ingest');
         const lane = await connectTo('bench_ingest');
         try {
           const t = performance.now();
-          await productIngest(c, lines, { batchSize, rollups: 'rebuild-at-end', rebuildLane: lane });
+          await productIngest(c, { file }, { batchSize, rollups: 'rebuild-at-end', rebuildLane: lane });
           return performance.now() - t;
         } finally {
           await Promise.all([c.end(), lane.end()]);
@@ -213,7 +222,7 @@ export async function run(argv: string[]): Promise<void> {
         for (const [k, batch] of batches.entries()) {
           const now = new Date(hourly.next + (k + 1) * 3_600_000 + 60_000);
           const t = performance.now();
-          const summary = await ingest(hourly.client, batch, { batchSize: Math.max(batchSize, batch.length), now });
+          const summary = await ingest(hourly.client, batch, { batchSize: Math.max(batchSize ?? 0, batch.length), now });
           ms += performance.now() - t;
           if (summary.skipped) throw new Error(`hourly ingest skipped ${summary.skipped} lines`);
         }
@@ -255,7 +264,7 @@ export async function run(argv: string[]): Promise<void> {
   });
   console.log(
     `\ningest: first ${fmt(lines.length)} lines of --scale bench --seed 1 --now ${BENCH_NOW} ` +
-      `(${fmt(obs.length)} observations, ${fmt(counts.article ?? 0)} articles), batch size ${batchSize}, median of ${runs} runs\n`,
+      `(${fmt(obs.length)} observations, ${fmt(counts.article ?? 0)} articles), batch size ${batchSize ?? 'the product default'}, median of ${runs} runs\n`,
   );
   console.log(table(['variant', 'median s', 'observations/s', 'lines/s', 'speed vs baseline'], rows));
   if (hourly) {

@@ -2,12 +2,13 @@
 // roll-ups rebuilt at the end (IngestOptions.rollups = 'rebuild-at-end'). Later runs find the
 // completion marker and skip the load; `--reload` forces it.
 import type pg from 'pg';
-import { ingest, type IngestProgress } from '../../shared/ingest';
+import { batchLimits, ingestBatches, type IngestProgress } from '../../shared/ingest';
 import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { migrate } from '../lib/migrations';
 import { connectTo, databaseExists, freshDatabase } from './db';
-import { BENCH_NOW, BENCH_SEED, generatedLines } from './generate';
+import { BENCH_NOW, BENCH_SEED } from './generate';
+import { parseInThread } from '../lib/parse-thread';
 import { fmt, log } from './stats';
 
 /**
@@ -138,7 +139,9 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   await lane.query(`SET work_mem = '512MB'`);
   const started = Date.now();
   let last = 0;
-  const summary = await ingest(client, generatedLines(scale, opts.lines), {
+  // Generated and parsed in a worker thread, as `npm run ingest` parses its file.
+  const { batches } = parseInThread({ generate: { scale, lines: opts.lines } }, batchLimits({ rollups: 'rebuild-at-end' }));
+  const summary = await ingestBatches(client, batches, {
     rollups: 'rebuild-at-end',
     rebuildLane: lane,
     // The data's now, to which the benches read (and slide the feed windows), not the wall clock's.

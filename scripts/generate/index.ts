@@ -60,6 +60,13 @@ class LineWriter {
   }
 }
 
+// A reader that stops early (`| head`, a loader that has the lines it wanted) closes the pipe: the
+// generator ends quietly, as Unix tools do, instead of dying on an unhandled EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') throw e;
+  process.exit(0);
+});
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const scale = SCALES[args.scale];

@@ -6,7 +6,7 @@
 import type { Queryable } from '../db/queryable';
 import { isDataError, runBatch, type BatchResult } from './batch';
 import { deferIndexes, restoreDeferredIndexes } from './deferred-indexes';
-import { parseLine } from './parse';
+import { batchLimits, parseBatches, type ParsedBatch } from './batches';
 import { buildFeedWindows, rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
 import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
@@ -14,6 +14,7 @@ import { advanceWatermark } from './write-watermark';
 
 export { RECORD_SCHEMAS, RECORD_TYPES, ingestRecord, type IngestRecord, type RecordOf, type RecordType } from './records';
 export { parseLine } from './parse';
+export { batchLimits, packBatch, parseBatches, unpackBatch, type PackedBatch, type ParsedBatch } from './batches';
 export type { DerivedCounts, IngestOptions, IngestProgress, IngestSummary, LineError, TypeCounts } from './types';
 
 const TABLE_OF: Record<RecordType, string> = {
@@ -49,28 +50,29 @@ async function analyzeChanged(client: Queryable, s: IngestSummary, analyzed: Set
   await client.query(`ANALYZE ${[...tables].sort().join(', ')}`).catch(() => undefined);
 }
 
-const YIELD_EVERY = 50;
-/** A macrotask turn (setImmediate in Node; workerd has only timers, where a 0 ms timer does the same). */
-const yieldToIo = (): Promise<void> =>
-  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
-
-const DEFAULT_BATCH = 5000;
-const DEFAULT_BATCH_CHARS = 4_000_000;
-// A bulk load's batches write the lines only (no roll-up): four times larger, they pay the per-batch
-// statements a quarter as often. The first million bench lines: 23-25 s of batches instead of 26-27 s.
-const DEFAULT_BULK_BATCH = 20_000;
-const DEFAULT_BULK_BATCH_CHARS = 16_000_000;
 const DEFAULT_MAX_ERRORS = 1000;
 
-export async function ingest(
+/** Parses and writes the lines (one thread; see ingestBatches for lines parsed elsewhere). */
+export function ingest(
   client: Queryable,
   lines: AsyncIterable<string> | Iterable<string>,
   opts: IngestOptions = {},
 ): Promise<IngestSummary> {
+  return ingestBatches(client, parseBatches(lines, batchLimits(opts)), opts);
+}
+
+/**
+ * Writes parsed batches (parseBatches, here or in another thread: scripts/lib/parse-thread.ts), each
+ * in one transaction, then rebuilds what the run's mode leaves to its end. A batch's size is set where
+ * it is parsed (batchLimits(opts)).
+ */
+export async function ingestBatches(
+  client: Queryable,
+  batches: AsyncIterable<ParsedBatch>,
+  opts: IngestOptions = {},
+): Promise<IngestSummary> {
   const started = Date.now();
   const rollups = (opts.rollups ?? 'incremental') === 'incremental';
-  const batchSize = Math.max(1, opts.batchSize ?? (rollups ? DEFAULT_BATCH : DEFAULT_BULK_BATCH));
-  const maxChars = opts.maxBatchChars ?? (rollups ? DEFAULT_BATCH_CHARS : DEFAULT_BULK_BATCH_CHARS);
   const maxErrors = opts.maxErrors ?? DEFAULT_MAX_ERRORS;
   const summary: IngestSummary = {
     read: 0,
@@ -82,7 +84,7 @@ export async function ingest(
     derived: {},
     byType: Object.fromEntries(RECORD_TYPES.map((t) => [t, emptyCounts()])) as IngestSummary['byType'],
   };
-  let batches = 0;
+  let written = 0;
   /** The newest observation hour the run committed (epoch ms): it moves the data watermark at the end. */
   let newestHour = -Infinity;
 
@@ -122,7 +124,7 @@ export async function ingest(
 
   const flush = async (batch: Item[]) => {
     if (batch.length === 0) return;
-    batches++;
+    written++;
     try {
       merge(await runBatch(client, batch, rollups), batch);
     } catch (e) {
@@ -142,7 +144,7 @@ export async function ingest(
       read: summary.read,
       loaded: summary.loaded,
       skipped: summary.skipped,
-      batches,
+      batches: written,
       seconds: (Date.now() - started) / 1000,
     });
   };
@@ -155,7 +157,7 @@ export async function ingest(
   };
 
   // One batch is written while the next one is parsed: the database and the parser each keep a core.
-  // At most two batches are held (bounded memory); batches still commit one after the other, in order.
+  // At most two batches are held here (bounded memory); batches still commit one after the other, in order.
   let writing: Promise<void> = prepareIndexes();
   writing.catch(() => undefined); // awaited (and rethrown) by the first submit or at the end
   const submit = async (b: Item[]) => {
@@ -165,30 +167,11 @@ export async function ingest(
   };
 
   const readAll = async () => {
-    let batch: Item[] = [];
-    let chars = 0;
-    let lineNo = 0;
-    for await (const raw of lines) {
-      lineNo++;
-      // An in-memory input never waits on I/O: let the writer's replies in now and then.
-      if (lineNo % YIELD_EVERY === 0) await yieldToIo();
-      const line = raw.trim();
-      if (line === '') continue;
-      summary.read++;
-      const parsed = parseLine(line);
-      if (!parsed.ok) {
-        fail({ line: lineNo, reason: parsed.reason });
-        continue;
-      }
-      batch.push({ line: lineNo, record: parsed.record });
-      chars += line.length;
-      if (batch.length >= batchSize || chars >= maxChars) {
-        await submit(batch);
-        batch = [];
-        chars = 0;
-      }
+    for await (const batch of batches) {
+      summary.read += batch.read;
+      batch.errors.forEach(fail);
+      if (batch.items.length > 0) await submit(batch.items);
     }
-    await submit(batch);
   };
   try {
     await readAll();

@@ -1,4 +1,5 @@
-// `npm run bench -- ingest [--lines 300000] [--runs 3] [--batch-size 5000] [--no-ws] [--hours 3] [--active-days N]`
+// `npm run bench -- ingest [--lines 300000] [--runs 3] [--batch-size N] [--no-ws] [--hours 3] [--active-days N]`
+// (--batch-size: every variant's; by default each takes the product's, 5,000 lines or 20,000 in bulk mode)
 // The product's ingest (shared/ingest over one pg.Client) on a fresh database, against a baseline
 // of the same observations inserted row by row (one INSERT ... ON CONFLICT per row, one
 // transaction) into a scratch table. Also: the same rows in batched unnest upserts (the statement

@@ -9,10 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { parseInThread } from '../../scripts/lib/parse-thread';
 import { type ParsedBatch, parseBatches } from '../../shared/ingest';
 
-const GENERATED = spawnSync('npx', ['tsx', 'scripts/generate/index.ts', '--scale', 'test', '--seed', '3', '--now', '2026-11-20T12:00:00Z'], {
-  encoding: 'utf8',
-  maxBuffer: 1 << 30,
-}).stdout.split('\n');
+const GENERATED = spawnSync(
+  'npx',
+  ['tsx', 'scripts/generate/index.ts', '--scale', 'test', '--seed', '3', '--now', '2026-11-20T12:00:00Z'],
+  {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  },
+).stdout.split('\n');
 
 async function collect(batches: AsyncIterable<ParsedBatch>): Promise<ParsedBatch[]> {
   const out: ParsedBatch[] = [];
@@ -42,7 +46,9 @@ describe('parsed in a worker thread', () => {
   });
 
   it('reports a source it cannot read', async () => {
-    await expect(collect(parseInThread({ file: '/nonexistent/lines.ndjson' }, { lines: 10, chars: 1000 }).batches)).rejects.toThrow(/ENOENT/);
+    await expect(collect(parseInThread({ file: '/nonexistent/lines.ndjson' }, { lines: 10, chars: 1000 }).batches)).rejects.toThrow(
+      /ENOENT/,
+    );
   });
 
   it('stops its thread when the writer stops reading', async () => {

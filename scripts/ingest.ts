@@ -2,10 +2,11 @@
 // loads NDJSON (stdin when no file or `-`) into the database that scripts/lib/connect resolves
 // (DATABASE_URL, a running gateway, or the embedded one); a plain PostgreSQL DATABASE_URL is reached
 // directly with node-postgres (a bulk loader gains nothing from the WebSocket relay, which would share
-// the parser's core; it parses in a worker thread). Roll-ups: --rebuild-rollups (bulk mode: rebuilt once at the end, nothing may
-// read meanwhile), --incremental (kept exact per batch); by default bulk mode when the database holds
-// no observations yet (a cold load), else incremental. --verbose prints each statement of the bulk
-// rebuild on stderr as it ends, with its time and the seconds since the run started.
+// the writer's core); lines are parsed in a worker thread (scripts/lib/parse-thread.ts). Roll-ups:
+// --rebuild-rollups (bulk mode: rebuilt once at the end, nothing may read meanwhile), --incremental
+// (kept exact per batch); by default bulk mode when the database holds no observations yet (a cold
+// load), else incremental. --verbose prints each statement of the bulk rebuild on stderr as it ends,
+// with its time and the seconds since the run started.
 // Exit code 1 when any line was skipped, 2 on a fatal error.
 import { statSync } from 'node:fs';
 import pg from 'pg';

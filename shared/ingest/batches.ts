@@ -122,6 +122,17 @@ export function unpackBatch(packed: PackedBatch): ParsedBatch {
       position: o.position[k],
     },
   }));
-  const items = packed.others.length === 0 ? observations : [...packed.others, ...observations].sort((a, b) => a.line - b.line);
-  return { items, errors: packed.errors, read: packed.read };
+  return { items: mergeByLine(packed.others, observations), errors: packed.errors, read: packed.read };
+}
+
+/** Two lists in line order as one (a batch's redo line by line keeps each article before its hours). */
+function mergeByLine(a: Item[], b: Item[]): Item[] {
+  if (a.length === 0) return b;
+  const out: Item[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(a[i]!.line < b[j]!.line ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
 }

@@ -10,7 +10,7 @@
 // kept incrementally, then compared with a full rebuild. Variants rotate order per run.
 import { Client as NeonClient } from '@neondatabase/serverless';
 import type pg from 'pg';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchLimits, ingest, ingestBatches, type IngestOptions } from '../../shared/ingest';
@@ -107,8 +107,11 @@ export async function run(argv: string[]): Promise<void> {
     if (r.type === 'observation') obs.push(r);
   }
   log(`lines: ${JSON.stringify(counts)}`);
-  const file = join(mkdtempSync(join(tmpdir(), 'bench-ingest-')), 'lines.ndjson');
+  // The same lines as a file, for the variant that reads and parses them as `npm run ingest` does.
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+  const file = join(dir, 'lines.ndjson');
   writeFileSync(file, `${lines.join('\n')}\n`);
+  const unnestRows = batchSize ?? 5000;
 
   const gateway = withWs
     ? await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
@@ -131,12 +134,12 @@ export async function run(argv: string[]): Promise<void> {
       },
     },
     {
-      name: `observations only, ${batchSize ?? 5000} rows per unnest upsert (no derived tables)`,
+      name: `observations only, ${unnestRows} rows per unnest upsert (no derived tables)`,
       go: async () => {
         const c = await freshDatabase('bench_ingest_rows');
         try {
           const t = performance.now();
-          await batched(c, obs, batchSize ?? 5000);
+          await batched(c, obs, unnestRows);
           return performance.now() - t;
         } finally {
           await c.end();
@@ -245,6 +248,7 @@ export async function run(argv: string[]): Promise<void> {
     }
   }
   await gateway?.close();
+  rmSync(dir, { recursive: true, force: true });
   let exact = '';
   if (hourly) {
     const h = hourly as { client: pg.Client };

@@ -1,15 +1,18 @@
 // `npm run rollups:rebuild [-- --activity-only]`: rebuilds the roll-ups of DATABASE_URL (or the
 // embedded database); `--activity-only` rebuilds only the activity hulls from url_dimensions and url_spans;
 // `--entities-only` only the entity read models (entity_best, entity_hours, entity_*_tops);
-// `--entity-tops-only` only the trending tops (entity_hour_tops, entity_day_tops). Indexes a bulk load
-// left dropped when it died are recreated first (docs/INGEST.md "Bulk loads").
+// `--entity-tops-only` only the trending tops (entity_hour_tops, entity_day_tops). What a bulk load left
+// behind when it died is finished first: its staged hours merged, its dropped indexes recreated
+// (docs/INGEST.md "Bulk loads").
 import { restoreDeferredIndexes } from '../shared/ingest/deferred-indexes';
 import { rebuildRollups } from '../shared/ingest/rebuild';
+import { mergeStagedObservations } from '../shared/ingest/staged-observations';
 import { connect } from './lib/connect';
 
 const conn = await connect();
 const client = await conn.pool.connect();
 try {
+  await mergeStagedObservations(client);
   await restoreDeferredIndexes(client);
   await rebuildRollups(client, (line) => console.log(line), {
     activityOnly: process.argv.includes('--activity-only'),

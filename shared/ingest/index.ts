@@ -9,6 +9,7 @@ import { deferIndexes, restoreDeferredIndexes } from './deferred-indexes';
 import { batchLimits, parseBatches, type ParsedBatch } from './batches';
 import { buildFeedWindows, rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
+import { mergeStagedObservations } from './staged-observations';
 import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
 import { advanceWatermark } from './write-watermark';
 
@@ -97,6 +98,14 @@ export async function ingestBatches(
     if (summary.errors.length > 2 * maxErrors) summary.errors = summary.errors.sort(byLine).slice(0, maxErrors);
   };
 
+  const addDerived = (table: string, d: { inserted: number; updated: number; deleted?: number }) => {
+    const into = (summary.derived[table] ??= { inserted: 0, updated: 0, deleted: 0 });
+    into.inserted += d.inserted;
+    into.updated += d.updated;
+    into.deleted += d.deleted ?? 0;
+    summary.changed += d.inserted + d.updated + (d.deleted ?? 0);
+  };
+
   const merge = (r: BatchResult, batch: Item[]) => {
     const size = batch.length;
     r.errors.sort((a, b) => a.line - b.line).forEach(fail);
@@ -113,13 +122,7 @@ export async function ingestBatches(
       into.unchanged += c.unchanged;
       summary.changed += c.inserted + c.updated;
     }
-    for (const [table, d] of Object.entries(r.derived)) {
-      const into = (summary.derived[table] ??= { inserted: 0, updated: 0, deleted: 0 });
-      into.inserted += d.inserted;
-      into.updated += d.updated;
-      into.deleted += d.deleted;
-      summary.changed += d.inserted + d.updated + d.deleted;
-    }
+    for (const [table, d] of Object.entries(r.derived)) addDerived(table, d);
   };
 
   const flush = async (batch: Item[]) => {
@@ -150,8 +153,11 @@ export async function ingestBatches(
   };
 
   // The writer's first step, while the first batch is parsed (no await may come before the input is
-  // iterated): indexes an interrupted bulk load left dropped come back; a bulk load drops its own.
+  // iterated): what an interrupted bulk load left behind is finished (its staged hours merged, counted
+  // as derived rows of observations; its dropped indexes recreated); a bulk load drops its own.
   const prepareIndexes = async () => {
+    const leftover = await mergeStagedObservations(client);
+    if (leftover.inserted + leftover.updated > 0) addDerived('observations', leftover);
     await restoreDeferredIndexes(client);
     if (!rollups) await deferIndexes(client);
   };
@@ -180,6 +186,15 @@ export async function ingestBatches(
     await writing.catch(() => undefined);
   }
   await writing;
+  if (!rollups) {
+    // The bulk batches' hours, staged: what they inserted and changed is known once they are merged.
+    const merged = await mergeStagedObservations(client);
+    const counts = summary.byType.observation;
+    counts.inserted += merged.inserted;
+    counts.updated += merged.updated;
+    counts.unchanged -= merged.inserted + merged.updated;
+    summary.changed += merged.inserted + merged.updated;
+  }
   // Skipped per batch: rebuilt from the source tables in one set-based pass (it ANALYZEs them), which
   // also recreates the deferred indexes.
   // The deferred indexes are recreated after the last batch: their tables are analyzed then, not again below.

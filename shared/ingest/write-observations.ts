@@ -50,10 +50,13 @@ SELECT up.url_id::text AS url_id, up.country, up.language, ${UTC_DAY('up.hour')}
        up.impressions::float8 * up.position - coalesce(old.impressions::float8 * old.position, 0) AS position_sum_delta
 FROM up LEFT JOIN old USING (url_id, country, language, hour)`;
 
-/** A bulk load's batch: the counts only (its end rebuilds every table derived from observations). */
-const INSERT_OBSERVATIONS = `
-WITH up AS (${UPSERT_HOURS('(xmax = 0) AS inserted')})
-SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*)::int AS changed FROM up`;
+/**
+ * A bulk load's batch: its hours (one row per key: the batch keeps the last line of each) appended to
+ * the stage as they come, merged into observations at the load's end (staged-observations.ts).
+ */
+const STAGE_HOURS = `
+  INSERT INTO observations_staged (url_id, country, language, hour, impressions, position)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])`;
 
 const PROFILE_COLS = ['first_seen', 'last_seen', 'avg_position', 'content_language_fit', 'impressions_total'];
 
@@ -160,10 +163,11 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     rows.map((r) => r.position),
   ];
   if (!ctx.rollups) {
-    // A bulk load: profiles, market days and feed windows are rebuilt from all observations at its end.
-    const [n] = (await ctx.db.query<{ inserted: number; changed: number }>(INSERT_OBSERVATIONS, hours)).rows;
-    tally(ctx, 'observation', items.length, n.inserted, n.changed - n.inserted);
-    if (n.changed > 0) await invalidateWindows(ctx.db);
+    // A bulk load: its hours are staged, and merged into observations at its end (which counts what
+    // they inserted and changed); profiles, market days and feed windows are rebuilt from them then.
+    await ctx.db.query(STAGE_HOURS, hours);
+    tally(ctx, 'observation', items.length, 0, 0);
+    await invalidateWindows(ctx.db);
     return;
   }
   const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [...hours, [...new Set(rows.map((r) => r.url_id))]]);

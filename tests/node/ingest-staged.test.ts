@@ -1,0 +1,106 @@
+// A bulk load's observations are staged by its batches and merged at its end
+// (shared/ingest/staged-observations.ts): the last line of a key wins across batches, the summary
+// counts what the merge changed in the stored hours, the primary key comes back after a first load,
+// and hours a load that died left staged are merged by the next run.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
+import { firstLines } from '../../scripts/bench/generate';
+import { ingest, type IngestSummary } from '../../shared/ingest';
+import { templateCopy } from './template-copy';
+
+let db: Awaited<ReturnType<typeof templateCopy>>;
+let lines: string[];
+
+interface Hour {
+  type: 'observation';
+  url_id: string;
+  country: string;
+  language: string;
+  hour: string;
+  impressions: number;
+  position: number;
+}
+
+const hours = () => lines.map((l) => JSON.parse(l)).filter((r): r is Hour => r.type === 'observation');
+const load = (input: string[], rollups: 'incremental' | 'rebuild-at-end', batchSize?: number): Promise<IngestSummary> =>
+  ingest(db.client, input, { rollups, batchSize, now: new Date('2026-03-01T12:00:00Z') });
+const stored = async (h: Hour) =>
+  (
+    await db.client.query(
+      `SELECT impressions, position FROM observations WHERE url_id = $1 AND country = $2 AND language = $3 AND hour = $4`,
+      [h.url_id, h.country, h.language, h.hour],
+    )
+  ).rows;
+const count = async (table: string) => (await db.client.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+const primaryKey = async () =>
+  (
+    await db.client.query(
+      `SELECT conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = 'observations'::regclass AND contype = 'p'`,
+    )
+  ).rows;
+
+beforeAll(async () => {
+  db = await templateCopy('ingest_staged');
+  lines = await firstLines('test', 3000);
+}, 60_000);
+
+afterAll(() => db?.drop());
+
+describe('a bulk load', () => {
+  let first: IngestSummary;
+  let corrected: Hour;
+  let keyBefore: unknown;
+
+  beforeAll(async () => {
+    keyBefore = await primaryKey();
+    const [a, b] = hours();
+    corrected = { ...a, impressions: a.impressions + 1000 };
+    // Small batches: the correction and the repeat reach the stage from later batches than the originals.
+    first = await load([...lines, JSON.stringify(corrected), JSON.stringify(b)], 'rebuild-at-end', 500);
+  }, 120_000);
+
+  it('keeps the last line of a repeated hour, across batches', async () => {
+    expect(first.skipped, JSON.stringify(first.errors)).toBe(0);
+    expect(await stored(corrected)).toEqual([{ impressions: corrected.impressions, position: corrected.position }]);
+    expect(await count('observations_staged')).toBe(0);
+  });
+
+  it('counts the stored hours it inserted; a repeated hour once', async () => {
+    const n = hours().length;
+    expect(first.byType.observation).toEqual({ loaded: n + 2, inserted: n, updated: 0, unchanged: 2 });
+    expect(await count('observations')).toBe(n);
+  });
+
+  it("leaves observations' primary key as migrated, and the roll-ups exact", async () => {
+    expect(await primaryKey()).toEqual(keyBefore);
+    expect(await rollupsDiffer(db.client)).toEqual([]);
+  });
+
+  it('into stored hours: changes what differs, inserts what is new, counts the rest unchanged', async () => {
+    const [a, b, c] = hours();
+    const fresh = { ...c, hour: '2025-01-01T00:00:00Z' };
+    const summary = await load(
+      [{ ...a, impressions: a.impressions + 7 }, b, fresh].map((h) => JSON.stringify(h)),
+      'rebuild-at-end',
+    );
+    expect(summary.byType.observation).toEqual({ loaded: 3, inserted: 1, updated: 1, unchanged: 1 });
+    expect(await stored(a)).toEqual([{ impressions: a.impressions + 7, position: a.position }]);
+    expect(await stored(fresh)).toEqual([{ impressions: fresh.impressions, position: fresh.position }]);
+    expect(await primaryKey()).toEqual(keyBefore);
+    expect(await rollupsDiffer(db.client)).toEqual([]);
+  }, 60_000);
+});
+
+describe('hours a bulk load that died left staged', () => {
+  it('are merged by the next run before its own lines, and counted as derived', async () => {
+    const [a] = hours();
+    await db.client.query(
+      `INSERT INTO observations_staged (url_id, country, language, hour, impressions, position) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [a.url_id, a.country, a.language, a.hour, 4242, 3],
+    );
+    const summary = await load([JSON.stringify({ type: 'language', code: 'zz', name: 'Zedish' })], 'incremental');
+    expect(summary.derived.observations).toEqual({ inserted: 0, updated: 1, deleted: 0 });
+    expect(await stored(a)).toEqual([{ impressions: 4242, position: 3 }]);
+    expect(await count('observations_staged')).toBe(0);
+  });
+});

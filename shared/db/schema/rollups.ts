@@ -23,6 +23,7 @@ export const urlDimensions = pgTable(
 export const dimHours = pgTable(
   'dim_hours',
   {
+    /** COLLATE "C", as `country` and `language` (drizzle/0019: the primary key's sort compares them bytewise). */
     kind: text('kind').$type<DimensionKind>().notNull(),
     /** COLLATE "C" (drizzle/0016: the primary key's sort abbreviates it). */
     key: text('key').notNull(),

@@ -12,16 +12,25 @@ import { REBUILD_TOPS } from './entity-tops';
 import { REBUILD_HIERARCHY } from './hierarchy';
 import { REBUILD_PROFILES } from './write-observations';
 
-/** url_dimensions and url_spans: the facts every other roll-up of the rebuild is read from. */
+/**
+ * url_dimensions and url_spans: the facts every other roll-up of the rebuild is read from.
+ * url_dimensions' key and index are built after its rows (1.6 s instead of 3.4 s for the first million
+ * bench lines' 230k memberships, whose key inserts compared `kind` and `key` through strcoll()).
+ */
 const BASE = [
   RAISE_MEMORY('work_mem', '256MB'),
   `TRUNCATE url_dimensions, url_spans`,
-  `INSERT INTO url_dimensions (kind, key, url_id)
-   SELECT 'entity', entity_id::text, url_id FROM article_entities
-   UNION SELECT 'category', unnest(category_prefixes(name)), url_id FROM article_categories
-   UNION SELECT 'publisher', domain, id FROM articles
-   UNION SELECT 'trend', trend_id::text, url_id FROM trend_articles
-   UNION SELECT 'term', term_id::text, url_id FROM mention_matches`,
+  `DROP INDEX url_dimensions_url_idx`,
+  ...FILL_THEN_KEY(
+    { table: 'url_dimensions', name: 'url_dimensions_kind_key_url_id_pk', definition: 'PRIMARY KEY (kind, key, url_id)' },
+    `INSERT INTO url_dimensions (kind, key, url_id)
+     SELECT 'entity', entity_id::text, url_id FROM article_entities
+     UNION SELECT 'category', unnest(category_prefixes(name)), url_id FROM article_categories
+     UNION SELECT 'publisher', domain, id FROM articles
+     UNION SELECT 'trend', trend_id::text, url_id FROM trend_articles
+     UNION SELECT 'term', term_id::text, url_id FROM mention_matches`,
+  ),
+  `CREATE INDEX url_dimensions_url_idx ON url_dimensions USING btree (url_id)`,
   `ANALYZE url_dimensions`,
   `INSERT INTO url_spans (url_id, country, language, start_hour, end_hour)
    SELECT url_id, country, language, min(hour), max(hour) + interval '1 hour' FROM (

@@ -121,8 +121,16 @@ export const REBUILD_ACTIVITY = [
     `INSERT INTO dim_activity (${GROUP}, first_hour, end_hour)
      ${hullsOf('activity_runs')} UNION ALL ${perKey(hullsOf('activity_url_runs'), 'u.first_hour, u.end_hour')}`,
   ),
-  `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end)
-   ${gapsOf('activity_runs')} UNION ALL ${perKey(gapsOf('activity_url_runs'), 'u.gap_start, u.gap_end')}`,
+  ...FILL_THEN_KEY(
+    {
+      table: 'dim_activity_gaps',
+      name: 'dim_activity_gaps_pk',
+      definition: `PRIMARY KEY (${GROUP}, gap_start)`,
+      indexes: [{ name: 'dim_activity_gaps_end_idx', columns: 'kind, key, market, unit, gap_end' }],
+    },
+    `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end)
+     ${gapsOf('activity_runs')} UNION ALL ${perKey(gapsOf('activity_url_runs'), 'u.gap_start, u.gap_end')}`,
+  ),
   ...MARKS_FROM_HULLS('hours'),
   ...MARKS_FROM_HULLS('days'),
   `DROP TABLE activity_runs, activity_url_runs`,

@@ -20,9 +20,13 @@ import { REBUILD_PROFILES } from './write-observations';
 const BASE = [
   RAISE_MEMORY('work_mem', '256MB'),
   `TRUNCATE url_dimensions, url_spans`,
-  `DROP INDEX url_dimensions_url_idx`,
   ...FILL_THEN_KEY(
-    { table: 'url_dimensions', name: 'url_dimensions_kind_key_url_id_pk', definition: 'PRIMARY KEY (kind, key, url_id)' },
+    {
+      table: 'url_dimensions',
+      name: 'url_dimensions_kind_key_url_id_pk',
+      definition: 'PRIMARY KEY (kind, key, url_id)',
+      indexes: [{ name: 'url_dimensions_url_idx', columns: 'url_id' }],
+    },
     `INSERT INTO url_dimensions (kind, key, url_id)
      SELECT 'entity', entity_id::text, url_id FROM article_entities
      UNION SELECT 'category', unnest(category_prefixes(name)), url_id FROM article_categories
@@ -30,7 +34,6 @@ const BASE = [
      UNION SELECT 'trend', trend_id::text, url_id FROM trend_articles
      UNION SELECT 'term', term_id::text, url_id FROM mention_matches`,
   ),
-  `CREATE INDEX url_dimensions_url_idx ON url_dimensions USING btree (url_id)`,
   `ANALYZE url_dimensions`,
   `INSERT INTO url_spans (url_id, country, language, start_hour, end_hour)
    SELECT url_id, country, language, min(hour), max(hour) + interval '1 hour' FROM (

@@ -8,6 +8,14 @@ export type { Queryable };
 /** Raises a memory setting for the transaction, never lowers it (a bulk loader may have set more for its session). */
 export const RAISE_MEMORY = (setting: 'work_mem' | 'maintenance_work_mem', size: string) =>
   `SELECT set_config('${setting}', '${size}', true) WHERE pg_size_bytes(current_setting('${setting}')) < pg_size_bytes('${size}')`;
+/**
+ * An array parameter as PostgreSQL's array literal with its elements written as they are, for values
+ * that never need quoting (validated uuids, market codes, ISO hours, finite numbers): node-postgres
+ * would quote and escape each element, 1.9 s of the writer's thread for the observations of the first
+ * million bench lines against 0.6 s joined. Anything else (free text, nulls) goes as a JS array.
+ */
+export const plainArray = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
+
 /** A table's primary key as the migrations create it: the constraint's name and definition. */
 export interface TableKey {
   table: string;

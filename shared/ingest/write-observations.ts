@@ -23,7 +23,7 @@ import { trackProfileFirsts } from './entity-rollups';
 import { invalidateWindows, refreshProfileWindows } from '../feed-windows';
 import { noteNewMarket } from './plan-reads';
 import { applyHourDeltas, recomputeSpans } from './rollups';
-import { RAISE_MEMORY } from './sql';
+import { plainArray, RAISE_MEMORY } from './sql';
 import { derive, tally, type BatchContext } from './types';
 
 /** Whether the article's content language fits the profile's language (`pt-br` fits `pt`). */
@@ -154,13 +154,14 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   const byKey = new Map<string, (typeof items)[number]['record']>();
   for (const { record: r } of items) byKey.set(`${r.url_id}|${r.country}|${r.language}|${r.hour}`, r);
   const rows = [...byKey.values()];
+  // Validated uuids, market codes, ISO hours and numbers: literals as they are (plainArray).
   const hours = [
-    rows.map((r) => r.url_id),
-    rows.map((r) => r.country),
-    rows.map((r) => r.language),
-    rows.map((r) => r.hour),
-    rows.map((r) => r.impressions),
-    rows.map((r) => r.position),
+    plainArray(rows.map((r) => r.url_id)),
+    plainArray(rows.map((r) => r.country)),
+    plainArray(rows.map((r) => r.language)),
+    plainArray(rows.map((r) => r.hour)),
+    plainArray(rows.map((r) => r.impressions)),
+    plainArray(rows.map((r) => r.position)),
   ];
   if (!ctx.rollups) {
     // A bulk load: its hours are staged, and merged into observations at its end (which counts what

@@ -26,11 +26,12 @@ export interface TableKey {
 }
 
 /**
- * Fills tables this transaction truncated (so holds locked) with their primary keys (and other
- * indexes) built over the rows in one sort each, instead of one index insert per row in the order an aggregate emits them: on
- * the first million bench lines dim_activity_hours (491k rows) took 2.2 s instead of 4.1 s (dim_hours,
- * when it had 621k rows: 3.6 s instead of 5.6 s). The keys are dropped before `insert` and added after
- * it (a CLI test compares every constraint with a migrated database).
+ * Fills tables this transaction truncated (so holds locked) with their primary keys and other indexes
+ * built over the rows in one sort each, instead of one index insert per row in the order an aggregate
+ * emits them: on the first million bench lines dim_activity_hours (491k rows) took 2.2 s instead of
+ * 4.1 s (dim_hours, when it had 621k rows: 3.6 s instead of 5.6 s). The keys and indexes are dropped
+ * before `insert` and created after it (a CLI test compares every index and constraint with a
+ * migrated database).
  */
 export const FILL_THEN_KEY = (keys: TableKey | TableKey[], insert: string | string[]) => [
   ...[keys]

@@ -53,7 +53,7 @@ export async function mergeStagedObservations(db: Queryable): Promise<MergedObse
  * A first load (observations empty) whose lines repeat no key: every staged row is a new hour, so
  * they are appended as they are and the primary key is built over them in one sort, as pg_restore
  * would. A repeated key makes the key's build fail: the attempt is rolled back (null) and the merge
- * decides. On the first million bench lines 2.9 s instead of 5.3 s for the merge.
+ * decides. On the first million bench lines 2.0-2.4 s instead of 5.3 s for the merge.
  */
 async function appendToEmpty(db: Queryable): Promise<MergedObservations | null> {
   const [{ empty }] = (await db.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty')).rows;

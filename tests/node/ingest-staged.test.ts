@@ -5,21 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { firstLines } from '../../scripts/bench/generate';
-import { ingest, type IngestSummary } from '../../shared/ingest';
+import { ingest, type IngestSummary, type RecordOf } from '../../shared/ingest';
 import { templateCopy } from './template-copy';
 
 let db: Awaited<ReturnType<typeof templateCopy>>;
 let lines: string[];
 
-interface Hour {
-  type: 'observation';
-  url_id: string;
-  country: string;
-  language: string;
-  hour: string;
-  impressions: number;
-  position: number;
-}
+type Hour = RecordOf<'observation'>;
 
 const hours = () => lines.map((l) => JSON.parse(l)).filter((r): r is Hour => r.type === 'observation');
 const load = (input: string[], rollups: 'incremental' | 'rebuild-at-end', batchSize?: number): Promise<IngestSummary> =>

@@ -210,8 +210,8 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
 }
 
 /**
- * The feed windows after a bulk load: its batches set them back (invalidateWindows), and the full build
- * over a large load outlasts both a feed request's statement timeout and the jobs cron's (85 s for the
+ * The feed windows after a bulk load: its merge of the staged hours set them back (invalidateWindows),
+ * and the full build over a large load outlasts both a feed request's statement timeout and the jobs cron's (85 s for the
  * 1.1M profiles of the whole bench set), so it runs here, under the ingest's, ending at the run's hour
  * (docs/DATA.md "Feed windows"). Readers whose clock is elsewhere slide from there as usual.
  */

@@ -3,6 +3,7 @@
 // An upsert per row cost the batches 12.3 s of the database's time on the first million bench lines,
 // most of it the conflict check of each row against the primary key (docs/INGEST.md "Bulk loads").
 import type { Queryable } from '../db/queryable';
+import { invalidateWindows } from '../feed-windows';
 import { INGEST_LOCK } from './batch';
 import { inTransaction, RAISE_MEMORY } from './sql';
 
@@ -45,6 +46,8 @@ export async function mergeStagedObservations(db: Queryable): Promise<MergedObse
   return inTransaction(db, `BEGIN; SELECT pg_advisory_xact_lock(${INGEST_LOCK}); ${RAISE_MEMORY('work_mem', '256MB')}`, async () => {
     const merged = (await appendToEmpty(db)) ?? (await db.query<MergedObservations>(MERGE)).rows[0];
     await db.query('TRUNCATE observations_staged');
+    // Changed hours set the feed windows back: the next slide (a bulk load's end) recomputes every profile.
+    if (merged.inserted + merged.updated > 0) await invalidateWindows(db);
     return merged;
   });
 }

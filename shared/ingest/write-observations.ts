@@ -20,7 +20,7 @@
 // whole (growing) table per batch nor wander into the (country, ...) indexes. Both happened with
 // plain joins and made each batch O(table size).
 import { trackProfileFirsts } from './entity-rollups';
-import { invalidateWindows, refreshProfileWindows } from '../feed-windows';
+import { refreshProfileWindows } from '../feed-windows';
 import { noteNewMarket } from './plan-reads';
 import { applyHourDeltas, recomputeSpans } from './rollups';
 import { plainArray, RAISE_MEMORY } from './sql';
@@ -32,19 +32,17 @@ export const FIT_SQL = (article: string, language: string) =>
 
 const UTC_DAY = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
-/** The batch's hours into observations: a stored hour is replaced, an identical one left alone. */
-const UPSERT_HOURS = (returning: string) => `
+/** The batch's hours into observations (a stored hour is replaced, an identical one left alone), with their old values. */
+const UPSERT_OBSERVATIONS = `
+WITH old AS MATERIALIZED (
+  SELECT o.url_id, o.country, o.language, o.hour, o.impressions, o.position FROM observations o WHERE o.url_id = ANY($7::uuid[])),
+up AS (
   INSERT INTO observations (url_id, country, language, hour, impressions, position)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])
   ON CONFLICT (url_id, country, language, hour) DO UPDATE
     SET impressions = excluded.impressions, position = excluded.position
     WHERE (observations.impressions, observations.position) IS DISTINCT FROM (excluded.impressions, excluded.position)
-  RETURNING ${returning}`;
-
-const UPSERT_OBSERVATIONS = `
-WITH old AS MATERIALIZED (
-  SELECT o.url_id, o.country, o.language, o.hour, o.impressions, o.position FROM observations o WHERE o.url_id = ANY($7::uuid[])),
-up AS (${UPSERT_HOURS('url_id, country, language, hour, impressions, position, (xmax = 0) AS inserted')})
+  RETURNING url_id, country, language, hour, impressions, position, (xmax = 0) AS inserted)
 SELECT up.url_id::text AS url_id, up.country, up.language, ${UTC_DAY('up.hour')} AS day, up.hour,
        up.impressions, old.impressions AS old_impressions, up.inserted,
        up.impressions::float8 * up.position - coalesce(old.impressions::float8 * old.position, 0) AS position_sum_delta
@@ -165,10 +163,10 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   ];
   if (!ctx.rollups) {
     // A bulk load: its hours are staged, and merged into observations at its end (which counts what
-    // they inserted and changed); profiles, market days and feed windows are rebuilt from them then.
+    // they inserted and changed and sets the feed windows back); profiles, market days and feed
+    // windows are rebuilt from them then.
     await ctx.db.query(STAGE_HOURS, hours);
     tally(ctx, 'observation', items.length, 0, 0);
-    await invalidateWindows(ctx.db);
     return;
   }
   const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [...hours, [...new Set(rows.map((r) => r.url_id))]]);

@@ -11,8 +11,9 @@
 import { statSync } from 'node:fs';
 import pg from 'pg';
 import type { Queryable } from '../shared/db/queryable';
-import { batchLimits, ingestBatches, type IngestProgress, type IngestSummary } from '../shared/ingest';
+import { batchLimits, ingestBatches, type CopyFrom, type IngestProgress, type IngestSummary } from '../shared/ingest';
 import { connect } from './lib/connect';
+import { copyFromClient } from './lib/copy-from';
 import { parseInThread } from './lib/parse-thread';
 import { migrate } from './lib/migrations';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
@@ -84,10 +85,11 @@ function printSummary(s: IngestSummary): void {
 }
 
 /**
- * One connection for the whole run: each batch is a BEGIN ... COMMIT on it. `another` opens a second
- * one where the database is plain PostgreSQL (the embedded one serves one connection at a time).
+ * One connection for the whole run: each batch is a BEGIN ... COMMIT on it. Where the database is
+ * plain PostgreSQL, `another` opens a second one (the embedded one serves one connection at a time)
+ * and `copyFrom` runs COPY on the first.
  */
-async function open(): Promise<{ client: Queryable; another?: () => Promise<pg.Client>; close(): Promise<void> }> {
+async function open(): Promise<{ client: Queryable; another?: () => Promise<pg.Client>; copyFrom?: CopyFrom; close(): Promise<void> }> {
   const url = process.env.DATABASE_URL;
   if (url && /^postgres(ql)?:/.test(url) && !url.includes('.neon.tech')) {
     const client = new pg.Client({ connectionString: url });
@@ -97,7 +99,7 @@ async function open(): Promise<{ client: Queryable; another?: () => Promise<pg.C
       await c.connect();
       return c;
     };
-    return { client, another, close: () => client.end() };
+    return { client, another, copyFrom: copyFromClient(client), close: () => client.end() };
   }
   const conn = await connect();
   const client = await conn.pool.connect();
@@ -114,7 +116,7 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const totalBytes = args.file ? statSync(args.file).size : null;
 
-  const { client, another, close } = await open();
+  const { client, another, copyFrom, close } = await open();
   let lane: pg.Client | undefined;
   try {
     // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
@@ -143,6 +145,7 @@ async function main(): Promise<number> {
       batchSize: args.batchSize,
       rollups,
       rebuildLane: lane,
+      copyFrom,
       onProgress,
       onRebuildStep,
     });

@@ -8,33 +8,34 @@
 // the hour on a copy of a loaded database instead (the whole bench set of `npm run bench:data`:
 // `--from-db bench_rollups`), whose data ends at the same now.
 import type { Queryable } from '../../shared/db/queryable';
-import { ingest } from '../../shared/ingest';
+import { type CopyFrom, ingest } from '../../shared/ingest';
+import { copyFromClient } from '../lib/copy-from';
 import { connectTo, copyDatabase, freshDatabase } from './db';
 import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines } from './hourly';
 import { fmt, log, table } from './stats';
 
-/** Clients whose statements are timed into one table (a rebuild's second connection included). */
-function timed(): { wrap(db: Queryable): Queryable; report(top: number): string; total(): number } {
+/** Clients whose statements (and COPYs) are timed into one table (a rebuild's second connection included). */
+function timed(): { wrap(db: Queryable): Queryable; copy(copyFrom: CopyFrom): CopyFrom; report(top: number): string; total(): number } {
   const stats = new Map<string, { calls: number; ms: number }>();
   let total = 0;
+  const time = async <T>(text: string, run: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      const ms = performance.now() - started;
+      total += ms;
+      const key = text.replace(/\s+/g, ' ').trim().slice(0, 100);
+      const s = stats.get(key) ?? { calls: 0, ms: 0 };
+      s.calls++;
+      s.ms += ms;
+      stats.set(key, s);
+    }
+  };
   return {
-    wrap: (db) => ({
-      async query(text, values) {
-        const started = performance.now();
-        try {
-          return await db.query(text, values);
-        } finally {
-          const ms = performance.now() - started;
-          total += ms;
-          const key = text.replace(/\s+/g, ' ').trim().slice(0, 100);
-          const s = stats.get(key) ?? { calls: 0, ms: 0 };
-          s.calls++;
-          s.ms += ms;
-          stats.set(key, s);
-        }
-      },
-    }),
+    wrap: (db) => ({ query: (text, values) => time(text, () => db.query(text, values)) }),
+    copy: (copyFrom) => (statement, data) => time(statement, () => copyFrom(statement, data)),
     total: () => total,
     report: (top) =>
       table(
@@ -72,6 +73,7 @@ export async function run(argv: string[]): Promise<void> {
     const summary = await ingest(profiled.wrap(db), batch, {
       rollups: mode === 'rebuild-at-end' ? 'rebuild-at-end' : 'incremental',
       rebuildLane: profiled.wrap(lane),
+      copyFrom: profiled.copy(copyFromClient(db)),
       now,
       batchSize: mode === 'hourly' ? batch.length : undefined,
     });

@@ -22,6 +22,7 @@ import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines, type Profile } from './hourly';
 import { rollupsDiffer } from './rollups-exact';
 import { fmt, fmtRatio, log, median, ratio, table } from './stats';
+import { copyFromClient } from '../lib/copy-from';
 import { parseInThread } from '../lib/parse-thread';
 
 interface Obs {
@@ -179,7 +180,7 @@ export async function run(argv: string[]): Promise<void> {
         const lane = await connectTo('bench_ingest');
         try {
           const t = performance.now();
-          await productIngest(c, { file }, { batchSize, rollups: 'rebuild-at-end', rebuildLane: lane });
+          await productIngest(c, { file }, { batchSize, rollups: 'rebuild-at-end', rebuildLane: lane, copyFrom: copyFromClient(c) });
           return performance.now() - t;
         } finally {
           await Promise.all([c.end(), lane.end()]);

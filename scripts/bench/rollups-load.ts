@@ -8,6 +8,7 @@ import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { migrate } from '../lib/migrations';
 import { connectTo, databaseExists, freshDatabase } from './db';
 import { BENCH_NOW, BENCH_SEED } from './generate';
+import { copyFromClient } from '../lib/copy-from';
 import { parseInThread } from '../lib/parse-thread';
 import { fmt, log } from './stats';
 
@@ -144,6 +145,7 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   const summary = await ingestBatches(client, batches, {
     rollups: 'rebuild-at-end',
     rebuildLane: lane,
+    copyFrom: copyFromClient(client),
     // The data's now, to which the benches read (and slide the feed windows), not the wall clock's.
     now: new Date(BENCH_NOW),
     onRebuildStep: (line) => log(`rebuild: ${line}`),

@@ -9,7 +9,7 @@ import { precheck } from './precheck';
 import { inTransaction, RAISE_MEMORY } from './sql';
 import { syncDimensions } from './rollups';
 import type { RecordType } from './records';
-import { emptyGroups, type BatchContext, type DerivedCounts, type Item, type LineError, type TypeCounts } from './types';
+import { emptyGroups, type BatchContext, type CopyFrom, type DerivedCounts, type Item, type LineError, type TypeCounts } from './types';
 import { writeArticles } from './write-articles';
 import { writeEntities, writePublishers } from './write-content';
 import { writeCities, writeCountries, writeDiscoverProfiles, writeLanguages } from './write-geo';
@@ -71,12 +71,13 @@ export interface BatchResult {
   derived: Record<string, DerivedCounts>;
 }
 
-export async function runBatch(db: Queryable, items: readonly Item[], rollups = true): Promise<BatchResult> {
+export async function runBatch(db: Queryable, items: readonly Item[], rollups = true, copyFrom?: CopyFrom): Promise<BatchResult> {
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
     db,
     rollups,
+    copyFrom,
     groups,
     errors: [],
     counts: {},

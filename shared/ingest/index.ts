@@ -16,7 +16,7 @@ import { advanceWatermark } from './write-watermark';
 export { RECORD_SCHEMAS, RECORD_TYPES, ingestRecord, type IngestRecord, type RecordOf, type RecordType } from './records';
 export { parseLine } from './parse';
 export { batchLimits, packBatch, parseBatches, unpackBatch, type PackedBatch, type ParsedBatch } from './batches';
-export type { DerivedCounts, IngestOptions, IngestProgress, IngestSummary, LineError, TypeCounts } from './types';
+export type { CopyFrom, DerivedCounts, IngestOptions, IngestProgress, IngestSummary, LineError, TypeCounts } from './types';
 
 const TABLE_OF: Record<RecordType, string> = {
   country: 'countries',
@@ -129,14 +129,14 @@ export async function ingestBatches(
     if (batch.length === 0) return;
     written++;
     try {
-      merge(await runBatch(client, batch, rollups), batch);
+      merge(await runBatch(client, batch, rollups, opts.copyFrom), batch);
     } catch (e) {
       if (!isDataError(e)) throw e;
       // Something in the batch broke a constraint the checks did not foresee: the batch was rolled
       // back; redo it line by line so only the offending lines are skipped.
       for (const item of batch) {
         try {
-          merge(await runBatch(client, [item], rollups), [item]);
+          merge(await runBatch(client, [item], rollups, opts.copyFrom), [item]);
         } catch (err) {
           if (!isDataError(err)) throw err;
           fail({ line: item.line, reason: `database: ${(err as Error).message}` });

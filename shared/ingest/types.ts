@@ -45,6 +45,9 @@ export interface IngestProgress {
   seconds: number;
 }
 
+/** Runs `statement` (a `COPY ... FROM STDIN` in text format) with `data` as its rows, on the connection of the batch's transaction. */
+export type CopyFrom = (statement: string, data: string) => Promise<void>;
+
 export interface IngestOptions {
   /** Records per transaction (default 5000; 20000 when roll-ups are rebuilt at the end). */
   batchSize?: number;
@@ -64,6 +67,12 @@ export interface IngestOptions {
   rollups?: 'incremental' | 'rebuild-at-end';
   /** `rebuild-at-end`: a second connection to the database, so that the rebuild runs in two halves at once (rebuild.ts `lane`). */
   rebuildLane?: Queryable;
+  /**
+   * `rebuild-at-end`: COPY on the ingest's own connection, where its driver speaks it (node-postgres:
+   * scripts/lib/copy-from.ts). The batches' hours are then staged by one COPY each instead of an
+   * INSERT over unnest (write-observations.ts).
+   */
+  copyFrom?: CopyFrom;
   /** `rebuild-at-end`: told each statement of the final rebuild and its time (it runs for minutes on the bench set). */
   onRebuildStep?: (line: string) => void;
   /**
@@ -85,6 +94,8 @@ export interface BatchContext {
   db: Queryable;
   /** False when the run rebuilds the roll-ups at its end (IngestOptions.rollups). */
   rollups: boolean;
+  /** IngestOptions.copyFrom, for a bulk load. */
+  copyFrom?: CopyFrom;
   groups: Groups;
   errors: LineError[];
   counts: Partial<Record<RecordType, TypeCounts>>;

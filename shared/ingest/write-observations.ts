@@ -52,9 +52,15 @@ FROM up LEFT JOIN old USING (url_id, country, language, hour)`;
  * A bulk load's batch: its hours (one row per key: the batch keeps the last line of each) appended to
  * the stage as they come, merged into observations at the load's end (staged-observations.ts).
  */
+const STAGED = `observations_staged (url_id, country, language, hour, impressions, position)`;
 const STAGE_HOURS = `
-  INSERT INTO observations_staged (url_id, country, language, hour, impressions, position)
+  INSERT INTO ${STAGED}
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])`;
+/**
+ * The same by COPY (IngestOptions.copyFrom), whose rows go to the heap in multi-row writes: the hours
+ * of the first million bench lines took 1.3 s instead of 4.3-4.8 s over unnest (in psql, one table).
+ */
+const COPY_HOURS = `COPY ${STAGED} FROM STDIN`;
 
 const PROFILE_COLS = ['first_seen', 'last_seen', 'avg_position', 'content_language_fit', 'impressions_total'];
 
@@ -152,8 +158,9 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
   const byKey = new Map<string, (typeof items)[number]['record']>();
   for (const { record: r } of items) byKey.set(`${r.url_id}|${r.country}|${r.language}|${r.hour}`, r);
   const rows = [...byKey.values()];
-  // Validated uuids, market codes, ISO hours and numbers: literals as they are (plainArray).
-  const hours = [
+  // Validated uuids, market codes, ISO hours and finite numbers: written as they are, with nothing to
+  // quote in an array literal (plainArray) or to escape in COPY's text format.
+  const hours = () => [
     plainArray(rows.map((r) => r.url_id)),
     plainArray(rows.map((r) => r.country)),
     plainArray(rows.map((r) => r.language)),
@@ -165,11 +172,16 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     // A bulk load: its hours are staged, and merged into observations at its end (which counts what
     // they inserted and changed and sets the feed windows back); profiles, market days and feed
     // windows are rebuilt from them then.
-    await ctx.db.query(STAGE_HOURS, hours);
+    if (ctx.copyFrom)
+      await ctx.copyFrom(
+        COPY_HOURS,
+        rows.map((r) => `${r.url_id}\t${r.country}\t${r.language}\t${r.hour}\t${r.impressions}\t${r.position}\n`).join(''),
+      );
+    else await ctx.db.query(STAGE_HOURS, hours());
     tally(ctx, 'observation', items.length, 0, 0);
     return;
   }
-  const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [...hours, [...new Set(rows.map((r) => r.url_id))]]);
+  const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [...hours(), [...new Set(rows.map((r) => r.url_id))]]);
   const inserted = res.rows.filter((r) => r.inserted).length;
   tally(ctx, 'observation', items.length, inserted, res.rows.length - inserted);
   if (res.rows.length === 0) return;

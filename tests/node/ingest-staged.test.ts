@@ -1,11 +1,13 @@
 // A bulk load's observations are staged by its batches and merged at its end
 // (shared/ingest/staged-observations.ts): the last line of a key wins across batches, the summary
 // counts what the merge changed in the stored hours, the primary key comes back after a first load,
-// and hours a load that died left staged are merged by the next run.
+// and hours a load that died left staged are merged by the next run. The first load stages by COPY
+// (scripts/lib/copy-from.ts), the second by INSERT.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
+import { copyFromClient } from '../../scripts/lib/copy-from';
 import { firstLines } from '../../scripts/bench/generate';
-import { ingest, type IngestSummary, type RecordOf } from '../../shared/ingest';
+import { type CopyFrom, ingest, type IngestSummary, type RecordOf } from '../../shared/ingest';
 import { templateCopy } from './template-copy';
 
 let db: Awaited<ReturnType<typeof templateCopy>>;
@@ -14,8 +16,12 @@ let lines: string[];
 type Hour = RecordOf<'observation'>;
 
 const hours = () => lines.map((l) => JSON.parse(l)).filter((r): r is Hour => r.type === 'observation');
-const load = (input: string[], rollups: 'incremental' | 'rebuild-at-end', batchSize?: number): Promise<IngestSummary> =>
-  ingest(db.client, input, { rollups, batchSize, now: new Date('2026-03-01T12:00:00Z') });
+const load = (
+  input: string[],
+  rollups: 'incremental' | 'rebuild-at-end',
+  batchSize?: number,
+  copyFrom?: CopyFrom,
+): Promise<IngestSummary> => ingest(db.client, input, { rollups, batchSize, copyFrom, now: new Date('2026-03-01T12:00:00Z') });
 const stored = async (h: Hour) =>
   (
     await db.client.query(
@@ -42,17 +48,25 @@ describe('a bulk load', () => {
   let first: IngestSummary;
   let corrected: Hour;
   let keyBefore: unknown;
+  const copies: string[] = [];
 
   beforeAll(async () => {
     keyBefore = await primaryKey();
     const [a, b] = hours();
     corrected = { ...a, impressions: a.impressions + 1000 };
     // Small batches: the correction and the repeat reach the stage from later batches than the originals.
-    first = await load([...lines, JSON.stringify(corrected), JSON.stringify(b)], 'rebuild-at-end', 500);
+    const copy = copyFromClient(db.client);
+    const copyFrom: CopyFrom = (statement, data) => {
+      copies.push(statement);
+      return copy(statement, data);
+    };
+    first = await load([...lines, JSON.stringify(corrected), JSON.stringify(b)], 'rebuild-at-end', 500, copyFrom);
   }, 120_000);
 
   it('keeps the last line of a repeated hour, across batches', async () => {
     expect(first.skipped, JSON.stringify(first.errors)).toBe(0);
+    expect(copies.length).toBeGreaterThan(1);
+    expect(copies[0]).toMatch(/^COPY observations_staged /);
     expect(await stored(corrected)).toEqual([{ impressions: corrected.impressions, position: corrected.position }]);
     expect(await count('observations_staged')).toBe(0);
   });
@@ -79,6 +93,23 @@ describe('a bulk load', () => {
     expect(await stored(a)).toEqual([{ impressions: a.impressions + 7, position: a.position }]);
     expect(await stored(fresh)).toEqual([{ impressions: fresh.impressions, position: fresh.position }]);
     expect(await primaryKey()).toEqual(keyBefore);
+    expect(await rollupsDiffer(db.client)).toEqual([]);
+  }, 60_000);
+});
+
+describe('a line the database refuses in a COPY', () => {
+  it('is reported with its line number, and the rest of its batch lands', async () => {
+    const [a, b, c] = hours();
+    const input = [
+      { ...a, impressions: a.impressions + 11 },
+      { ...b, position: 1e300 }, // beyond PostgreSQL's real
+      { ...c, impressions: c.impressions + 13 },
+    ].map((h) => JSON.stringify(h));
+    const summary = await load(input, 'rebuild-at-end', undefined, copyFromClient(db.client));
+    expect(summary.errors).toEqual([{ line: 2, reason: expect.stringMatching(/^database: .*out of range/) }]);
+    expect(summary.byType.observation).toEqual({ loaded: 2, inserted: 0, updated: 2, unchanged: 0 });
+    expect(await stored(a)).toEqual([{ impressions: a.impressions + 11, position: a.position }]);
+    expect(await stored(c)).toEqual([{ impressions: c.impressions + 13, position: c.position }]);
     expect(await rollupsDiffer(db.client)).toEqual([]);
   }, 60_000);
 });

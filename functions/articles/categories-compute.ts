@@ -56,12 +56,12 @@ function pagePaths(filter: PathFilter, scope: AggregateWindow, everyMarket: bool
      totals AS MATERIALIZED (
        SELECT c.name,
          (SELECT coalesce(sum(d.impressions), 0) FROM m CROSS JOIN LATERAL (
-            SELECT impressions FROM dim_days WHERE kind = 'category' AND key = c.name AND country = m.country AND language = m.language
+            SELECT impressions FROM dim_days WHERE key_id = dk.id AND country = m.country AND language = m.language
               AND day >= ${a(3)}::date AND day < ${a(4)}::date OFFSET 0) d)
          + (SELECT coalesce(sum(h.impressions), 0) FROM m CROSS JOIN (VALUES (${a(5)}, ${a(6)}), (${a(7)}, ${a(8)})) AS r(f, t) CROSS JOIN LATERAL (
-            SELECT impressions FROM dim_hours WHERE kind = 'category' AND key = c.name AND country = m.country AND language = m.language
+            SELECT impressions FROM dim_hours WHERE key_id = dk.id AND country = m.country AND language = m.language
               AND hour >= r.f::timestamptz AND hour < r.t::timestamptz OFFSET 0) h) AS total
-       FROM chosen c)
+       FROM chosen c JOIN dim_keys dk ON dk.kind = 'category' AND dk.key = c.name)
      SELECT coalesce(array_agg(name), '{}') FROM (
        SELECT name FROM totals WHERE total > 0 ORDER BY total DESC, name COLLATE "C" OFFSET ${a(9)}::int LIMIT ${a(10)}::int) p`,
     args: [

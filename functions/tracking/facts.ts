@@ -62,10 +62,11 @@ export async function trendDailyHistory(db: Db, scope: DimScope, today: Date, da
   const first = new Date(today.getTime() - days * DAY_MS).toISOString().slice(0, 10);
   const rows = await queryRows<{ key: string; i: number; impressions: number }>(
     db,
-    `SELECT key, (day - $5::date)::int AS i, sum(impressions)::float8 AS impressions FROM dim_days
-     WHERE kind = 'trend' AND key = ANY(${keysSql(scope)}) AND country = ANY($3::text[]) AND ($4::text IS NULL OR language = $4)
-       AND day >= $5::date AND day < $1::date
-     GROUP BY key, day`,
+    `SELECT k.key, (d.day - $5::date)::int AS i, sum(d.impressions)::float8 AS impressions
+     FROM dim_keys k JOIN dim_days d ON d.key_id = k.id
+     WHERE k.kind = 'trend' AND k.key = ANY(${keysSql(scope)}) AND d.country = ANY($3::text[]) AND ($4::text IS NULL OR d.language = $4)
+       AND d.day >= $5::date AND d.day < $1::date
+     GROUP BY k.key, d.day`,
     [today.toISOString().slice(0, 10), keysParam(scope), marketList(scope.keyScope), scope.language, first],
   );
   const empty = () => Array.from({ length: days }, () => 0);

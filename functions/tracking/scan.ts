@@ -3,7 +3,7 @@
 // term to its publications in url_dimensions so that term metrics come from the roll-ups.
 import type { Queryable } from '../../shared/db/queryable';
 import { refreshActivity } from '../../shared/ingest/activity-refresh';
-import { BACKFILL_SQL } from '../../shared/ingest/rollups';
+import { backfillBuckets } from '../../shared/ingest/rollups';
 import { findMatch, snippet } from '../../shared/mentions/match';
 import type { MatchType } from '../../shared/db/schema';
 import { DAY_MS, HOUR_MS } from '../../shared/windows';
@@ -93,12 +93,7 @@ export async function scanMentionList(db: Queryable, listId: string, now: Date):
       [listId, terms.map((t) => t.id)],
     );
     if (changes.length) {
-      await db.query(BACKFILL_SQL, [
-        changes.map((c) => c.kind),
-        changes.map((c) => c.key),
-        changes.map((c) => c.url_id),
-        changes.map((c) => c.sign),
-      ]);
+      await backfillBuckets(db, changes);
       await refreshActivity(db, {
         joined: changes.filter((c) => c.sign > 0).map((c) => c.url_id),
         removed: changes.filter((c) => c.sign < 0),

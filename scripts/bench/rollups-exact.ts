@@ -7,9 +7,11 @@ const SNAPSHOT: Record<string, string> = {
   url_profiles: `SELECT url_id::text, country, language, first_seen::text, last_seen::text, round(avg_position::numeric, 6)::float8,
     content_language_fit, impressions_total::float8 FROM url_profiles`,
   market_days: 'SELECT country, language, day::text, impressions::float8, new_urls FROM market_days',
-  dim_hours: `SELECT kind, key, country, language, hour::text, impressions::float8, round(position_sum::numeric, 2)::float8
-    FROM dim_hours WHERE impressions <> 0 OR abs(position_sum) > 1e-6`,
-  dim_days: `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0`,
+  // By the keys dim_keys names: a rebuild numbers them afresh.
+  dim_hours: `SELECT k.kind, k.key, h.country, h.language, h.hour::text, h.impressions::float8, round(h.position_sum::numeric, 2)::float8
+    FROM dim_hours h JOIN dim_keys k ON k.id = h.key_id WHERE h.impressions <> 0 OR abs(h.position_sum) > 1e-6`,
+  dim_days: `SELECT k.kind, k.key, d.country, d.language, d.day::text, d.impressions::float8
+    FROM dim_days d JOIN dim_keys k ON k.id = d.key_id WHERE d.impressions <> 0`,
   url_spans: 'SELECT url_id::text, country, language, start_hour::text, end_hour::text FROM url_spans',
   url_dimensions: 'SELECT kind, key, url_id::text FROM url_dimensions',
   dim_activity: 'SELECT kind, key, market, unit, item, first_hour::text, end_hour::text FROM dim_activity',

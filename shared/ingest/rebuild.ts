@@ -43,17 +43,17 @@ const BASE = [
    GROUP BY url_id, country, language, grp`,
 ];
 
-// dim_hours and dim_days in one statement: the per-market hours aggregated once (hashed; 512 MB
-// keeps the ~3M groups of the first million bench lines in memory) with each dimension key numbered
-// (dim_keys), written as they are, and summed per key and hour ('*'), per market and day, per key and
-// day from that aggregate, not read back from dim_hours' wide rows: an integer in place of kind and
-// key hashes faster (9.3 s against 11.4 s for the aggregate alone on those lines). The three
-// statements it replaced took 33.5 s there, this one 23.6 s; on the whole bench set 505 s, where the
-// first of the three alone took 575 s (docs/INGEST.md "Bulk loads"). Tried and dropped: grouping the
-// joined rows by sorting them (24 s on those lines for both hour sets); both hour sets in one
-// GROUPING SETS pass (faster there, but on the whole set the planner sorted its 141M joined rows on
-// disk, 740 s); a temp table in between (a second write and read of every row). The rows go straight
-// into the heaps, their keys built after them (FILL_THEN_KEY).
+// dim_hours and dim_days in one statement: the per-market hours aggregated once per key number
+// (dim_keys; hashed, 512 MB keeps the ~3M groups of the first million bench lines in memory), written
+// as they are, and summed per key and hour ('*'), per market and day, per key and day from that
+// aggregate, not read back from dim_hours. The three statements it replaced took 33.5 s there, this
+// one 23.6 s with the keys' text joined back to every row, and 23.7 s in psql on one core with the key
+// numbers stored instead (29.7 s with both primary keys against 36.7-42.7 s, drizzle/0020); on the
+// whole bench set 505 s, where the first of the three alone took 575 s (docs/INGEST.md "Bulk loads").
+// Tried and dropped: grouping the joined rows by sorting them (24 s on those lines for both hour
+// sets); both hour sets in one GROUPING SETS pass (faster there, but on the whole set the planner
+// sorted its 141M joined rows on disk, 740 s); a temp table in between (a second write and read of
+// every row). The rows go straight into the heaps, their keys built after them (FILL_THEN_KEY).
 const SERIES_ROWS = `-- dim_hours and dim_days from the per-market hours
 WITH
 hours AS MATERIALIZED (
@@ -61,37 +61,30 @@ hours AS MATERIALIZED (
   FROM url_dimensions d JOIN dim_keys k USING (kind, key) JOIN observations o ON o.url_id = d.url_id
   GROUP BY k.id, o.country, o.language, o.hour),
 hours_per_market AS (
-  INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
-  SELECT k.kind, k.key, h.country, h.language, h.hour, h.impressions, h.position_sum FROM hours h JOIN dim_keys k USING (id)),
+  INSERT INTO dim_hours (key_id, country, language, hour, impressions, position_sum) SELECT * FROM hours),
 hours_all AS (
-  INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
-  SELECT k.kind, k.key, '${ALL_MARKETS}', '${ALL_MARKETS}', t.hour, t.impressions, t.position_sum
-  FROM (SELECT id, hour, sum(impressions) AS impressions, sum(position_sum) AS position_sum FROM hours GROUP BY id, hour) t JOIN dim_keys k USING (id)),
+  INSERT INTO dim_hours (key_id, country, language, hour, impressions, position_sum)
+  SELECT id, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM hours GROUP BY id, hour),
 days_per_market AS (
-  INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
-  SELECT k.kind, k.key, t.country, t.language, t.day, t.impressions, t.position_sum
-  FROM (SELECT id, country, language, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions, sum(position_sum) AS position_sum
-        FROM hours GROUP BY 1, 2, 3, 4) t
-  JOIN dim_keys k USING (id))
-INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
-SELECT k.kind, k.key, '${ALL_MARKETS}', '${ALL_MARKETS}', t.day, t.impressions, t.position_sum
-FROM (SELECT id, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions, sum(position_sum) AS position_sum FROM hours GROUP BY 1, 2) t
-JOIN dim_keys k USING (id)`;
+  INSERT INTO dim_days (key_id, country, language, day, impressions, position_sum)
+  SELECT id, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum) FROM hours GROUP BY 1, 2, 3, 4)
+INSERT INTO dim_days (key_id, country, language, day, impressions, position_sum)
+SELECT id, '${ALL_MARKETS}', '${ALL_MARKETS}', (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum) FROM hours
+GROUP BY id, (hour AT TIME ZONE 'UTC')::date`;
 
 const SERIES_KEYS = [
-  { table: 'dim_hours', name: 'dim_hours_pk', definition: 'PRIMARY KEY (key, kind, country, language, hour)' },
-  { table: 'dim_days', name: 'dim_days_kind_key_country_language_day_pk', definition: 'PRIMARY KEY (kind, key, country, language, day)' },
+  { table: 'dim_hours', name: 'dim_hours_pk', definition: 'PRIMARY KEY (key_id, country, language, hour)' },
+  { table: 'dim_days', name: 'dim_days_pk', definition: 'PRIMARY KEY (key_id, country, language, day)' },
 ];
 
 const SERIES = [
   RAISE_MEMORY('work_mem', '512MB'),
-  `TRUNCATE dim_hours, dim_days`,
-  // The keys numbered in a table with statistics: over CTEs the planner guessed the joins' sizes
-  // (32k per-market hours for 27M on the whole bench set) and sorted all the joined rows on disk.
-  `CREATE TEMP TABLE dim_keys ON COMMIT DROP AS SELECT row_number() OVER ()::int AS id, kind, key FROM (SELECT DISTINCT kind, key FROM url_dimensions) k`,
+  // The keys numbered afresh with the rows that name them.
+  `TRUNCATE dim_hours, dim_days, dim_keys RESTART IDENTITY`,
+  `INSERT INTO dim_keys (kind, key) SELECT DISTINCT kind, key FROM url_dimensions`,
+  // Statistics for the aggregate's join: without them the planner guessed its size (32k per-market
+  // hours for 27M on the whole bench set) and sorted all the joined rows on disk.
   `ANALYZE dim_keys`,
-  // dim_hours is the largest table (1.6 rows per input line on the bench set). Its key leads with
-  // `key` in the "C" collation, which the key's sort abbreviates (drizzle/0016).
   ...FILL_THEN_KEY(SERIES_KEYS, SERIES_ROWS),
   `ANALYZE dim_hours, dim_days`,
 ];

@@ -11,21 +11,22 @@ import { ALL_MARKETS } from '../rollups/activity-counts';
 
 // Each delta also lands in the all-markets row of its key (country = language = '*', see
 // ALL_MARKETS), which windows over every market and language read instead of one row per market.
+// `agg` gives (key_id, country, language, hour, imp, ps): keys by their dim_keys numbers.
 const BUCKET_UPSERT = (agg: string) => `
 WITH per_market AS (${agg}),
 agg AS (
   SELECT * FROM per_market
-  UNION ALL SELECT kind, key, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(imp), sum(ps) FROM per_market GROUP BY kind, key, hour),
+  UNION ALL SELECT key_id, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(imp), sum(ps) FROM per_market GROUP BY key_id, hour),
 hours AS (
-  INSERT INTO dim_hours (kind, key, country, language, hour, impressions, position_sum)
-  SELECT kind, key, country, language, hour, imp, ps FROM agg
-  ON CONFLICT (kind, key, country, language, hour) DO UPDATE
+  INSERT INTO dim_hours (key_id, country, language, hour, impressions, position_sum)
+  SELECT key_id, country, language, hour, imp, ps FROM agg
+  ON CONFLICT (key_id, country, language, hour) DO UPDATE
     SET impressions = dim_hours.impressions + excluded.impressions, position_sum = dim_hours.position_sum + excluded.position_sum
   RETURNING 1)
-INSERT INTO dim_days (kind, key, country, language, day, impressions, position_sum)
-SELECT kind, key, country, language, (hour AT TIME ZONE 'UTC')::date, sum(imp), sum(ps) FROM agg
-GROUP BY kind, key, country, language, (hour AT TIME ZONE 'UTC')::date
-ON CONFLICT (kind, key, country, language, day) DO UPDATE
+INSERT INTO dim_days (key_id, country, language, day, impressions, position_sum)
+SELECT key_id, country, language, (hour AT TIME ZONE 'UTC')::date, sum(imp), sum(ps) FROM agg
+GROUP BY key_id, country, language, (hour AT TIME ZONE 'UTC')::date
+ON CONFLICT (key_id, country, language, day) DO UPDATE
   SET impressions = dim_days.impressions + excluded.impressions, position_sum = dim_days.position_sum + excluded.position_sum`;
 
 const SYNC_DIMENSIONS = `
@@ -44,20 +45,28 @@ del AS (DELETE FROM url_dimensions d USING removed r WHERE (d.kind, d.key, d.url
 SELECT kind, key, url_id::text AS url_id, 1 AS sign FROM added
 UNION ALL SELECT kind, key, url_id::text, -1 FROM removed`;
 
+// A key is numbered when its first URL joins it, before its buckets are backfilled: every key of
+// url_dimensions has its number, so the deltas below find it. A statement of its own, so that the
+// next one sees a number another transaction gave meanwhile (this one waited for it to commit).
+const NUMBER_KEYS = `INSERT INTO dim_keys (kind, key) SELECT DISTINCT kind, key FROM unnest($1::text[], $2::text[]) AS m(kind, key)
+  ON CONFLICT (kind, key) DO NOTHING`;
+
 const BACKFILL = BUCKET_UPSERT(`
-  SELECT m.kind, m.key, o.country, o.language, o.hour,
+  SELECT k.id AS key_id, o.country, o.language, o.hour,
          sum(m.sign * o.impressions)::int8 AS imp, sum(m.sign * o.impressions::float8 * o.position) AS ps
   FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[]) AS m(kind, key, url_id, sign)
+  JOIN dim_keys k ON k.kind = m.kind AND k.key = m.key
   JOIN observations o ON o.url_id = m.url_id
   -- Restates the join as an index condition: without it the planner joined the whole table per batch.
   WHERE o.url_id = ANY($3::uuid[])
-  GROUP BY m.kind, m.key, o.country, o.language, o.hour`);
+  GROUP BY k.id, o.country, o.language, o.hour`);
 
 const APPLY_DELTAS = BUCKET_UPSERT(`
-  SELECT d.kind, d.key, x.country, x.language, x.hour, sum(x.imp)::int8 AS imp, sum(x.ps) AS ps
+  SELECT k.id AS key_id, x.country, x.language, x.hour, sum(x.imp)::int8 AS imp, sum(x.ps) AS ps
   FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int8[], $6::float8[]) AS x(url_id, country, language, hour, imp, ps)
   JOIN (SELECT * FROM url_dimensions WHERE url_id = ANY($7::uuid[])) d ON d.url_id = x.url_id
-  GROUP BY d.kind, d.key, x.country, x.language, x.hour`);
+  JOIN dim_keys k ON k.kind = d.kind AND k.key = d.key
+  GROUP BY k.id, x.country, x.language, x.hour`);
 
 // Gaps and islands: consecutive active hours share (hour - row_number hours).
 const KEYS = `k AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k(url_id, country, language))`;
@@ -82,15 +91,22 @@ export interface MembershipChange {
   sign: number;
 }
 
-/** Brings url_dimensions in line with the URLs' current links and backfills their buckets. */
-export const BACKFILL_SQL = BACKFILL;
+/**
+ * Adds (sign 1) or subtracts (-1) all stored observations of each URL to the buckets of a dimension
+ * it joined or left, numbering the keys first (dim_keys).
+ */
+export async function backfillBuckets(db: Queryable, changes: MembershipChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const [kinds, keys] = [changes.map((c) => c.kind), changes.map((c) => c.key)];
+  await db.query(NUMBER_KEYS, [kinds, keys]);
+  await db.query(BACKFILL, [kinds, keys, changes.map((c) => c.url_id), changes.map((c) => c.sign)]);
+}
 
+/** Brings url_dimensions in line with the URLs' current links and backfills their buckets. */
 export async function syncDimensions(db: Queryable, urlIds: string[]): Promise<MembershipChange[]> {
   if (urlIds.length === 0) return [];
   const { rows } = await db.query<MembershipChange>(SYNC_DIMENSIONS, [urlIds]);
-  if (rows.length) {
-    await db.query(BACKFILL, [rows.map((r) => r.kind), rows.map((r) => r.key), rows.map((r) => r.url_id), rows.map((r) => r.sign)]);
-  }
+  await backfillBuckets(db, rows);
   return rows;
 }
 

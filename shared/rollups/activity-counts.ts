@@ -57,9 +57,9 @@ counts AS (
 -- all-markets rows of dim_hours: country = language = '*'; a market's: its languages).
 seen AS (
   SELECT k.key, h.hour + interval '1 hour' AS last_seen
-  FROM k CROSS JOIN LATERAL (
+  FROM k JOIN dim_keys dk ON dk.kind = $1 AND dk.key = k.key CROSS JOIN LATERAL (
     SELECT hour FROM dim_hours
-    WHERE kind = $1 AND key = k.key AND country = $9 ${market === ALL_MARKETS ? `AND language = '${ALL_MARKETS}'` : ''}
+    WHERE key_id = dk.id AND country = $9 ${market === ALL_MARKETS ? `AND language = '${ALL_MARKETS}'` : ''}
       AND hour >= $8::timestamptz AND hour < $5::timestamptz AND impressions > 0
     ORDER BY hour DESC LIMIT 1) h)
 SELECT c.key,

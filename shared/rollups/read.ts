@@ -96,28 +96,30 @@ export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date,
   const list = buckets(from, to, grain);
   const markets = scopeMarkets(await coversEveryMarket(db, scope), '$3::text[]', '$4::text');
   const { headEnd, tailStart, hourRanges } = windowRanges(list);
-  // One index range scan per key x market (x hour range): the primary keys are (kind, key, country,
+  // One index range scan per key x market (x hour range): the primary keys are (key_id, country,
   // language, day|hour), so naming the markets' languages (every market with observations has
   // market_days rows) lets the day/hour range bound each descent. A plain `key = ANY(...) AND
   // ($4 IS NULL OR language = $4)` scanned every hour of every series, or all of dim_hours.
   // OFFSET 0 keeps each LATERAL subquery a parameterized index scan (not pulled up into a join).
+  // A key without a number (dim_keys) has no rows.
   const rows = await queryRows<{ key: string; bucket: string; impressions: number; position_sum: number }>(
     db,
     `WITH series AS (
-       SELECT k.key, m.country, m.language
+       SELECT k.key, dk.id AS key_id, m.country, m.language
        FROM (SELECT DISTINCT unnest(${keysSql(scope)}) AS key) k
+       JOIN dim_keys dk ON dk.kind = $1 AND dk.key = k.key
        CROSS JOIN (${markets}) m)
      SELECT s.key, to_char(d.day, 'YYYY-MM-DD') AS bucket, sum(d.impressions)::float8 AS impressions, sum(d.position_sum) AS position_sum
      FROM series s CROSS JOIN LATERAL (
        SELECT day, impressions, position_sum FROM dim_days
-       WHERE kind = $1 AND key = s.key AND country = s.country AND language = s.language AND day >= $5::date AND day < $6::date
+       WHERE key_id = s.key_id AND country = s.country AND language = s.language AND day >= $5::date AND day < $6::date
        OFFSET 0) d
      GROUP BY s.key, d.day
      UNION ALL
      SELECT s.key, to_char(h.hour AT TIME ZONE 'UTC', $7) AS bucket, sum(h.impressions)::float8, sum(h.position_sum)
      FROM series s CROSS JOIN unnest($8::timestamptz[], $9::timestamptz[]) AS r(f, t) CROSS JOIN LATERAL (
        SELECT hour, impressions, position_sum FROM dim_hours
-       WHERE kind = $1 AND key = s.key AND country = s.country AND language = s.language AND hour >= r.f AND hour < r.t
+       WHERE key_id = s.key_id AND country = s.country AND language = s.language AND hour >= r.f AND hour < r.t
        OFFSET 0) h
      GROUP BY s.key, 2`,
     [

@@ -176,12 +176,13 @@ describe('roll-ups equal the raw-observation reference', () => {
     const snapshot = async () => ({
       hours: await queryRows(
         world.db,
-        `SELECT kind, key, country, language, hour::text, impressions::float8, round(position_sum::numeric, 3)::float8 AS ps
-        FROM dim_hours WHERE impressions <> 0 OR abs(position_sum) > 1e-6 ORDER BY 1, 2, 3, 4, 5`,
+        `SELECT k.kind, k.key, h.country, h.language, h.hour::text, h.impressions::float8, round(h.position_sum::numeric, 3)::float8 AS ps
+        FROM dim_hours h JOIN dim_keys k ON k.id = h.key_id WHERE h.impressions <> 0 OR abs(h.position_sum) > 1e-6 ORDER BY 1, 2, 3, 4, 5`,
       ),
       days: await queryRows(
         world.db,
-        `SELECT kind, key, country, language, day::text, impressions::float8 FROM dim_days WHERE impressions <> 0 ORDER BY 1, 2, 3, 4, 5`,
+        `SELECT k.kind, k.key, d.country, d.language, d.day::text, d.impressions::float8
+        FROM dim_days d JOIN dim_keys k ON k.id = d.key_id WHERE d.impressions <> 0 ORDER BY 1, 2, 3, 4, 5`,
       ),
       spans: await queryRows(
         world.db,

@@ -1,6 +1,6 @@
 // Roll-ups maintained at ingest so that no request scans raw URL-hours over a window
 // (docs/DATA.md explains each table and which read path uses it).
-import { bigint, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -19,36 +19,50 @@ export const urlDimensions = pgTable(
   (t) => [primaryKey({ columns: [t.kind, t.key, t.urlId] }), index('url_dimensions_url_idx').on(t.urlId)],
 );
 
-/** Per dimension key, market and UTC hour: impressions and impression-weighted position sum. */
+/**
+ * A number for each dimension key that dim_hours and dim_days name (drizzle/0020): given when the key's
+ * first URL joins it, and anew by a full rebuild of both. Text columns in the "C" collation.
+ */
+export const dimKeys = pgTable(
+  'dim_keys',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    kind: text('kind').$type<DimensionKind>().notNull(),
+    key: text('key').notNull(),
+  },
+  (t) => [unique('dim_keys_kind_key_unique').on(t.kind, t.key)],
+);
+
+/**
+ * Per dimension key (dim_keys), market and UTC hour: impressions and impression-weighted position
+ * sum. `country` and `language` in the "C" collation (drizzle/0019: the primary key's sort compares
+ * them bytewise).
+ */
 export const dimHours = pgTable(
   'dim_hours',
   {
-    /** COLLATE "C", as `country` and `language` (drizzle/0019: the primary key's sort compares them bytewise). */
-    kind: text('kind').$type<DimensionKind>().notNull(),
-    /** COLLATE "C" (drizzle/0016: the primary key's sort abbreviates it). */
-    key: text('key').notNull(),
+    keyId: integer('key_id').notNull(),
     country: text('country').notNull(),
     language: text('language').notNull(),
     hour: tstz('hour').notNull(),
     impressions: bigint('impressions', { mode: 'number' }).notNull(),
     positionSum: doublePrecision('position_sum').notNull(),
   },
-  (t) => [primaryKey({ name: 'dim_hours_pk', columns: [t.key, t.kind, t.country, t.language, t.hour] })],
+  (t) => [primaryKey({ name: 'dim_hours_pk', columns: [t.keyId, t.country, t.language, t.hour] })],
 );
 
 /** The same per UTC day: windows read whole days here and only their edge hours above. */
 export const dimDays = pgTable(
   'dim_days',
   {
-    kind: text('kind').$type<DimensionKind>().notNull(),
-    key: text('key').notNull(),
+    keyId: integer('key_id').notNull(),
     country: text('country').notNull(),
     language: text('language').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     impressions: bigint('impressions', { mode: 'number' }).notNull(),
     positionSum: doublePrecision('position_sum').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.key, t.country, t.language, t.day] })],
+  (t) => [primaryKey({ name: 'dim_days_pk', columns: [t.keyId, t.country, t.language, t.day] })],
 );
 
 /**

@@ -7,7 +7,7 @@ import type { Queryable } from '../db/queryable';
 import { isDataError, runBatch, type BatchResult } from './batch';
 import { deferIndexes, restoreDeferredIndexes } from './deferred-indexes';
 import { batchLimits, parseBatches, type ParsedBatch } from './batches';
-import { buildFeedWindows, rebuildRollups } from './rebuild';
+import { rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
 import { mergeStagedObservations } from './staged-observations';
 import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
@@ -204,7 +204,7 @@ export async function ingestBatches(
       lane: opts.rebuildLane,
       restoreIndexes: true,
       analyzed,
-      alongside: (db) => buildFeedWindows(db, opts.now ?? new Date(), opts.onRebuildStep),
+      feedWindowsAt: opts.now ?? new Date(),
     });
   } else if (!rollups) await restoreDeferredIndexes(client, analyzed);
   if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());

@@ -144,10 +144,11 @@ export interface RebuildOptions {
    */
   analyzed?: Set<string>;
   /**
-   * Work that reads the rebuilt profiles but no roll-up (a bulk load's feed windows): one of the
-   * parts beside the dimension series (on whichever connection is free); last without a lane.
+   * Also builds the feed windows to end at this hour's window (a bulk load's end: buildFeedWindows),
+   * right after the profiles they are computed from, before the restore recreates the windows' sort
+   * indexes over the built rows.
    */
-  alongside?: (db: Queryable) => Promise<void>;
+  feedWindowsAt?: Date;
 }
 
 async function restoreIndexes(db: Queryable, log: (line: string) => void, analyzed?: Set<string>): Promise<void> {
@@ -169,16 +170,16 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   const others = [...TREND_DAYS, ...REBUILD_HIERARCHY, ...REBUILD_ACTIVITY, ANALYZE_ACTIVITY, ANALYZE_OTHERS];
   // The plan reads (article_tops) come before the entity models: entity_category_best reads them.
   const entities = [...REBUILD_PLAN_READS, ...REBUILD_ENTITY_MODELS];
-  // The profiles first: the hierarchy, plan reads and entity models read them, and the deferred
-  // indexes of url_profiles are then built over its rows (and analyzed with them).
+  // The profiles first: the hierarchy, plan reads, entity models and feed windows read them, and the
+  // deferred indexes of url_profiles and profile_windows are then built over their rows.
   const profiles = async (on: Queryable) => {
     await run(on, REBUILD_PROFILES, log);
+    if (opts.feedWindowsAt) await buildFeedWindows(on, opts.feedWindowsAt, log, opts.analyzed);
     if (opts.restoreIndexes) await restoreIndexes(on, log, opts.analyzed);
   };
   if (!opts.lane) {
     await profiles(db);
-    await run(db, [...BASE, ...SERIES, ...others, ...entities, ...REBUILD_TOPS], log);
-    return opts.alongside?.(db);
+    return run(db, [...BASE, ...SERIES, ...others, ...entities, ...REBUILD_TOPS], log);
   }
   const lane = opts.lane;
   // Statistics of the loaded facts before either connection plans over them: the restore's own
@@ -190,10 +191,9 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   // The rest reads the base facts, the profiles and the restored indexes, nothing of the dimension
   // series (whose locks an ANALYZE would wait for) nor of each other (the trending tops read no other
   // entity model): the first free connection takes the next part, longest first as measured on the
-  // whole bench set (trend days, hierarchy and activity 452 s, feed windows 185, entity models 180,
-  // trending tops 57).
+  // whole bench set (trend days, hierarchy and activity 452 s, entity models 180, trending tops 57).
   const part = (statements: string[]) => (on: Queryable) => run(on, [RAISE_MEMORY('work_mem', '256MB'), ...statements], log);
-  const rest = [part(others), async (on: Queryable) => opts.alongside?.(on), part(entities), part(REBUILD_TOPS)];
+  const rest = [part(others), part(entities), part(REBUILD_TOPS)];
   const takeRest = async (on: Queryable) => {
     await allOf([base, profiled]);
     for (let next = rest.shift(); next; next = rest.shift()) await next(on);
@@ -204,13 +204,15 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
 
 /**
  * The feed windows after a bulk load: its merge of the staged hours set them back (invalidateWindows),
- * and the full build over a large load outlasts both a feed request's statement timeout and the jobs cron's (85 s for the
- * 1.1M profiles of the whole bench set), so it runs here, under the ingest's, ending at the run's hour
- * (docs/DATA.md "Feed windows"). Readers whose clock is elsewhere slide from there as usual.
+ * and the full build over a large load outlasts both a feed request's statement timeout and the jobs
+ * cron's (85 s for the 1.1M profiles of the whole bench set), so it runs here, under the ingest's,
+ * ending at the run's hour (docs/DATA.md "Feed windows"). Readers whose clock is elsewhere slide from
+ * there as usual. A full build analyzes the table itself (SLIDE_STATEMENTS); a shorter slide changes
+ * too few rows to need it, so the restore does not analyze it again.
  */
-export async function buildFeedWindows(db: Queryable, now: Date, log: (line: string) => void = () => {}): Promise<void> {
+async function buildFeedWindows(db: Queryable, now: Date, log: (line: string) => void, analyzed?: Set<string>): Promise<void> {
   const started = Date.now();
   await slideWindowsWith(db, windowEnd(now));
-  await db.query('ANALYZE profile_windows');
+  analyzed?.add('profile_windows');
   log(`feed windows built to ${windowEnd(now).toISOString()}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -43,17 +43,19 @@ const BASE = [
    GROUP BY url_id, country, language, grp`,
 ];
 
-// dim_hours and dim_days in one statement: the per-market hours aggregated once per key number
-// (dim_keys; hashed, 512 MB keeps the ~3M groups of the first million bench lines in memory), written
-// as they are, and summed per key and hour ('*'), per market and day, per key and day from that
-// aggregate, not read back from dim_hours. The three statements it replaced took 33.5 s there, this
-// one 23.6 s with the keys' text joined back to every row, and 23.7 s in psql on one core with the key
-// numbers stored instead (29.7 s with both primary keys against 36.7-42.7 s, drizzle/0020); on the
-// whole bench set 505 s, where the first of the three alone took 575 s (docs/INGEST.md "Bulk loads").
-// Tried and dropped: grouping the joined rows by sorting them (24 s on those lines for both hour
-// sets); both hour sets in one GROUPING SETS pass (faster there, but on the whole set the planner
-// sorted its 141M joined rows on disk, 740 s); a temp table in between (a second write and read of
-// every row). The rows go straight into the heaps, their keys built after them (FILL_THEN_KEY).
+// dim_hours and dim_days in one statement. The per-market hours are aggregated once per key number
+// (dim_keys; hashed, 512 MB keeps the ~3M groups of the first million bench lines in memory) and
+// written as they are; the hours per key ('*') and the days per market are summed from that
+// aggregate, not read back from dim_hours, and the days per key ('*') from the days per market (236k
+// rows there instead of the 3.1M hours again: 19.6-20.1 s instead of 22.7-24.8 s for the statement,
+// in psql on one core). On those lines the three statements it replaced took 33.5 s, this one 23.6 s
+// when it still joined the keys' text back to every row (29.7 s with both primary keys against
+// 36.7-42.7 s once the rows kept the numbers, drizzle/0020); on the whole bench set 505 s, where the
+// first of the three alone took 575 s (docs/INGEST.md "Bulk loads"). Tried and dropped: grouping the
+// joined rows by sorting them (24 s on those lines for both hour sets); both hour sets in one
+// GROUPING SETS pass (faster there, but on the whole set the planner sorted its 141M joined rows on
+// disk, 740 s); a temp table in between (a second write and read of every row). The rows go straight
+// into the heaps, their keys built after them (FILL_THEN_KEY).
 const SERIES_ROWS = `-- dim_hours and dim_days from the per-market hours
 WITH
 hours AS MATERIALIZED (
@@ -65,12 +67,13 @@ hours_per_market AS (
 hours_all AS (
   INSERT INTO dim_hours (key_id, country, language, hour, impressions, position_sum)
   SELECT id, '${ALL_MARKETS}', '${ALL_MARKETS}', hour, sum(impressions), sum(position_sum) FROM hours GROUP BY id, hour),
+days AS MATERIALIZED (
+  SELECT id, country, language, (hour AT TIME ZONE 'UTC')::date AS day, sum(impressions) AS impressions, sum(position_sum) AS position_sum
+  FROM hours GROUP BY 1, 2, 3, 4),
 days_per_market AS (
-  INSERT INTO dim_days (key_id, country, language, day, impressions, position_sum)
-  SELECT id, country, language, (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum) FROM hours GROUP BY 1, 2, 3, 4)
+  INSERT INTO dim_days (key_id, country, language, day, impressions, position_sum) SELECT * FROM days)
 INSERT INTO dim_days (key_id, country, language, day, impressions, position_sum)
-SELECT id, '${ALL_MARKETS}', '${ALL_MARKETS}', (hour AT TIME ZONE 'UTC')::date, sum(impressions), sum(position_sum) FROM hours
-GROUP BY id, (hour AT TIME ZONE 'UTC')::date`;
+SELECT id, '${ALL_MARKETS}', '${ALL_MARKETS}', day, sum(impressions), sum(position_sum) FROM days GROUP BY id, day`;
 
 const SERIES_KEYS = [
   { table: 'dim_hours', name: 'dim_hours_pk', definition: 'PRIMARY KEY (key_id, country, language, hour)' },

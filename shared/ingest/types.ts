@@ -70,7 +70,8 @@ export interface IngestOptions {
   /**
    * `rebuild-at-end`: COPY on the ingest's own connection, where its driver speaks it (node-postgres:
    * scripts/lib/copy-from.ts). The batches' hours are then staged by one COPY each instead of an
-   * INSERT over unnest (write-observations.ts).
+   * INSERT over unnest (write-observations.ts), and their articles copied before their upsert
+   * (write-articles.ts, sql.ts `upsert`).
    */
   copyFrom?: CopyFrom;
   /** `rebuild-at-end`: told each statement of the final rebuild and its time (it runs for minutes on the bench set). */

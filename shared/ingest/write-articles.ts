@@ -73,7 +73,8 @@ export async function writeArticles(ctx: BatchContext): Promise<void> {
     rss_feeds: json(r.rss_feeds),
     images: json(r.images),
   }));
-  const res = await upsert<{ id: string }>(ctx.db, ARTICLES, rows);
+  // A bulk load copies them (sql.ts upsert), where its connection speaks COPY.
+  const res = await upsert<{ id: string }>(ctx.db, ARTICLES, rows, ctx.rollups ? undefined : ctx.copyFrom);
   tally(ctx, 'article', items.length, res.inserted, res.updated);
 
   await writeArticleEntities(ctx, records);

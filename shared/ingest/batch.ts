@@ -77,7 +77,8 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
   const ctx: BatchContext = {
     db,
     rollups,
-    copyFrom,
+    // Only a bulk load's writers copy (its hours are staged, its articles new).
+    copyFrom: rollups ? undefined : copyFrom,
     groups,
     errors: [],
     counts: {},

@@ -95,7 +95,7 @@ export interface BatchContext {
   db: Queryable;
   /** False when the run rebuilds the roll-ups at its end (IngestOptions.rollups). */
   rollups: boolean;
-  /** IngestOptions.copyFrom, for a bulk load. */
+  /** IngestOptions.copyFrom in a bulk load (rollups false), otherwise none. */
   copyFrom?: CopyFrom;
   groups: Groups;
   errors: LineError[];

@@ -74,7 +74,7 @@ export async function writeArticles(ctx: BatchContext): Promise<void> {
     images: json(r.images),
   }));
   // A bulk load copies them (sql.ts upsert), where its connection speaks COPY.
-  const res = await upsert<{ id: string }>(ctx.db, ARTICLES, rows, ctx.rollups ? undefined : ctx.copyFrom);
+  const res = await upsert<{ id: string }>(ctx.db, ARTICLES, rows, ctx.copyFrom);
   tally(ctx, 'article', items.length, res.inserted, res.updated);
 
   await writeArticleEntities(ctx, records);

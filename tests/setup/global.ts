@@ -48,7 +48,7 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 export default async function setup(project: TestProject) {
   // One id per run: concurrent runs on one machine never share a template or a test database.
   const runId = Math.random().toString(36).slice(2, 8);
-  const template = `discovery_tmpl_${project.name}_${runId}`;
+  const template = `discovery_tmpl_${project.name.replace(/\W/g, '_')}_${runId}`;
   await admin(async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${template}`);

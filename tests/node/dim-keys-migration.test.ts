@@ -2,10 +2,9 @@
 // now naming their keys by number (dim_keys), and ingest goes on keeping them exact.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest } from '../../shared/ingest/index';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { migrate } from '../../scripts/lib/migrations';
-import { templateCopy } from './template-copy';
+import { ingestAll, templateCopy } from './template-copy';
 import { dataset } from '../fixtures/oracle';
 
 let db: Awaited<ReturnType<typeof templateCopy>>;
@@ -51,14 +50,7 @@ afterAll(() => db.drop());
 describe('0020_dim_key_ids', () => {
   it('numbers the keys of an existing database and keeps every row of dim_hours and dim_days', async () => {
     const [first, ...rest] = dataset();
-    const load = async (batch: object[]) => {
-      const summary = await ingest(
-        client,
-        batch.map((l) => JSON.stringify(l)),
-      );
-      expect(summary.skipped, JSON.stringify(summary.errors.slice(0, 3))).toBe(0);
-    };
-    await load(first);
+    await ingestAll(client, first);
     const kept = (await client.query(SERIES)).rows;
     expect(kept.length).toBeGreaterThan(100);
     const migrated = (await client.query(KEYS)).rows;
@@ -68,7 +60,7 @@ describe('0020_dim_key_ids', () => {
     expect((await client.query(SERIES)).rows).toEqual(kept);
     expect((await client.query(KEYS)).rows).toEqual(migrated);
     // Later batches number their new keys after the migrated ones, and the roll-ups stay exact.
-    for (const batch of rest) await load(batch);
+    for (const batch of rest) await ingestAll(client, batch);
     expect(await rollupsDiffer(client)).toEqual([]);
   }, 120_000);
 });

@@ -1,7 +1,8 @@
 // Scratch databases copied from the run's migrated template (tests/setup/global.ts), for node tests
 // that load data of their own, run a CLI against them or take a schema back to an earlier migration.
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
+import { ingest } from '../../shared/ingest/index';
 
 const SERVER = inject('adminDatabaseUrl').replace(/\/[^/]*$/, '');
 
@@ -44,4 +45,13 @@ export async function templateCopy(name: string): Promise<{ client: pg.Client; d
       await scratch.drop();
     },
   };
+}
+
+/** Ingests `records` into `client`, expecting every line to land (the first errors shown if not). */
+export async function ingestAll(client: pg.Client, records: readonly object[]): Promise<void> {
+  const summary = await ingest(
+    client,
+    records.map((r) => JSON.stringify(r)),
+  );
+  expect(summary.skipped, JSON.stringify(summary.errors.slice(0, 3))).toBe(0);
 }

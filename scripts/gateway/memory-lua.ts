@@ -1,166 +1,130 @@
-// EVAL for the in-process engine. There is no Lua interpreter: the scripts that
-// @upstash/ratelimit 2.x sends (single-region fixed window, sliding window, token bucket,
-// cached fixed window, reset) are recognised by their text and run as TypeScript transcriptions
-// that keep Lua's semantics: numbers are doubles, numbers passed to redis.call become "%.14g"
-// strings, a returned number becomes an integer by truncation, a table stops at its first nil,
-// and comparing a number with a string is false (the cached fixed window script relies on it).
-import { formatG, ReplyError, type Reply } from './redis-types';
+// EVAL for the in-process engine: the script's own text runs in a real Lua interpreter (wasmoon: Lua 5.4
+// compiled to WebAssembly, from npm), with Redis' scripting API around it: KEYS and ARGV, redis.call and
+// redis.pcall, redis.error_reply / status_reply, and Redis' conversions both ways (a nil bulk is false in
+// Lua, a number handed to redis.call is formatted as Lua 5.1's "%.14g", a returned number becomes an
+// integer by truncation, a table stops at its first nil, false is a nil reply, true is 1).
+import { LuaFactory } from 'wasmoon';
+import { formatG, ReplyError, Status, type Reply } from './redis-types';
 
-/** redis.call: runs a command, raising its error as Lua does. */
-export type Call = (...args: Array<string | number>) => Reply;
-type Script = (call: Call, keys: string[], argv: string[]) => Reply;
+/** redis.call: runs a command, throwing its ReplyError. */
+export type Call = (...args: string[]) => Reply;
 
-/** Lua 5.1 tonumber on a string (decimal or hex, surrounding spaces allowed). */
-function tonumber(v: unknown): number | undefined {
-  if (typeof v === 'number') return v;
-  if (typeof v !== 'string') return undefined;
-  const t = v.trim();
-  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) return Number(t);
-  if (/^0x[0-9a-f]+$/i.test(t)) return parseInt(t, 16);
-  return undefined;
+/** A reply as it crosses into Lua: error and status replies are Redis' {err=...} and {ok=...} tables. */
+type LuaValue = string | number | false | LuaValue[] | { err: string } | { ok: string };
+
+// Redis runs Lua 5.1: `unpack` is a global there. Errors keep Redis' shape: redis.call raises the reply's
+// {err=...} table, a runtime error becomes "ERR user_script:<line>: ...".
+const PRELUDE = `
+unpack = unpack or table.unpack
+local scripts = {}
+local function command(...)
+  local ok, reply = pcall(__call, ...)
+  if not ok then return { err = 'ERR ' .. tostring(reply) } end
+  return reply
+end
+redis = {
+  call = function(...)
+    local reply = command(...)
+    if type(reply) == 'table' and reply.err ~= nil then error(reply, 0) end
+    return reply
+  end,
+  pcall = command,
+  error_reply = function(message) return { err = message } end,
+  status_reply = function(message) return { ok = message } end,
+}
+local function toreply(v)
+  if type(v) ~= 'table' then return v end
+  if v.err ~= nil then return { err = tostring(v.err) } end
+  if v.ok ~= nil then return { ok = tostring(v.ok) } end
+  local out, i = {}, 1
+  while v[i] ~= nil do out[i] = toreply(v[i]); i = i + 1 end
+  return out
+end
+function __load(sha, text)
+  local f, err = load(text, '@user_script', 't')
+  if not f then return 'ERR Error compiling script (new function): ' .. tostring(err) end
+  scripts[sha] = f
+  return nil
+end
+function __run(sha, keys, argv)
+  KEYS, ARGV = keys, argv
+  local ok, reply = pcall(scripts[sha])
+  if ok then return { toreply(reply) } end
+  if type(reply) == 'table' and reply.err ~= nil then return { { err = tostring(reply.err) } } end
+  return { { err = 'ERR ' .. tostring(reply) } }
+end
+`;
+
+/** Lua 5.1's tostring for numbers handed to redis.call. */
+export function luaArg(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e15 ? String(v) : formatG(v, 14);
+  throw new ReplyError('ERR Lua redis lib command arguments must be strings or integers');
 }
 
-/** Arithmetic coercion: Lua converts numeric strings, and raises on anything else. */
-function num(v: unknown): number {
-  const n = tonumber(v);
-  if (n === undefined) throw new ReplyError('ERR user_script: attempt to perform arithmetic on a non-number value');
-  return n;
-}
-
-const luaMod = (a: number, b: number) => a - Math.floor(a / b) * b;
-/** Bulk reply -> Lua string, nil bulk -> false; integers stay numbers. */
-const lua = (r: Reply): unknown => (r === null ? false : Buffer.isBuffer(r) ? r.toString('utf8') : r);
-
-/** A Lua table returned to Redis: truncated at the first nil, numbers truncated to integers. */
-function table(...items: unknown[]): Reply[] {
-  const out: Reply[] = [];
-  for (const it of items) {
-    if (it === undefined || it === null) break;
-    out.push(toReply(it));
-  }
-  return out;
-}
-
-function toReply(v: unknown): Reply {
-  if (typeof v === 'number') return Math.trunc(v);
-  if (v === false || v === undefined || v === null) return null;
-  if (v === true) return 1;
-  if (Array.isArray(v)) return table(...v);
-  return v as Reply;
-}
-
-function effectiveLimit(call: Call, dynamicKey: string | undefined, fallback: number | undefined) {
-  if (dynamicKey) {
-    const v = lua(call('GET', dynamicKey));
-    if (v !== false) return tonumber(v);
-  }
-  return fallback;
-}
-
-const fixedWindowLimit: Script = (call, k, a) => {
-  const limit = effectiveLimit(call, k[1], tonumber(a[0]));
-  const r = num(call('INCRBY', k[0], a[2]));
-  if (r === tonumber(a[2])) call('PEXPIRE', k[0], a[1]);
-  return table(r, limit);
-};
-
-const fixedWindowRemaining: Script = (call, k, a) => {
-  const limit = effectiveLimit(call, k[1], tonumber(a[0]));
-  const value = lua(call('GET', k[0]));
-  const used = value !== false ? tonumber(value) : 0;
-  return table(num(limit) - num(used), limit);
-};
-
-function weightedPrevious(call: Call, k: string[], now: string, window: string) {
-  const cur = lua(call('GET', k[0]));
-  const prev = lua(call('GET', k[1]));
-  const pct = luaMod(num(now), num(window)) / num(window);
-  return { cur: cur === false ? 0 : num(cur), prev: Math.floor((1 - pct) * (prev === false ? 0 : num(prev))) };
-}
-
-const slidingWindowLimit: Script = (call, k, a) => {
-  const limit = effectiveLimit(call, k[2], tonumber(a[0]));
-  const incrementBy = num(a[3]);
-  const { cur, prev } = weightedPrevious(call, k, a[1], a[2]);
-  if (incrementBy > 0 && prev + cur >= num(limit)) return table(-1, limit);
-  const newValue = num(call('INCRBY', k[0], incrementBy));
-  if (newValue === incrementBy) call('PEXPIRE', k[0], num(a[2]) * 2 + 1000);
-  return table(num(limit) - (newValue + prev), limit);
-};
-
-const slidingWindowRemaining: Script = (call, k, a) => {
-  const limit = effectiveLimit(call, k[2], tonumber(a[0]));
-  const { cur, prev } = weightedPrevious(call, k, a[1], a[2]);
-  return table(num(limit) - (prev + cur), limit);
-};
-
-const tokenBucketLimit: Script = (call, k, a) => {
-  const [maxTokens, interval, refillRate, now, incrementBy] = a.slice(0, 5).map(num);
-  const limit = num(effectiveLimit(call, k[1], maxTokens));
-  const bucket = call('HMGET', k[0], 'refilledAt', 'tokens') as Reply[];
-  let refilledAt: number, tokens: number;
-  if (bucket[0] === null) [refilledAt, tokens] = [now, limit];
-  else [refilledAt, tokens] = [num(lua(bucket[0])), num(lua(bucket[1]))];
-  if (now >= refilledAt + interval) {
-    const refills = Math.floor((now - refilledAt) / interval);
-    tokens = Math.min(limit, tokens + refills * refillRate);
-    refilledAt = refilledAt + refills * interval;
-  }
-  if (incrementBy > 0 && tokens < incrementBy) return table(-1, refilledAt + interval, limit);
-  const remaining = tokens - incrementBy;
-  const expireAt = Math.ceil((limit - remaining) / refillRate) * interval;
-  call('HSET', k[0], 'refilledAt', refilledAt, 'tokens', remaining);
-  if (expireAt > 0) call('PEXPIRE', k[0], expireAt);
-  return table(remaining, refilledAt + interval, limit);
-};
-
-const tokenBucketRemaining: Script = (call, k, a) => {
-  const limit = effectiveLimit(call, k[1], tonumber(a[0]));
-  const bucket = call('HMGET', k[0], 'refilledAt', 'tokens') as Reply[];
-  if (bucket[0] === null) return table(limit, -1, limit);
-  return table(tonumber(lua(bucket[1])), tonumber(lua(bucket[0])), limit);
-};
-
-const cachedFixedWindowLimit: Script = (call, k, a) => {
-  const r = num(call('INCRBY', k[0], a[1]));
-  // The script compares the INCRBY number with the ARGV string: never equal in Lua, so it
-  // never sets the expiry. Kept as is, to behave like Redis running the same script.
+function toLua(r: Reply): LuaValue {
+  if (r === null) return false;
+  if (Buffer.isBuffer(r)) return r.toString('utf8');
+  if (r instanceof ReplyError) return { err: r.message };
+  if (r instanceof Status) return { ok: r.value };
+  if (Array.isArray(r)) return r.map(toLua);
   return r;
-};
-
-const cachedFixedWindowRemaining: Script = (call, k) => {
-  const value = lua(call('GET', k[0]));
-  return value !== false ? toReply(value) : 0;
-};
-
-const resetKeys: Script = (call, k) => {
-  const [, keys] = call('SCAN', '0', 'MATCH', k[0]) as [Reply, Reply[]];
-  for (const key of keys) call('DEL', String(lua(key)));
-  return null;
-};
-
-/** Ordered: the first script whose markers all occur wins. */
-const RECOGNISED: Array<[string[], Script]> = [
-  [['requestsInPreviousWindow', 'return {-1, effectiveLimit}'], slidingWindowLimit],
-  [
-    ['requestsInPreviousWindow', 'local usedTokens = requestsInPreviousWindow + requestsInCurrentWindow', 'effectiveLimit'],
-    slidingWindowRemaining,
-  ],
-  [['redis.call("INCRBY", key, incrementBy)', 'return {r, effectiveLimit}'], fixedWindowLimit],
-  [["local value = redis.call('GET', key)", 'return {effectiveLimit - usedTokens, effectiveLimit}'], fixedWindowRemaining],
-  [['redis.call("HSET", key, "refilledAt", refilledAt, "tokens", remaining)', 'effectiveLimit'], tokenBucketLimit],
-  [['return {tonumber(bucket[2]), tonumber(bucket[1]), effectiveLimit}'], tokenBucketRemaining],
-  [['redis.call("INCRBY", key, incrementBy)', 'if r == incrementBy then', 'return r'], cachedFixedWindowLimit],
-  [["local value = redis.call('GET', key)", 'tokens = value', 'return tokens'], cachedFixedWindowRemaining],
-  [["redis.call('SCAN', cursor, 'MATCH', pattern)", "redis.call('DEL', keys[i])"], resetKeys],
-];
-
-export function recogniseScript(text: string): Script | undefined {
-  const norm = text.replace(/\s+/g, ' ');
-  return RECOGNISED.find(([markers]) => markers.every((m) => norm.includes(m)))?.[1];
 }
 
-/** Lua's tostring for numbers handed to redis.call. */
-export function luaArg(v: string | number): string {
-  return typeof v === 'number' ? (Number.isInteger(v) && Math.abs(v) < 1e15 ? String(v) : formatG(v, 14)) : v;
+function fromLua(v: unknown): Reply {
+  if (v === undefined || v === null || v === false) return null;
+  if (v === true) return 1;
+  if (typeof v === 'number') return Math.trunc(v);
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(fromLua);
+  const table = v as { err?: unknown; ok?: unknown };
+  if (table.err !== undefined) return new ReplyError(String(table.err));
+  if (table.ok !== undefined) return new Status(String(table.ok));
+  return []; // an empty table
+}
+
+/** One interpreter per engine: scripts are compiled once (by SHA1) and run atomically, as in Redis. */
+export class LuaScripts {
+  private current: Call | undefined;
+
+  private constructor(
+    private readonly load: (sha: string, text: string) => string | null,
+    private readonly run: (sha: string, keys: string[], argv: string[]) => unknown[],
+  ) {}
+
+  static async create(): Promise<LuaScripts> {
+    const lua = await new LuaFactory().createEngine({ enableProxy: false, injectObjects: false });
+    let scripts: LuaScripts | undefined;
+    lua.global.set('__call', (...args: unknown[]) => {
+      if (!scripts?.current) throw new Error('redis.call outside a script');
+      try {
+        return toLua(scripts.current(...args.map(luaArg)));
+      } catch (err) {
+        return { err: err instanceof Error ? err.message : String(err) };
+      }
+    });
+    lua.doStringSync(PRELUDE);
+    scripts = new LuaScripts(lua.global.get('__load'), lua.global.get('__run'));
+    return scripts;
+  }
+
+  /**
+   * Compiles a script under its SHA1; a syntax error is Redis' compile error. Redis 7 reads a first line
+   * `#!lua flags=...` itself (its flags change nothing here): it is blanked, keeping the line numbers.
+   */
+  compile(sha: string, text: string): void {
+    const body = text.startsWith('#!lua') ? text.replace(/^[^\n]*/, '') : text;
+    const error = this.load(sha, body);
+    if (error) throw new ReplyError(error);
+  }
+
+  /** Runs a compiled script; `call` runs each redis.call of it. */
+  eval(sha: string, keys: string[], argv: string[], call: Call): Reply {
+    this.current = call;
+    try {
+      return fromLua(this.run(sha, keys, argv)[0]);
+    } finally {
+      this.current = undefined;
+    }
+  }
 }

@@ -512,6 +512,24 @@ function withPrefix(c: string[], prefix: string): string[] {
 const unprefixed = (r: Reply, prefix: string) =>
   JSON.parse(JSON.stringify(showReply(r)), (_k, v: unknown) => (typeof v === 'string' ? v.replaceAll(prefix, '') : v));
 
+/** Scripts of no library: the in-process engine runs their text in a Lua interpreter, as Redis does. */
+const SCRIPTS: Array<[string, string[], string[]]> = [
+  ["return redis.call('INCRBY', KEYS[1], ARGV[1]) * 2", ['n'], ['5']],
+  ["return {1, 2.9, -2.9, 'x', false, true, nil, 'after nil'}", [], []],
+  ["redis.call('HSET', KEYS[1], 'a', 1); return redis.call('HMGET', KEYS[1], 'a', 'zz')", ['h'], []],
+  ["local v = redis.call('GET', KEYS[1]); return type(v)", ['missing'], []],
+  ["return redis.pcall('INCR', KEYS[1])", ['h'], []],
+  ["return redis.status_reply('FINE')", [], []],
+  ["return redis.error_reply('MY failure')", [], []],
+  ["redis.call('SET', KEYS[1], 3.5); return redis.call('GET', KEYS[1])", ['f'], []],
+  ["redis.call('SET', KEYS[1], 10 / 4 * 1e20); return redis.call('GET', KEYS[1])", ['f'], []],
+  ['return #KEYS * 10 + #ARGV', ['a', 'b'], ['x', 'y', 'z']],
+  ['return unpack({7, 8})', [], []],
+  ["return tonumber('0x10') + tonumber(' 5 ')", [], []],
+  ['#!lua flags=no-writes\nreturn ARGV[1]', [], ['shebang']],
+  ['return {}', [], []],
+];
+
 describe('differential: in-process engine vs real Redis', () => {
   let real: RealRedis;
   beforeAll(() => {
@@ -532,6 +550,23 @@ describe('differential: in-process engine vs real Redis', () => {
         mismatches.push(`${c.join(' ')}: redis ${JSON.stringify(r)}, memory ${JSON.stringify(m)}`);
     }
     expect(mismatches).toEqual([]);
+  });
+
+  it('gives the same reply to scripts run in its Lua interpreter', async () => {
+    const mem = new MemoryRedis();
+    const prefix = `${P}lua:`;
+    for (const [text, keys, argv] of SCRIPTS) {
+      const cmd = ['EVAL', text, String(keys.length), ...keys.map((k) => prefix + k), ...argv];
+      const [r, m] = [unprefixed(await real.exec(cmd), prefix), unprefixed(await mem.exec(cmd), prefix)];
+      expect(m, text).toEqual(r);
+    }
+    // Errors raised by redis.call and at run time: Redis appends where the script stopped; the reply's kind is the same.
+    for (const text of ["return redis.call('INCR', KEYS[1])", 'return nosuch.field', 'return {']) {
+      const cmd = ['EVAL', text, '1', `${prefix}h`];
+      const [r, m] = [showReply(await real.exec(cmd)), showReply(await mem.exec(cmd))];
+      expect(String(m).split(' ')[0], text).toBe(String(r).split(' ')[0]);
+      expect(String(m), text).toMatch(/^-(WRONGTYPE|ERR) /);
+    }
   });
 
   it('gives the same MULTI/EXEC results, including an aborted transaction', async () => {

@@ -20,6 +20,7 @@ const TIMED = {
     'gateway',
     'limits',
     'mcp',
+    'plan-changes',
     'public-edge',
     'round-trips',
     'stale',

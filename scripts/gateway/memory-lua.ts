@@ -139,8 +139,58 @@ const resetKeys: Script = (call, k) => {
   return null;
 };
 
+/** The edge limits' script (shared/limits/lease.ts): quota batches counted once per token, a lease of the slack. */
+const edgeLease: Script = (call, k, a) => {
+  const now = num(a[0]);
+  const ms = num(a[1]);
+  const holder = a[2];
+  const floor = num(a[3]);
+  const want = a[4] === '1';
+  const n = num(a[9]);
+  let used = -1;
+  for (let i = 1; i <= n; i++) {
+    const [quota, token, hits] = [k[2 * i], k[2 * i + 1], num(a[9 + i])];
+    let value: number;
+    if (hits !== 0 && lua(call('SET', token, '1', 'NX', 'PX', a[8])) !== false) {
+      value = num(call('INCRBY', quota, hits));
+      call('EXPIRE', quota, a[7]);
+    } else {
+      value = tonumber(lua(call('GET', quota))) ?? 0;
+    }
+    if (i === 1) used = value;
+  }
+  const share = (key: string, slack: number) => {
+    let [others, holders] = [0, 1];
+    const fields = (call('HGETALL', key) as Reply[]).map((f) => String(lua(f)));
+    for (let i = 0; i < fields.length; i += 2) {
+      const [reserved, expires] = fields[i + 1].split(':').map(Number);
+      if (expires <= now) call('HDEL', key, fields[i]);
+      else if (fields[i] !== holder) {
+        others += reserved;
+        holders++;
+      }
+    }
+    return Math.min(Math.floor(slack / holders), slack - others);
+  };
+  const monthly = num(a[6]) >= 0;
+  let lease = 0;
+  if (want) {
+    lease = share(k[0], num(a[5]));
+    if (monthly) lease = Math.min(lease, share(k[1], num(a[6])));
+  }
+  lease = Math.max(floor, lease);
+  for (const key of monthly ? [k[0], k[1]] : [k[0]]) {
+    if (lease > 0) {
+      call('HSET', key, holder, `${lease}:${now + ms}`);
+      call('PEXPIRE', key, 2 * ms);
+    } else call('HDEL', key, holder);
+  }
+  return table(used, lease);
+};
+
 /** Ordered: the first script whose markers all occur wins. */
 const RECOGNISED: Array<[string[], Script]> = [
+  [['-- discovery-api edge limits: quota batches counted once, a lease of the slack'], edgeLease],
   [['requestsInPreviousWindow', 'return {-1, effectiveLimit}'], slidingWindowLimit],
   [
     ['requestsInPreviousWindow', 'local usedTokens = requestsInPreviousWindow + requestsInCurrentWindow', 'effectiveLimit'],

@@ -129,7 +129,7 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     // A refusal replaces whatever ran beside (undefined first, as above: its headers must not carry over).
     if (!state.minute.success || (state.month && !state.month.success)) c.res = undefined;
     if (!state.minute.success) {
-      refund(c, state.quotaKey);
+      refund(c, state.quotaKey, local);
       const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
       // The sliding window can deny just after its fixed window turns while its weighted count still
       // leaves a fraction of a request: a refused request reports none remaining.
@@ -144,7 +144,7 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
       );
     }
     if (state.month && !state.month.success) {
-      refund(c, state.quotaKey);
+      refund(c, state.quotaKey, local);
       const retry = String(seconds(state.month.resetMs - now.getTime()));
       throw coded(
         'quota_exceeded',

@@ -16,6 +16,7 @@ const TIMED = {
   workers: [
     'aggregate-budget',
     'aggregate-single-flight',
+    'edge-bounds',
     'edge-limits',
     'gateway',
     'limits',

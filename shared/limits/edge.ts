@@ -107,6 +107,12 @@ export class EdgeLimits {
   readonly #id = crypto.randomUUID();
   /** Quota batches of evicted entries: they travel with this isolate's next call. */
   #orphans: Batch[] = [];
+  readonly #entriesMax: number;
+
+  /** `entries`: the table's size (tests play eviction with a small one). */
+  constructor(options: { entries?: number } = {}) {
+    this.#entriesMax = options.entries ?? ENTRIES_MAX;
+  }
 
   /**
    * The request's limits. `later` runs work beside and after the response (ctx.waitUntil): the flush
@@ -276,7 +282,7 @@ export class EdgeLimits {
       busy: null,
     };
     this.#entries.set(key, entry);
-    if (this.#entries.size > ENTRIES_MAX) this.#evict();
+    if (this.#entries.size > this.#entriesMax) this.#evict();
     return entry;
   }
 
@@ -314,17 +320,24 @@ export class EdgeLimits {
     const quota = auth.plan ? monthlyQuota(auth.plan, auth.addons).total : 0;
     const limits = { minute: MINUTE_SLACK_SHARE * auth.rateLimitPerMinute, month: Math.max(MONTH_SLACK_SHARE * quota, MONTH_SLACK_MIN) };
     const [{ state, lease }, version] = await Promise.all([
-      countLimits(store, auth, now, hits, {
-        holder: `${this.#id}:${auth.keyId}`,
-        minuteKey: store.key('edge-lease', auth.keyId),
-        monthKey: quotaKey && store.key('edge-lease', quotaKey.slice(store.prefix.length)),
-        minuteSlack: limits.minute,
-        monthSlack: limits.month,
-        // Hits admitted under the lease that this call does not count stay covered by it.
-        floor: Math.max(held, entry.unconfirmed) - owed.minute,
-        want: auth.limitsMode !== 'strict',
-        batches: [...own, ...older],
-      }, decided),
+      countLimits(
+        store,
+        auth,
+        now,
+        hits,
+        {
+          holder: `${this.#id}:${auth.keyId}`,
+          minuteKey: store.key('edge-lease', auth.keyId),
+          monthKey: quotaKey && store.key('edge-lease', quotaKey.slice(store.prefix.length)),
+          minuteSlack: limits.minute,
+          monthSlack: limits.month,
+          // Hits admitted under the lease that this call does not count stay covered by it.
+          floor: Math.max(held, entry.unconfirmed) - owed.minute,
+          want: auth.limitsMode !== 'strict',
+          batches: [...own, ...older],
+        },
+        decided,
+      ),
       // INCRBY 0 reads without writing: a write command, so it travels in the limits' one pipeline.
       store.redis.incrby(authVersionKey(store), 0).catch(() => undefined),
     ]);

@@ -25,7 +25,11 @@ beforeAll(async () => {
   await seed(
     world,
     geoRecords().map((r: any) =>
-      r.type === 'article' && r.id === ARTICLE_A ? { ...r, title: TRICKY } : r.type === 'article' && r.id === ARTICLE_C ? { ...r, title: FORMULA } : r,
+      r.type === 'article' && r.id === ARTICLE_A
+        ? { ...r, title: TRICKY }
+        : r.type === 'article' && r.id === ARTICLE_C
+          ? { ...r, title: FORMULA }
+          : r,
     ),
   );
   tenant = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE', 'FR'] });
@@ -132,12 +136,18 @@ describe('CSV injection (OWASP)', () => {
       const member = path.startsWith('/v1/articles') ? 'articles' : 'items';
       const json = await get(path);
       expect(json.status, show(json)).toBe(200);
-      expect(json.body[member].map((i: any) => i.title), `${path}: JSON keeps the title as crawled`).toContain(FORMULA);
+      expect(
+        json.body[member].map((i: any) => i.title),
+        `${path}: JSON keeps the title as crawled`,
+      ).toContain(FORMULA);
       const csv = await get(`${path}&format=csv`);
       const rows = expectSameRows(csv.text, json.body[member]);
       const titles = rows.map((r) => r.title);
       expect(titles, path).toContain(`'${FORMULA}`);
-      expect(titles.some((t) => /^[=+\-@\t\r]/.test(t)), `${path}: no cell a spreadsheet would evaluate`).toBe(false);
+      expect(
+        titles.some((t) => /^[=+\-@\t\r]/.test(t)),
+        `${path}: no cell a spreadsheet would evaluate`,
+      ).toBe(false);
       const nd = await get(`${path}&format=ndjson`);
       expect(nd.text, `${path}: NDJSON unchanged`).toContain(JSON.stringify(FORMULA));
     }

@@ -402,7 +402,7 @@ describe("issue 19, finding 3: one tenant never breaks another's paging", () => 
   });
 });
 
-describe('issue 46, finding 7: a cached page links from the caller\'s own query', () => {
+describe("issue 46, finding 7: a cached page links from the caller's own query", () => {
   it("another key of the same project gets the cached first page with a Link built from its own query, never key A's", async () => {
     const keyB = await createKey(world.db, { projectId: full.projectId, kind: 'project', name: 'b', countries: null });
     const a = await feed('?limit=2&country=US&note=written-by-key-A', full.key);

@@ -180,7 +180,7 @@ const edgeLease: Script = (call, k, a) => {
   }
   lease = Math.max(floor, lease);
   for (const key of monthly ? [k[0], k[1]] : [k[0]]) {
-    if (lease > 0) {
+    if (want || lease > 0) {
       call('HSET', key, holder, `${lease}:${now + ms}`);
       call('PEXPIRE', key, 2 * ms);
     } else call('HDEL', key, holder);

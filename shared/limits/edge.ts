@@ -108,10 +108,15 @@ export class EdgeLimits {
   /** Quota batches of evicted entries: they travel with this isolate's next call. */
   #orphans: Batch[] = [];
   readonly #entriesMax: number;
+  readonly #versioned: boolean;
 
-  /** `entries`: the table's size (tests play eviction with a small one). */
-  constructor(options: { entries?: number } = {}) {
+  /**
+   * `entries`: the table's size (tests play eviction with a small one). `authVersion: false` for
+   * subjects no key stands behind (the public routes' client addresses): no auth version to read.
+   */
+  constructor(options: { entries?: number; authVersion?: boolean } = {}) {
     this.#entriesMax = options.entries ?? ENTRIES_MAX;
+    this.#versioned = options.authVersion ?? true;
   }
 
   /**
@@ -153,7 +158,7 @@ export class EdgeLimits {
     return (
       nowMs - entry.at < FRESH_MS &&
       nowMs < entry.leaseUntil &&
-      authVersionFresh(store, nowMs) &&
+      (!this.#versioned || authVersionFresh(store, nowMs)) &&
       entry.unconfirmed + cost <= entry.grant &&
       minute.resetMs > nowMs &&
       (!month || month.resetMs > nowMs)
@@ -316,7 +321,11 @@ export class EdgeLimits {
     const older = [...entry.retry, ...this.#orphans.splice(0)].map((b) => (b.token ? b : { ...b, token: batchToken(store) }));
     entry.retry = [];
     const sentAt = Date.now();
-    const held = sentAt < entry.leaseUntil ? entry.grant : 0;
+    // While the call is out, this isolate admits at most half of what its grant has left, and its
+    // lease is renewed at least for that: the leases of busy isolates shrink to their shares within
+    // a few calls, and what they admit meanwhile stays covered.
+    const during = sentAt < entry.leaseUntil ? Math.ceil(Math.max(0, entry.grant - entry.unconfirmed) / 2) : 0;
+    entry.grant = Math.min(entry.grant, entry.unconfirmed + during);
     const quota = auth.plan ? monthlyQuota(auth.plan, auth.addons).total : 0;
     const limits = { minute: MINUTE_SLACK_SHARE * auth.rateLimitPerMinute, month: Math.max(MONTH_SLACK_SHARE * quota, MONTH_SLACK_MIN) };
     const [{ state, lease }, version] = await Promise.all([
@@ -332,14 +341,14 @@ export class EdgeLimits {
           minuteSlack: limits.minute,
           monthSlack: limits.month,
           // Hits admitted under the lease that this call does not count stay covered by it.
-          floor: Math.max(held, entry.unconfirmed) - owed.minute,
+          floor: entry.unconfirmed - owed.minute + during,
           want: auth.limitsMode !== 'strict',
           batches: [...own, ...older],
         },
         decided,
       ),
       // INCRBY 0 reads without writing: a write command, so it travels in the limits' one pipeline.
-      store.redis.incrby(authVersionKey(store), 0).catch(() => undefined),
+      this.#versioned ? store.redis.incrby(authVersionKey(store), 0).catch(() => undefined) : undefined,
     ]);
     const current = this.#entries.get(key) ?? entry;
     if (lease === null) {

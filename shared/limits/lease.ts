@@ -5,7 +5,8 @@
 // per key (the per-minute slack) and per project (the monthly slack): `reservation:expiresAt`. An
 // isolate is leased at most its share (the slack over the live holders) of what the other holders
 // have not reserved, so the leases of every key and isolate together never exceed the slack, also
-// when they join at once; a lease lapses after LEASE_MS unless its holder renews it. The gateway's
+// when they join at once; a holder leased nothing still counts among the holders (the others' shares
+// shrink to make room for it); a lease lapses after LEASE_MS unless its holder renews it. The gateway's
 // in-process engine runs a transcription of it (scripts/gateway/memory-lua.ts, `edgeLease`).
 import type { Store } from '../redis';
 
@@ -48,7 +49,7 @@ lease = math.max(floor, lease)
 local keys = { KEYS[1] }
 if monthly then keys[2] = KEYS[2] end
 for _, key in ipairs(keys) do
-  if lease > 0 then
+  if want or lease > 0 then
     redis.call('HSET', key, holder, lease .. ':' .. (now + ms))
     redis.call('PEXPIRE', key, 2 * ms)
   else

@@ -11,7 +11,9 @@ import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys, resolveKey } from '../../shared/auth/keys';
 import { AUTH_VERSION_FRESH_MS } from '../../shared/auth/version';
 import type { AuthContext } from '../../shared/auth/types';
+import { limiterFor } from '../../shared/limits/check';
 import { EdgeLimits, MONTH_SLACK_MIN } from '../../shared/limits/edge';
+import { ipSubject } from '../../shared/limits/ip';
 import { monthOf } from '../../shared/limits/quota';
 import { createStore, type Store } from '../../shared/redis';
 import { clearOfMinuteTurn, createWorld, type Tenant, type World } from '../helpers/world';
@@ -200,5 +202,60 @@ describe('finding 6: counts neither lost nor doubled', () => {
     await Promise.all(background);
     expect(await quotaUsed(tenants[0].projectId), "the evicted key's hits").toBe(2);
     expect(await quotaUsed(tenants[2].projectId)).toBe(2);
+  });
+});
+
+// Issue 47, item 1: the public routes' per-IP limit is the same mechanism (shared/limits/ip.ts: the
+// address a subject without a project, in a table with no auth version), so the same bounds.
+describe('the per-IP limit decided at the edge, several isolates', () => {
+  /** `isolates` isolates send `perIsolate` checks of one client each, 5 at a time: the number admitted. */
+  async function spray(ip: string, perMinute: number, isolates: number, perIsolate: number, cost = 1) {
+    const auth = ipSubject(ip, perMinute);
+    const tally: Tally = { admitted: 0, timeouts: 0, background: [] };
+    let local = 0;
+    await Promise.all(
+      Array.from({ length: isolates }, async () => {
+        const isolate = new EdgeLimits({ authVersion: false });
+        for (let sent = 0; sent < perIsolate; sent += 5) {
+          await Promise.all(
+            Array.from({ length: 5 }, async () => {
+              const decision = await isolate.decide(store, auth, new Date(), {
+                charge: true,
+                cost,
+                later: (w) => tally.background.push(w),
+              });
+              if (decision.state.minute.mode !== 'redis') return void tally.timeouts++;
+              if (decision.local) local++;
+              if (decision.state.minute.success) tally.admitted += cost;
+            }),
+          );
+        }
+      }),
+    );
+    await Promise.all(tally.background);
+    const counted = perMinute - (await limiterFor(store, perMinute).getRemaining(auth.keyId)).remaining;
+    return { ...tally, local, counted };
+  }
+
+  it('four isolates, 240 checks of one client under 100 a minute: at most 10% over, all counted', async () => {
+    await clearOfMinuteTurn(20_000);
+    const sent = await spray(`198.51.100.${Date.now() % 250}`, 100, 4, 60);
+    if (sent.timeouts === 0) expect(sent.admitted).toBeGreaterThanOrEqual(100);
+    expect(sent.admitted).toBeLessThanOrEqual(110);
+  });
+
+  it('eight isolates joining at once, a client under 1,000 a minute: most decided at the edge, the count exact', async () => {
+    await clearOfMinuteTurn(20_000);
+    const sent = await spray(`2001:db8:${Date.now() % 9999}::/64`, 1_000, 8, 40);
+    expect(sent.admitted).toBe(320);
+    expect(sent.local, 'decided in the isolates').toBeGreaterThan(160);
+    if (sent.timeouts === 0) expect(sent.counted, 'every admitted check in the sliding window').toBe(320);
+  });
+
+  it('a bulk check spends its cost: 3 isolates, 10 domains a check, 100 a minute: within 110', async () => {
+    await clearOfMinuteTurn(20_000);
+    const sent = await spray(`203.0.113.${Date.now() % 250}`, 100, 3, 10, 10);
+    expect(sent.admitted).toBeLessThanOrEqual(110);
+    if (sent.timeouts === 0) expect(sent.admitted).toBeGreaterThanOrEqual(100);
   });
 });

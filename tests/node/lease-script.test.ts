@@ -99,7 +99,10 @@ describe('the lease script', () => {
       const second: number[] = [];
       for (let i = 0; i < 12; i++) second.push(((await exec(calls[i])) as number[])[1]);
       expect(second.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(20);
-      expect(second.every((lease) => lease >= 1), JSON.stringify(second)).toBe(true);
+      expect(
+        second.every((lease) => lease >= 1),
+        JSON.stringify(second),
+      ).toBe(true);
     }
   });
 });

@@ -25,6 +25,9 @@ import type { Store } from '../redis';
 import { countLimits, quotaKeyOf, type Hits, type LimitState, type MinuteState } from './check';
 import { batchToken, LEASE_MS, type Batch } from './lease';
 import { monthlyQuota } from './quota';
+import { ENTRIES_MAX, grantOf, MINUTE_SLACK_SHARE, MONTH_SLACK_MIN, MONTH_SLACK_SHARE, newEntry, type Entry } from './grant';
+
+export { ENTRIES_MAX, grantOf, MINUTE_SLACK_SHARE, MONTH_SLACK_MIN, MONTH_SLACK_SHARE, slackOf } from './grant';
 
 /**
  * How old a key's state may be and still decide a request here (its grant bounds the overshoot at
@@ -32,11 +35,6 @@ import { monthlyQuota } from './quota';
  * (AUTH_VERSION_FRESH_MS, read by any key's call): that is what bounds a revocation to 2 s.
  */
 export const FRESH_MS = 10_000;
-export const MINUTE_SLACK_SHARE = 0.1;
-export const MONTH_SLACK_SHARE = 0.01;
-export const MONTH_SLACK_MIN = 5;
-/** Entries per isolate; past it the oldest entry with nothing owed is dropped. */
-export const ENTRIES_MAX = 10_000;
 /**
  * How a request waits for another request's Redis call on the same key: on its own timers, polling
  * the entry, never by awaiting that call's promise (workerd cancels a request that awaits a promise
@@ -44,29 +42,6 @@ export const ENTRIES_MAX = 10_000;
  */
 const BUSY_POLL_MS = 5;
 const BUSY_WAIT_MS = 1_000;
-
-interface Entry {
-  /** The last state Redis answered (null until it has). */
-  state: LimitState | null;
-  /** The key's quota counter (the month of the entry's creation; null without a project). */
-  quotaKey: string | null;
-  /** Wall time of that answer. */
-  at: number;
-  /** Requests this isolate may admit on its own before Redis confirms them (unconfirmed included). */
-  grant: number;
-  /** The lease the grant stands on, and until when it holds (wall time). */
-  lease: number;
-  leaseUntil: number;
-  /** Admitted here and not yet confirmed by Redis (unsent + in flight). */
-  unconfirmed: number;
-  /** Admitted here, not yet sent (minute hits; `owedMonth` of them spend quota, negative for refunds). */
-  owed: number;
-  owedMonth: number;
-  /** Quota batches of calls that failed (they may have run): sent again under their own tokens. */
-  retry: Batch[];
-  /** The Redis call in flight for this key (a flush or a synchronous check): at most one. */
-  busy: Promise<unknown> | null;
-}
 
 export interface DecideOptions {
   charge: boolean;
@@ -81,23 +56,6 @@ export interface DecideOptions {
 export interface EdgeDecision {
   state: LimitState;
   local: boolean;
-}
-
-/** The slack of each window: what all isolates and keys together may admit beyond the limit. */
-export function slackOf(state: LimitState): { minute: number; month: number } {
-  return {
-    minute: MINUTE_SLACK_SHARE * state.minute.limit,
-    month: state.month ? Math.max(MONTH_SLACK_SHARE * state.month.limit, MONTH_SLACK_MIN) : 0,
-  };
-}
-
-/** The grant of an answer from Redis: the lease, within what Redis said remains on both windows. */
-export function grantOf(state: LimitState, lease: number): number {
-  if (state.minute.mode !== 'redis' || !state.minute.success || (state.month && !state.month.success)) return 0;
-  const slack = slackOf(state);
-  const minute = Math.min(state.minute.remaining, slack.minute);
-  const month = state.month ? Math.min(state.month.limit - state.month.used, slack.month) : Infinity;
-  return Math.max(0, Math.floor(Math.min(minute, month, lease)));
 }
 
 /** The limits of one isolate (module scope: one per isolate; tests build several to play several isolates). */
@@ -273,19 +231,7 @@ export class EdgeLimits {
   #entry(store: Store, auth: AuthContext, key: string, now: Date): Entry {
     const found = this.#entries.get(key);
     if (found) return found;
-    const entry: Entry = {
-      state: null,
-      quotaKey: quotaKeyOf(store, auth, now),
-      at: 0,
-      grant: 0,
-      lease: 0,
-      leaseUntil: 0,
-      unconfirmed: 0,
-      owed: 0,
-      owedMonth: 0,
-      retry: [],
-      busy: null,
-    };
+    const entry = newEntry(quotaKeyOf(store, auth, now));
     this.#entries.set(key, entry);
     if (this.#entries.size > this.#entriesMax) this.#evict();
     return entry;

@@ -61,8 +61,8 @@ export interface EdgeDecision {
 /** The limits of one isolate (module scope: one per isolate; tests build several to play several isolates). */
 export class EdgeLimits {
   readonly #entries = new Map<string, Entry>();
-  /** This isolate's name in the lease hashes. */
-  readonly #id = crypto.randomUUID();
+  /** This isolate's name in the lease hashes, made on first use (no random values at a Worker's startup). */
+  #id: string | undefined;
   /** Quota batches of evicted entries: they travel with this isolate's next call. */
   #orphans: Batch[] = [];
   readonly #entriesMax: number;
@@ -281,7 +281,7 @@ export class EdgeLimits {
         now,
         hits,
         {
-          holder: `${this.#id}:${auth.keyId}`,
+          holder: `${(this.#id ??= crypto.randomUUID())}:${auth.keyId}`,
           minuteKey: store.key('edge-lease', auth.keyId),
           monthKey: quotaKey && store.key('edge-lease', quotaKey.slice(store.prefix.length)),
           minuteSlack: limits.minute,

@@ -53,6 +53,34 @@ describe('finding 3: a grant does not outlive a plan change', () => {
   });
 });
 
+describe('finding 3, through MCP: a batch after a plan change is decided under the new limit', () => {
+  it('200/min, then 10/min: of 20 tool calls in one batch, at most the 7 the minute has left get through', async () => {
+    await clearOfMinuteTurn(25_000);
+    const tenant = await world.tenant({ plan: 'scale', rateLimitPerMinute: 200 });
+    for (let i = 0; i < 3; i++) expect((await world.call(PATH, { key: tenant.key })).status).toBe(200);
+    await updateProject(world.db, tenant.projectId, { rateLimitPerMinute: 10 });
+    await announceAuthChange(store);
+    await pause(AUTH_VERSION_FRESH_MS + 100);
+    const batch = Array.from({ length: 20 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'tools/call',
+      params: { name: 'list_languages', arguments: {} },
+    }));
+    const reply = await world.call('/mcp', {
+      method: 'POST',
+      key: tenant.key,
+      body: batch,
+      headers: { Accept: 'application/json, text/event-stream' },
+    });
+    expect(reply.status, show(reply)).toBe(200);
+    const through = (reply.body as { result?: { isError: boolean } }[]).filter((m) => m.result && !m.result.isError).length;
+    // 3 REST hits, then the POST's (which pays for its first call): 7 of the 10 left for the calls.
+    expect(through, show(reply)).toBeLessThanOrEqual(7);
+    expect(through).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('finding 5: switching a project off and on again reaches the isolate within 2 s', () => {
   it('API off: 403 within 2 s; API on again: 200 within 2 s, though every request in between was refused', async () => {
     const tenant = await world.tenant();

@@ -16,10 +16,12 @@ const TIMED = {
   workers: [
     'aggregate-budget',
     'aggregate-single-flight',
+    'edge-bounds',
     'edge-limits',
     'gateway',
     'limits',
     'mcp',
+    'plan-changes',
     'public-edge',
     'round-trips',
     'stale',

@@ -3,7 +3,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { chainHead, chainTail, type AreaOptions } from './area-chain';
-import { limits, planGates } from './limits/middleware';
+import { limits } from './limits/middleware';
+import { planGates } from './limits/plan-gates';
 import { createClock } from './clock';
 import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
@@ -52,7 +53,8 @@ export function createArea(options: AreaOptions): App {
   // Warm answers kept in the isolate come next: admitted and counted, converted by exports() when asked.
   // A read whose key changed while it ran beside its limit call runs again through this app (limits()).
   const again = (request: Request, env: object, ctx: ExecutionContext) => app.fetch(request, env, ctx);
-  if (options.auth) chain.push(planGates(channel), limits({ spendsQuota: channel === 'rest', again }), etag(), exports(), edgeAnswers());
+  if (options.auth)
+    chain.push(planGates(channel), limits({ spendsQuota: channel === 'rest', channel, again }), etag(), exports(), edgeAnswers());
   chain.push(...chainTail(options));
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);

@@ -130,10 +130,18 @@ function requestedFormat(query: string | undefined, accept: string | undefined):
   return best.format;
 }
 
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, its quotes doubled. */
-function csvField(value: unknown): string {
+/** What a spreadsheet reads as the start of a formula (OWASP "CSV injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180: a field with a comma, quote, CR or LF is quoted, its quotes doubled. A text value that
+ * begins like a formula gets a leading `'` first (OWASP's advice), so no spreadsheet evaluates a
+ * crawled title; numbers (a negative delta) stay numbers: they cannot carry a formula.
+ */
+export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const raw = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = typeof value === 'string' && FORMULA_START.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -1,10 +1,11 @@
 // Short-lived response cache of feed answers (docs/FEED.md "Caching"), through the shared single-flight aggregates:
 // keyed by the caller's effective scope (markets, plan categories, history) and every parameter, for
 // FEED_CACHE_SECONDS, so concurrent identical misses compute once; a hit is sent as stored (body,
-// ETag, Link). Answers with markdown are never cached (large, and the spec says markdown disables caching).
+// ETag), its `Link` built from the caller's own query (the stored one names the first caller's). Answers with markdown are never cached (large, and the spec says markdown disables caching).
 import type { Context } from 'hono';
 import { serveBuiltResponse, type BuiltKind } from '../../shared/aggregates/serve';
 import type { Env } from '../../shared/env';
+import { nextLink } from './page';
 
 export const FEED_CACHE_SECONDS = 30;
 
@@ -47,5 +48,17 @@ export async function feedAnswer(
     params,
     minute: minute.toISOString(),
   };
-  return serveBuiltResponse(c, FEED_ANSWER, request, build);
+  return ownLink(c, await serveBuiltResponse(c, FEED_ANSWER, request, build));
+}
+
+/**
+ * The next page's `Link` from this request's URL: the stored answer's names the query of whoever
+ * computed it (another key of the project may have added parameters of its own); its cursor, bound
+ * to the project and scope the cache key holds, is the same for every caller.
+ */
+function ownLink(c: Context<Env>, res: Response): Response {
+  const target = res.headers.get('Link')?.match(/<([^>]*)>/)?.[1];
+  const cursor = target && new URL(target, 'https://api.invalid').searchParams.get('cursor');
+  if (cursor) res.headers.set('Link', nextLink(c.req.url, cursor));
+  return res;
 }

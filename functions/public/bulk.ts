@@ -7,7 +7,7 @@ import type { Env } from '../../shared/env';
 import { ApiError } from '../../shared/errors';
 import { errorResponses, tooLargeResponse } from '../../shared/schemas/common';
 import { BULK_BODY_MAX_BYTES, BULK_PATH } from './body-limits';
-import { spendBulk } from './limit';
+import { limitedRead } from './limit';
 import { toResult } from './profile';
 import { profilesFor } from './queries';
 import { BULK_MAX, BulkBodySchema, BulkResponseSchema } from './schemas';
@@ -61,8 +61,8 @@ export function register(app: App) {
       return { input, index, result };
     });
     const unique = [...firstIndex.keys()];
-    await spendBulk(c, unique.length);
-    const rows = unique.length ? await profilesFor(c.var.db, unique) : [];
+    // One per distinct domain, at least one: spent beside the one statement that reads them all.
+    const rows = await limitedRead(c, unique.length, async () => (unique.length ? profilesFor(c.var.db, unique) : []), unique.length);
     const byDomain = new Map(rows.map((row) => [row.domain, toResult(row, c.var.config.APP_URL)]));
     const results = parsed.map(({ input, index, result }) => {
       if (!result.ok)

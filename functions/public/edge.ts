@@ -1,14 +1,14 @@
 // CORS, HTTP caching and revalidation for /public/*, run before the request-scoped services: a
-// preflight, or a GET this isolate answered in the last minute, costs no client, no SQL and
-// (mostly) no Redis round trip: its rate-limit hit is spent from the isolate's copy of the
-// client's budget and counted in Redis in batches (shared/limits/ip.ts).
+// preflight, or a GET this isolate answered in the last minute, costs no SQL and (mostly) no Redis
+// round trip: its rate-limit hit is decided at the edge from the isolate's state of the client and
+// sent to Redis after the answer (shared/limits/ip.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { IsolateCache } from '../../shared/cache/memory';
 import { readConfig, type Env } from '../../shared/env';
 import { ifNoneMatch, strongTag } from '../../shared/etag';
 import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/freshness';
 import { keylessStore } from '../../shared/keyless-area';
-import { clientIp, flushDue, flushIp, ipHeaders, ipLimited, knownState, limitIp } from '../../shared/limits/ip';
+import { clientIp, decideIp, ipHeaders, ipLimited } from '../../shared/limits/ip';
 
 /** Data answers: browsers reuse them for a minute, shared caches for 5, then revalidate in the background. */
 export const DATA_CACHE_CONTROL = 'public, max-age=60, s-maxage=300, stale-while-revalidate=600';
@@ -81,21 +81,13 @@ export function publicEdge(): MiddlewareHandler<Env> {
       if (hit) {
         const ip = clientIp(c.req.raw.headers);
         const perMinute = config.PUBLIC_RATE_LIMIT_PER_MINUTE;
-        const known = knownState(prefix, ip, perMinute);
-        // Only Redis can tell for a client this isolate knows nothing about (or one out of budget).
-        const decision = known ?? (await limitIp(await store.full(), ip, perMinute));
+        // Decided here from what the isolate knows of the client (its hit sent after the answer), or by
+        // one Redis call for a client it knows nothing about (or out of grant).
+        const decision = await decideIp(await store.full(), ip, perMinute, 1, (work) => c.executionCtx.waitUntil(work));
         if (!decision.success) {
           const err = ipLimited(decision, 1);
           return c.json({ detail: err.detail }, err.status, { ...CORS, ...err.headers, 'Cache-Control': 'no-store' });
         }
-        // A hit allowed from what the isolate knows is owed to Redis, sent in batches after a response.
-        if (known && flushDue(prefix, ip))
-          c.executionCtx.waitUntil(
-            store
-              .full()
-              .then((full) => flushIp(full, ip, perMinute))
-              .catch(() => undefined),
-          );
         return answer(c, hit, ipHeaders(decision), true);
       }
     }

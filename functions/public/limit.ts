@@ -1,33 +1,48 @@
-// The public routes' per-client-IP limit on the paths that read data (after the isolate cache,
-// which counts its hits on its own): one request costs one; a bulk check costs one per distinct
-// domain (at least one), spent once its body is read: one Redis call either way.
+// The public routes' per-client-IP limit (shared/limits/ip.ts), decided beside each route's database
+// read: a fresh check costs one round trip (PostgreSQL, with the limit's Redis call in the same wave;
+// none for the limit when this isolate decides it), a refused parameter (422) or an oversized body
+// (413, shared/body-limits.ts) costs none, as neither reaches a read. One request costs one; a bulk
+// check one per distinct domain (at least one). A client this isolate saw refused lately is decided
+// before anything is read; a refusal drops what was read for the 429.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../../shared/env';
-import { clientIp, ipHeaders, ipLimited, limitIp, type IpDecision } from '../../shared/limits/ip';
-import { BULK_PATH } from './body-limits';
+import { clientIp, decideIp, ipHeaders, ipLimited, ipRefusedLately, type IpDecision } from '../../shared/limits/ip';
 
-/** Static files cost nothing to serve: no limit. The bulk check spends its own cost (`spendBulk`). */
+/** Static files cost nothing to serve: no limit. */
 const FREE_PATHS = new Set(['/public/widget.js']);
-const SPENDS_ITS_OWN = new Set([BULK_PATH]);
 const decisions = new WeakMap<Request, IpDecision>();
 
-async function spend(c: Context<Env>, cost: number, asked = cost): Promise<void> {
-  const decision = await limitIp(c.var.store, clientIp(c.req.raw.headers), c.var.config.PUBLIC_RATE_LIMIT_PER_MINUTE, cost);
-  decisions.set(c.req.raw, decision);
-  if (!decision.success) throw ipLimited(decision, asked);
+/**
+ * The route's data read under the client's limit: `read` runs beside the decision of `cost`
+ * requests; 429 (`asked`: what the message names) when it is refused.
+ */
+export async function limitedRead<T>(c: Context<Env>, cost: number, read: () => Promise<T>, asked = cost): Promise<T> {
+  const { store, config } = c.var;
+  const ip = clientIp(c.req.raw.headers);
+  const perMinute = config.PUBLIC_RATE_LIMIT_PER_MINUTE;
+  const refusedLately = ipRefusedLately(store, ip, perMinute);
+  const deciding = decideIp(store, ip, perMinute, Math.max(1, cost), (work) => c.executionCtx.waitUntil(work));
+  const decide = async () => {
+    const decision = await deciding;
+    decisions.set(c.req.raw, decision);
+    if (!decision.success) throw ipLimited(decision, asked);
+  };
+  if (refusedLately) {
+    await decide();
+    return read();
+  }
+  const [decision, value] = await Promise.allSettled([decide(), read()]);
+  if (decision.status === 'rejected') throw decision.reason;
+  if (value.status === 'rejected') throw value.reason;
+  return value.value;
 }
 
+/** The RateLimit headers of the request's decision on its answer. */
 export function publicLimit(): MiddlewareHandler<Env> {
   return async function publicLimit(c, next) {
-    if (FREE_PATHS.has(c.req.path)) return next();
-    if (!SPENDS_ITS_OWN.has(c.req.path)) await spend(c, 1);
     await next();
+    if (FREE_PATHS.has(c.req.path)) return;
     const decision = decisions.get(c.req.raw);
     if (decision?.success) for (const [name, value] of Object.entries(ipHeaders(decision))) c.header(name, value);
   };
-}
-
-/** A bulk check costs one per distinct domain, and at least one. */
-export async function spendBulk(c: Context<Env>, domains: number): Promise<void> {
-  await spend(c, Math.max(1, domains), domains);
 }

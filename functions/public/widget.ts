@@ -5,6 +5,7 @@ import type { App } from '../../shared/app';
 import { capList, capNote } from '../../shared/list-caps';
 import { errorResponses } from '../../shared/schemas/common';
 import { DATA_CACHE_CONTROL } from './edge';
+import { limitedRead } from './limit';
 import { demoDomains } from './queries';
 import { serveScript } from './script';
 
@@ -97,7 +98,9 @@ export function register(app: App) {
             DEMO_MAX_DOMAINS,
             "separated by ','",
           );
-    const domains = requested?.length ? requested : [...(await demoDomains(c.var.db)), 'not a domain'];
+    const domains = await limitedRead(c, 1, async () =>
+      requested?.length ? requested : [...(await demoDomains(c.var.db)), 'not a domain'],
+    );
     return c.html(page(domains), 200, { 'Cache-Control': DATA_CACHE_CONTROL });
   });
 }

@@ -36,6 +36,11 @@ export function authVersionFresh(store: Store, nowMs = Date.now()): boolean {
   return nowMs - (readAt.get(store.prefix) ?? -Infinity) < AUTH_VERSION_FRESH_MS;
 }
 
+/** The version this isolate last read (null before its first read). */
+export function authVersionSeen(store: Store): number | null {
+  return seen.get(store.prefix) ?? null;
+}
+
 /** Tests and benchmarks: no version seen yet, as in a fresh isolate. */
 export function forgetAuthVersions(): void {
   seen.clear();

@@ -1,12 +1,12 @@
-// Rate limit and quota in one Redis round trip: the limiter's EVALSHA, the quota INCR and its
-// EXPIRE are all write commands, which the auto-pipelining client sends as one pipeline.
+// Rate limit and quota in one Redis round trip: the limiter's EVALSHA and the lease script's EVAL
+// (shared/limits/lease.ts) are write commands, which the auto-pipelining client sends as one pipeline.
 import { Ratelimit } from '@upstash/ratelimit';
 import type { AuthContext } from '../auth/types';
 import type { Store } from '../redis';
+import { countAndLease, type LeaseRequest } from './lease';
 import { limitLocally } from './local';
 import { monthlyQuota, monthOf, nextMonthStart } from './quota';
 
-const QUOTA_TTL_SECONDS = 40 * 24 * 3600;
 /** Denials remembered in the isolate so a hammering key costs no Redis call until reset. */
 const blocked = new Map<string, number>();
 
@@ -57,38 +57,60 @@ export interface Hits {
   month: number;
 }
 
+/** What one call answers: the state, and the lease granted (null while Redis is unreachable). */
+export interface Counted {
+  state: LimitState;
+  lease: number | null;
+}
+
 /**
- * Counts `hits` in Redis (one pipeline: the limiter's EVALSHA, the quota INCRBY and its EXPIRE) and
- * answers the state after them; INCRBY 0 reads the quota without spending it (/v1/usage). The minute decision is
- * the limiter's for all the hits at once (@upstash/ratelimit's `rate`); with `minute: 0`, `decided` stands.
+ * Counts in Redis in one pipeline: `hits.minute` through the limiter's EVALSHA (@upstash/ratelimit's
+ * `rate`; with `minute: 0`, `decided` stands), and the lease script (shared/limits/lease.ts) with the
+ * quota batches (the first is this call's own, `hits.month` of them; its counter is the state's
+ * `used`: a batch of 0 reads it, /v1/usage) and the isolate's lease of the slack.
  */
-export async function countLimits(store: Store, auth: AuthContext, now: Date, hits: Hits, decided?: MinuteState): Promise<LimitState> {
+export async function countLimits(
+  store: Store,
+  auth: AuthContext,
+  now: Date,
+  hits: Hits,
+  lease: LeaseRequest,
+  decided?: MinuteState,
+): Promise<Counted> {
   const quota = auth.plan ? monthlyQuota(auth.plan, auth.addons) : null;
   const quotaKey = quotaKeyOf(store, auth, now);
   const resetMs = nextMonthStart(now).getTime();
   try {
-    const [limited, used] = await Promise.all([
+    const [limited, counted] = await Promise.all([
       hits.minute > 0 ? limiterFor(store, auth.rateLimitPerMinute).limit(auth.keyId, { rate: hits.minute }) : Promise.resolve(null),
-      quotaKey ? store.redis.incrby(quotaKey, hits.month) : Promise.resolve(0),
-      quotaKey && hits.month > 0 ? store.redis.expire(quotaKey, QUOTA_TTL_SECONDS) : Promise.resolve(0),
+      countAndLease(store, lease, Date.now()),
     ]);
     const minute: MinuteState = limited
       ? { limit: limited.limit, remaining: Math.max(0, limited.remaining), resetMs: limited.reset, success: limited.success, mode: 'redis' }
       : decided!;
+    const used = counted.used;
     return {
-      minute,
-      month: quota && quotaKey ? { limit: quota.total, used, resetMs, success: used <= quota.total } : null,
-      quotaKey: hits.month > 0 ? quotaKey : null,
+      state: {
+        minute,
+        month: quota && quotaKey ? { limit: quota.total, used, resetMs, success: used <= quota.total } : null,
+        quotaKey: hits.month > 0 ? quotaKey : null,
+      },
+      lease: counted.lease,
     };
   } catch (err) {
-    console.error('rate limit store unavailable, using the isolate limiter', (err as Error).message);
+    // The client's message names the commands sent (the lease script's text among them): its head is enough.
+    console.error('rate limit store unavailable, using the isolate limiter', (err as Error).message.slice(0, 300));
     const local = hits.minute > 0 ? limitLocally(auth.keyId, auth.rateLimitPerMinute, now.getTime()) : null;
     return {
-      minute: local
-        ? { limit: auth.rateLimitPerMinute, remaining: local.remaining, resetMs: local.reset, success: local.success, mode: 'local' }
-        : decided!,
-      month: null,
-      quotaKey: null,
+      state: {
+        minute: local
+          ? { limit: auth.rateLimitPerMinute, remaining: local.remaining, resetMs: local.reset, success: local.success, mode: 'local' }
+          : decided!,
+        month: null,
+        // The hit travels in a batch sent again once Redis answers: refunded in the isolate (edge.ts refund).
+        quotaKey: hits.month > 0 ? quotaKey : null,
+      },
+      lease: null,
     };
   }
 }

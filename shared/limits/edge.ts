@@ -4,21 +4,30 @@
 // request pays no round trip for its limits, and no hit is held back longer than one Redis call.
 //
 // Bounds (docs/PERFORMANCE.md "Limits at the edge", README "Rate limits"): an isolate admits on its own
-// at most a grant of requests that Redis has not confirmed yet; the grant is the isolate's share
-// (Redis counts the isolates spending the key) of the lesser of what Redis said remains and the
-// slack: 10% of the per-minute limit, max(1%, 5 requests) of the monthly quota. So the isolates of a
-// key together overshoot by at most the slack, and with small limits (a per-minute limit below 10)
-// every request is checked in Redis, as in `strict` mode. Every hit is counted in the quota counter
-// (INCRBY is unconditional), so Upstash's counters end exact. A stale state (older than FRESH_MS, or
-// an auth version read more than AUTH_VERSION_FRESH_MS ago),
-// a denial, an exhausted grant, /v1/usage and MCP calls take the synchronous path (one Redis call,
-// today's behaviour, which also carries the hits still owed). A request this isolate may decide waits
-// for the key's Redis call in flight and decides again from its answer; one that asks Redis in any
-// case (strict, /v1/usage, MCP) sends its own call at once, beside the one in flight.
+// at most a grant of requests that Redis has not confirmed yet. The grant stands on a lease of the
+// slack held in Redis (shared/limits/lease.ts): 10% of the key's per-minute limit, max(1%, 5
+// requests) of the project's monthly quota, leased among every key and isolate spending it so that
+// the leases together never exceed it, also when isolates and keys join at once. So all isolates and
+// keys together overshoot by at most the slack, and with small limits (a per-minute limit below 10)
+// every request is checked in Redis, as in `strict` mode. Every admitted hit is counted: quota hits
+// travel in batches, each under a token Redis counts once, so a call that timed out after Redis ran it
+// is sent again without counting twice; the hits the isolate fallback admits while Redis is
+// unreachable are owed and sent once it answers; hits owed by an entry evicted from the isolate's
+// table travel with the isolate's next call. A stale state (older than FRESH_MS, a lapsed lease, or
+// an auth version read more than AUTH_VERSION_FRESH_MS ago), a denial, an exhausted grant, /v1/usage
+// and MCP calls take the synchronous path (one Redis call, which also carries the hits still owed).
+// A request this isolate may decide waits for the key's Redis call in flight and decides again from
+// its answer; one that asks Redis in any case (strict, /v1/usage, MCP) sends its own call at once.
+import { isOutdated } from '../auth/keys';
 import type { AuthContext } from '../auth/types';
 import { authVersionFresh, authVersionKey, observeAuthVersion } from '../auth/version';
 import type { Store } from '../redis';
 import { countLimits, quotaKeyOf, type Hits, type LimitState, type MinuteState } from './check';
+import { batchToken, LEASE_MS, type Batch } from './lease';
+import { monthlyQuota } from './quota';
+import { ENTRIES_MAX, grantOf, MINUTE_SLACK_SHARE, MONTH_SLACK_MIN, MONTH_SLACK_SHARE, newEntry, type Entry } from './grant';
+
+export { ENTRIES_MAX, grantOf, MINUTE_SLACK_SHARE, MONTH_SLACK_MIN, MONTH_SLACK_SHARE, slackOf } from './grant';
 
 /**
  * How old a key's state may be and still decide a request here (its grant bounds the overshoot at
@@ -26,11 +35,6 @@ import { countLimits, quotaKeyOf, type Hits, type LimitState, type MinuteState }
  * (AUTH_VERSION_FRESH_MS, read by any key's call): that is what bounds a revocation to 2 s.
  */
 export const FRESH_MS = 10_000;
-export const MINUTE_SLACK_SHARE = 0.1;
-export const MONTH_SLACK_SHARE = 0.01;
-export const MONTH_SLACK_MIN = 5;
-/** Isolates that have not counted hits of a key for 10-20 s no longer take a share of its grant. */
-const ISOLATE_SEEN_MS = 10_000;
 /**
  * How a request waits for another request's Redis call on the same key: on its own timers, polling
  * the entry, never by awaiting that call's promise (workerd cancels a request that awaits a promise
@@ -39,27 +43,13 @@ const ISOLATE_SEEN_MS = 10_000;
 const BUSY_POLL_MS = 5;
 const BUSY_WAIT_MS = 1_000;
 
-interface Entry {
-  /** The last state Redis answered. */
-  state: LimitState;
-  /** Wall time of that answer. */
-  at: number;
-  /** Requests this isolate may admit on its own before Redis confirms them. */
-  grant: number;
-  /** Admitted here and not yet confirmed by Redis (unsent + in flight). */
-  unconfirmed: number;
-  /** Admitted here, not yet sent (minute hits; `owedMonth` of them spend quota). */
-  owed: number;
-  owedMonth: number;
-  /** The Redis call in flight for this key (a flush or a synchronous check): at most one. */
-  busy: Promise<unknown> | null;
-}
-
 export interface DecideOptions {
   charge: boolean;
   later: (work: Promise<unknown>) => void;
   sync?: boolean;
   decided?: MinuteState;
+  /** Requests this one counts for (a bulk public check: one per domain); 1 by default. */
+  cost?: number;
 }
 
 /** One decision: the state for the headers, and whether this isolate decided it without Redis. */
@@ -68,21 +58,25 @@ export interface EdgeDecision {
   local: boolean;
 }
 
-/** The grant of an answer from Redis: this isolate's share of min(remaining, slack) on both windows. */
-export function grantOf(state: LimitState, isolates: number): number {
-  if (state.minute.mode !== 'redis' || !state.minute.success || (state.month && !state.month.success)) return 0;
-  const minute = Math.min(state.minute.remaining, MINUTE_SLACK_SHARE * state.minute.limit);
-  const month = state.month
-    ? Math.min(state.month.limit - state.month.used, Math.max(MONTH_SLACK_SHARE * state.month.limit, MONTH_SLACK_MIN))
-    : Infinity;
-  return Math.max(0, Math.floor(Math.min(minute, month) / Math.max(1, isolates)));
-}
-
 /** The limits of one isolate (module scope: one per isolate; tests build several to play several isolates). */
 export class EdgeLimits {
   readonly #entries = new Map<string, Entry>();
-  /** The presence bucket this isolate last joined, per key. */
-  readonly #announced = new Map<string, number>();
+  /** This isolate's name in the lease hashes, made on first use (no random values at a Worker's startup). */
+  #id: string | undefined;
+  /** Quota batches of evicted entries: they travel with this isolate's next call. */
+  #orphans: Batch[] = [];
+  readonly #entriesMax: number;
+  readonly #versioned: boolean;
+
+  /**
+   * `entries`: the table's size (tests play eviction with a small one). `authVersion: false` for
+   * subjects no key stands behind (the public routes' client addresses): no auth version to read.
+   */
+  constructor(options: { entries?: number; authVersion?: boolean } = {}) {
+    this.#entriesMax = options.entries ?? ENTRIES_MAX;
+    this.#versioned = options.authVersion ?? true;
+  }
+
   /**
    * The request's limits. `later` runs work beside and after the response (ctx.waitUntil): the flush
    * of a hit decided here. Charges one request of the quota when `charge`. `sync` asks Redis in any
@@ -91,17 +85,18 @@ export class EdgeLimits {
   async decide(store: Store, auth: AuthContext, now: Date, options: DecideOptions): Promise<EdgeDecision> {
     const key = this.#keyOf(store, auth);
     const { charge, later } = options;
+    const cost = options.cost ?? 1;
     let waited = false;
     for (;;) {
       const entry = this.#entries.get(key);
       const nowMs = Date.now();
       const local = !options.sync && !options.decided && charge;
-      if (entry && local && this.#current(entry, store, nowMs)) {
-        entry.unconfirmed++;
-        entry.owed++;
+      if (entry?.state && local && this.#current(entry, store, nowMs, cost)) {
+        entry.unconfirmed += cost;
+        entry.owed += cost;
         entry.owedMonth++;
         later(this.#flush(store, auth, key));
-        return { state: { ...this.#spent(entry), quotaKey: quotaKeyOf(store, auth, now) }, local: true };
+        return { state: { ...this.#spent(entry, entry.state), quotaKey: quotaKeyOf(store, auth, now) }, local: true };
       }
       // Wait for the key's call in flight, then decide again: its answer may grant this one. A request
       // that asks Redis in any case does not queue: under steady traffic the flushes after each answer
@@ -111,17 +106,18 @@ export class EdgeLimits {
         waited = true;
         continue;
       }
-      return { state: await this.#check(store, auth, key, now, charge, options.decided), local: false };
+      return this.#check(store, auth, key, now, charge, cost, options.decided);
     }
   }
 
-  /** The entry may decide now: fresh, auth version fresh, grant left, neither window turned since Redis answered. */
-  #current(entry: Entry, store: Store, nowMs: number): boolean {
-    const { minute, month } = entry.state;
+  /** The entry may decide now: fresh, lease held, auth version fresh, grant left, neither window turned since Redis answered. */
+  #current(entry: Entry, store: Store, nowMs: number, cost: number): boolean {
+    const { minute, month } = entry.state!;
     return (
       nowMs - entry.at < FRESH_MS &&
-      authVersionFresh(store, nowMs) &&
-      entry.unconfirmed < entry.grant &&
+      nowMs < entry.leaseUntil &&
+      (!this.#versioned || authVersionFresh(store, nowMs)) &&
+      entry.unconfirmed + cost <= entry.grant &&
       minute.resetMs > nowMs &&
       (!month || month.resetMs > nowMs)
     );
@@ -139,10 +135,14 @@ export class EdgeLimits {
     return (!minute.success && minute.resetMs > nowMs) || (!!month && !month.success && month.resetMs > nowMs);
   }
 
-  /** A request admitted here reached no data (an error, a 304): its quota hit is taken back before it is sent, if it has not gone. */
+  /**
+   * A request decided here (at the edge, or by the fallback while Redis was unreachable) reached no
+   * data (an error, a 304) or was refused: its quota hit is taken back in the isolate, before it is
+   * sent or, once sent in a batch that may yet be counted, in the next one.
+   */
   refund(store: Store, auth: AuthContext): boolean {
     const entry = this.#entries.get(this.#keyOf(store, auth));
-    if (!entry || entry.owedMonth === 0) return false;
+    if (!entry || (entry.owedMonth <= 0 && entry.retry.length === 0)) return false;
     entry.owedMonth--;
     return true;
   }
@@ -155,25 +155,11 @@ export class EdgeLimits {
     }
   }
 
-  /**
-   * How many isolates spend this key: each isolate adds itself once per ISOLATE_SEEN_MS bucket to
-   * the bucket's counter; the count is the larger of this bucket's and the previous one's. Write
-   * commands only (INCRBY 0 reads), so they join the limits' pipeline.
-   */
-  async #presence(store: Store, auth: AuthContext, key: string): Promise<number> {
-    const bucket = Math.floor(Date.now() / ISOLATE_SEEN_MS);
-    const counter = (b: number) => store.key('edge', auth.keyId, String(b));
-    const join = this.#announced.get(key) !== bucket;
-    this.#announced.set(key, bucket);
-    if (this.#announced.size > 10_000) this.#announced.delete(this.#announced.keys().next().value!);
-    const ttl = 3 * ISOLATE_SEEN_MS;
-    const [current, , previous] = await Promise.all([
-      store.redis.incrby(counter(bucket), join ? 1 : 0),
-      store.redis.pexpire(counter(bucket), ttl),
-      store.redis.incrby(counter(bucket - 1), 0),
-      store.redis.pexpire(counter(bucket - 1), ttl),
-    ]);
-    return Math.max(1, current, previous);
+  /** Tests: the hits this isolate still owes Redis for a key (minute, month, batches to send again). */
+  owedOf(store: Store, auth: AuthContext): { minute: number; month: number; batches: number } {
+    const entry = this.#entries.get(this.#keyOf(store, auth));
+    const month = (entry?.owedMonth ?? 0) + (entry?.retry.reduce((sum, b) => sum + b.month, 0) ?? 0);
+    return { minute: entry?.owed ?? 0, month, batches: entry?.retry.length ?? 0 };
   }
 
   #keyOf(store: Store, auth: AuthContext): string {
@@ -181,39 +167,43 @@ export class EdgeLimits {
   }
 
   /** The state as this isolate's local hits leave it, for the RateLimit headers. */
-  #spent(entry: Entry): LimitState {
-    const { minute, month } = entry.state;
+  #spent(entry: Entry, state: LimitState): LimitState {
+    const { minute, month } = state;
     return {
       minute: { ...minute, remaining: Math.max(0, minute.remaining - entry.unconfirmed) },
       month: month && { ...month, used: month.used + entry.unconfirmed },
-      quotaKey: entry.state.quotaKey,
+      quotaKey: state.quotaKey,
     };
   }
 
   /** The synchronous path: this request's hit and every hit still owed, in one Redis call. */
-  async #check(store: Store, auth: AuthContext, key: string, now: Date, charge: boolean, decided?: MinuteState): Promise<LimitState> {
-    const entry = this.#entries.get(key);
+  async #check(store: Store, auth: AuthContext, key: string, now: Date, charge: boolean, cost: number, decided?: MinuteState) {
+    const entry = this.#entry(store, auth, key, now);
     // A prepaid minute decision stands alone: hits owed then wait for the next flush.
-    const owed = decided ? { minute: 0, month: 0 } : { minute: entry?.owed ?? 0, month: entry?.owedMonth ?? 0 };
-    const hits = { minute: decided ? 0 : owed.minute + 1, month: owed.month + (charge ? 1 : 0) };
+    const owed = decided ? { minute: 0, month: 0 } : { minute: entry.owed, month: entry.owedMonth };
+    const hits = { minute: decided ? 0 : owed.minute + cost, month: owed.month + (charge ? 1 : 0) };
     const call = this.#count(store, auth, key, now, hits, owed, decided);
-    const state = await this.#busy(key, call);
+    const { state, fallback } = await this.#busy(key, call);
     // This request's own hit is what the caller refunds (a denial, an error): the owed ones were served.
-    return { ...state, quotaKey: charge ? state.quotaKey : null };
+    // Decided by the fallback, it is taken back in the isolate (`local`): its batch goes again later.
+    return { state: { ...state, quotaKey: charge ? state.quotaKey : null }, local: fallback };
   }
 
   /** Sends the hits owed (after the response). Runs again while hits arrive during a call. */
   async #flush(store: Store, auth: AuthContext, key: string): Promise<void> {
     for (;;) {
       const entry = this.#entries.get(key);
-      if (!entry || entry.owed === 0) return;
+      if (!entry || (entry.owed === 0 && entry.owedMonth === 0 && entry.retry.length === 0)) return;
       if (entry.busy) {
         // Still busy after the wait: the hits stay owed, for the next flush or check to send.
         if (!(await this.#idle(key))) return;
         continue;
       }
       const owed = { minute: entry.owed, month: entry.owedMonth };
-      await this.#busy(key, this.#count(store, auth, key, new Date(), owed, owed)).catch(() => undefined);
+      // Only quota hits to send (refunds, batches to send again): the last minute state stands.
+      const decided = owed.minute === 0 ? entry.state?.minute : undefined;
+      if (owed.minute === 0 && !decided) return;
+      await this.#busy(key, this.#count(store, auth, key, new Date(), owed, owed, decided)).catch(() => undefined);
       return;
     }
   }
@@ -237,8 +227,27 @@ export class EdgeLimits {
     return call;
   }
 
+  /** The key's entry, made (and the table kept within ENTRIES_MAX) when it has none. */
+  #entry(store: Store, auth: AuthContext, key: string, now: Date): Entry {
+    const found = this.#entries.get(key);
+    if (found) return found;
+    const entry = newEntry(quotaKeyOf(store, auth, now));
+    this.#entries.set(key, entry);
+    if (this.#entries.size > this.#entriesMax) this.#evict();
+    return entry;
+  }
+
+  /** Drops the oldest entry; what it owes the quota travels with the isolate's next call. */
+  #evict(): void {
+    const [key, entry] = this.#entries.entries().next().value!;
+    this.#entries.delete(key);
+    if (!entry.quotaKey) return;
+    this.#orphans.push(...entry.retry);
+    if (entry.owedMonth !== 0) this.#orphans.push({ quotaKey: entry.quotaKey, token: '', month: entry.owedMonth });
+  }
+
   /**
-   * One Redis call: the hits, this isolate's presence among the key's isolates, and the auth version.
+   * One Redis call: the hits, this isolate's lease, the quota batches owed, and the auth version.
    * `owed`: the hits of `hits` this isolate had admitted on its own; kept owed if Redis cannot count them.
    */
   async #count(
@@ -249,37 +258,67 @@ export class EdgeLimits {
     hits: Hits,
     owed: Hits,
     decided?: MinuteState,
-  ): Promise<LimitState> {
-    const entry = this.#entries.get(key);
-    if (entry) {
-      entry.owed -= owed.minute;
-      entry.owedMonth -= owed.month;
-    }
-    const [state, isolates, version] = await Promise.all([
-      countLimits(store, auth, now, hits, decided),
-      this.#presence(store, auth, key).catch(() => 1),
+  ): Promise<{ state: LimitState; fallback: boolean }> {
+    const entry = this.#entry(store, auth, key, now);
+    entry.owed -= owed.minute;
+    entry.owedMonth -= owed.month;
+    const quotaKey = quotaKeyOf(store, auth, now);
+    const own = quotaKey ? [{ quotaKey, token: batchToken(store), month: hits.month }] : [];
+    const older = [...entry.retry, ...this.#orphans.splice(0)].map((b) => (b.token ? b : { ...b, token: batchToken(store) }));
+    entry.retry = [];
+    const sentAt = Date.now();
+    // While the call is out, this isolate admits at most half of what its grant has left, and its
+    // lease is renewed at least for that: the leases of busy isolates shrink to their shares within
+    // a few calls, and what they admit meanwhile stays covered.
+    const during = sentAt < entry.leaseUntil ? Math.ceil(Math.max(0, entry.grant - entry.unconfirmed) / 2) : 0;
+    entry.grant = Math.min(entry.grant, entry.unconfirmed + during);
+    const quota = auth.plan ? monthlyQuota(auth.plan, auth.addons).total : 0;
+    const limits = { minute: MINUTE_SLACK_SHARE * auth.rateLimitPerMinute, month: Math.max(MONTH_SLACK_SHARE * quota, MONTH_SLACK_MIN) };
+    const [{ state, lease }, version] = await Promise.all([
+      countLimits(
+        store,
+        auth,
+        now,
+        hits,
+        {
+          holder: `${(this.#id ??= crypto.randomUUID())}:${auth.keyId}`,
+          minuteKey: store.key('edge-lease', auth.keyId),
+          monthKey: quotaKey && store.key('edge-lease', quotaKey.slice(store.prefix.length)),
+          minuteSlack: limits.minute,
+          monthSlack: limits.month,
+          // Hits admitted under the lease that this call does not count stay covered by it.
+          floor: entry.unconfirmed - owed.minute + during,
+          want: auth.limitsMode !== 'strict',
+          batches: [...own, ...older],
+        },
+        decided,
+      ),
       // INCRBY 0 reads without writing: a write command, so it travels in the limits' one pipeline.
-      store.redis.incrby(authVersionKey(store), 0).catch(() => undefined),
+      this.#versioned ? store.redis.incrby(authVersionKey(store), 0).catch(() => undefined) : undefined,
     ]);
-    const current = this.#entries.get(key);
-    if (state.minute.mode !== 'redis' || (!state.month && auth.projectId)) {
-      // Redis is unreachable: the owed hits stay owed (they travel with the next call that reaches it).
-      if (current) {
-        current.owed += owed.minute;
-        current.owedMonth += owed.month;
-      }
-      return state;
+    const current = this.#entries.get(key) ?? entry;
+    if (lease === null) {
+      // Redis is unreachable: the owed hits stay owed, and the batches (which it may have counted) go
+      // again under their tokens. A request the fallback admitted is owed too (its minute hit here;
+      // its quota hit is in its batch, taken back by refund() should it be refused or reach no data).
+      const admitted = state.minute.success ? hits.minute - owed.minute : 0;
+      current.owed += owed.minute + admitted;
+      current.unconfirmed += admitted;
+      current.retry.push(...own.filter((b) => b.month !== 0), ...older.filter((b) => b.month !== 0));
+      return { state, fallback: true };
     }
     if (version !== undefined && observeAuthVersion(store, version)) this.expire();
-    const grant = grantOf(state, isolates);
-    if (current) {
-      // Updated in place: a waiter holds this entry's `busy`, which the call clears when it settles.
-      Object.assign(current, { state, at: Date.now(), grant, unconfirmed: Math.max(0, current.unconfirmed - owed.minute) });
-    } else {
-      this.#entries.set(key, { state, at: Date.now(), grant, unconfirmed: 0, owed: 0, owedMonth: 0, busy: null });
-      if (this.#entries.size > 10_000) this.#entries.delete(this.#entries.keys().next().value!);
-    }
-    return state;
+    // Decided under a key read before a change: no grant until a call under the key as it is now.
+    const stale = isOutdated(auth);
+    Object.assign(current, {
+      state,
+      at: stale ? 0 : Date.now(),
+      grant: stale ? 0 : grantOf(state, lease),
+      lease,
+      leaseUntil: sentAt + LEASE_MS,
+      unconfirmed: Math.max(0, current.unconfirmed - owed.minute),
+    });
+    return { state, fallback: false };
   }
 }
 

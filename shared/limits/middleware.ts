@@ -6,13 +6,13 @@ import { coded } from '../errors';
 import { isFreeRevalidation } from '../etag';
 import { iso } from '../format';
 import { mcpPostOf, rerunEnv, rerunOf, type Channel } from './channel';
+import { assertGates } from './plan-gates';
 import { isOutdated } from '../auth/keys';
 import type { AuthContext } from '../auth/types';
 import { reauthenticate } from '../auth/middleware';
 import type { LimitState } from './check';
 import { edgeLimits } from './edge';
 import { policyHeader, rateLimitHeader, type PolicyState } from './headers';
-import { assertMarketsEntitled } from '../markets-entitled';
 
 const MONTH_WINDOW_SECONDS = 2_592_000;
 /** Paths that report usage and must not spend it. */
@@ -56,27 +56,9 @@ function refund(c: Context<Env>, quotaKey: string | null, local = false) {
   c.executionCtx.waitUntil(c.var.store.redis.decr(quotaKey).catch(() => undefined));
 }
 
-/** `channel`: the door this area is; an MCP tool call's inner request is recognised by its env. */
-export function planGates(channel: Channel = 'rest'): MiddlewareHandler<Env> {
-  return async function planGates(c, next) {
-    const { auth } = c.var;
-    if (auth.subscriptionStatus !== 'active' && auth.subscriptionStatus !== 'trialing') {
-      throw coded(
-        'subscription_inactive',
-        `The project subscription is ${auth.subscriptionStatus.replace('_', ' ')}; renew it to use the API.`,
-      );
-    }
-    if (channel === 'mcp' || mcpPostOf(c.env)) {
-      if (!auth.mcpEnabled) throw coded('mcp_not_in_plan', 'MCP access is switched off for this project.');
-    } else if (!auth.apiEnabled) {
-      throw coded('api_not_in_plan', 'API access is switched off for this project.');
-    }
-    assertMarketsEntitled(c.req.path, auth);
-    await next();
-  };
-}
-
 export interface LimitsOptions {
+  /** The door (plan-gates.ts): a key read again after its limit call passes its gates again. */
+  channel?: Channel;
   /** False for POST /mcp: the tool calls it carries spend quota (as REST requests), the POST does not. */
   spendsQuota?: boolean;
   /**
@@ -130,6 +112,8 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     if (isOutdated(auth)) {
       try {
         await reauthenticate(c);
+        // The key as it is now passes its gates again (POST /mcp with MCP switched off meanwhile).
+        assertGates(c, c.var.auth, options.channel ?? 'rest');
       } catch (err) {
         refund(c, state.quotaKey, local);
         c.res = undefined;
@@ -145,7 +129,7 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     // A refusal replaces whatever ran beside (undefined first, as above: its headers must not carry over).
     if (!state.minute.success || (state.month && !state.month.success)) c.res = undefined;
     if (!state.minute.success) {
-      refund(c, state.quotaKey);
+      refund(c, state.quotaKey, local);
       const retry = String(seconds(state.minute.resetMs - now.getTime()) || 1);
       // The sliding window can deny just after its fixed window turns while its weighted count still
       // leaves a fraction of a request: a refused request reports none remaining.
@@ -160,7 +144,7 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
       );
     }
     if (state.month && !state.month.success) {
-      refund(c, state.quotaKey);
+      refund(c, state.quotaKey, local);
       const retry = String(seconds(state.month.resetMs - now.getTime()));
       throw coded(
         'quota_exceeded',

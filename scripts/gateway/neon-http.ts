@@ -129,6 +129,7 @@ function ownTimeoutMs(batch: NeonQuery[] | undefined): number | undefined {
 }
 
 const LATE = Symbol('late');
+const GONE = Symbol('gone');
 
 function lateBody(waitedMs: number, limitMs: number, holder: string | null): Record<string, unknown> {
   return {
@@ -151,25 +152,29 @@ export function createNeonHttpHandler(pools: PgPools, embedded?: EmbeddedWait) {
     }
     const begin = batch ? beginStatement(req) : '';
 
-    // Until its first statement is answered, a request waits (for a pooled connection, then for PGlite).
+    // Until its first statement is answered, a request waits (for a pooled connection, then for PGlite):
+    // at most its own statement_timeout, and not at all once its caller has gone (a Worker's fetch that
+    // timed out or was cancelled), so abandoned requests never pile up in front of PGlite.
     const started = Date.now();
     const limitMs = ownTimeoutMs(batch as NeonQuery[] | undefined) ?? embedded?.defaultWaitMs ?? 0;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<typeof LATE>((resolve) => {
       if (embedded) timer = setTimeout(() => resolve(LATE), limitMs);
     });
+    const gone = new Promise<typeof GONE>((resolve) => res.once('close', () => !res.writableEnded && resolve(GONE)));
     const tooLate = () => sendJson(res, 400, lateBody(Date.now() - started, limitMs, embedded?.holder() ?? null));
 
     let client: pg.PoolClient;
     try {
       const connecting = pool.connect();
-      const got = await Promise.race([connecting, late]);
-      if (got === LATE) {
+      const got = await Promise.race([connecting, late, gone]);
+      if (got === LATE || got === GONE) {
+        clearTimeout(timer);
         connecting.then(
           (c) => c.release(),
           () => undefined,
         );
-        return tooLate();
+        return got === LATE ? tooLate() : undefined;
       }
       client = got;
     } catch (err) {
@@ -181,11 +186,12 @@ export function createNeonHttpHandler(pools: PgPools, embedded?: EmbeddedWait) {
     let broken: Error | undefined; // a non-SQL failure: the connection must not be reused
     try {
       const first = batch ? client.query(begin) : run(client, body as NeonQuery, arrayMode);
-      first.catch(() => undefined); // awaited below, unless abandoned for being late
-      if ((await Promise.race([first, late])) === LATE) {
+      first.catch(() => undefined); // awaited below, unless abandoned
+      const outcome = await Promise.race([first, late, gone]);
+      if (outcome === LATE || outcome === GONE) {
         // Closing it takes the waiting connection out of PGlite's queue (or rolls back what it began).
-        broken = new Error('waited longer than its statement_timeout');
-        return tooLate();
+        broken = new Error(outcome === LATE ? 'waited longer than its statement_timeout' : 'its caller went away');
+        return outcome === LATE ? tooLate() : undefined;
       }
       clearTimeout(timer);
       if (!batch) return sendJson(res, 200, await first);

@@ -62,14 +62,25 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-async function health(pools: PgPools, redis: RedisBackend) {
+/** How long /health waits for each backend: it answers even while PGlite is held by a long transaction. */
+const HEALTH_WAIT_MS = 2_000;
+
+async function health(pools: PgPools, redis: RedisBackend, holder: () => string | null) {
   const check = async (f: () => Promise<unknown>) => {
-    try {
-      await f();
-      return 'ok';
-    } catch (err) {
-      return err instanceof Error ? err.message : String(err);
-    }
+    let timer: NodeJS.Timeout | undefined;
+    const busy = new Promise<string>((resolve) => {
+      timer = setTimeout(() => {
+        const who = holder();
+        resolve(`no answer within ${HEALTH_WAIT_MS} ms${who ? ` (the embedded database is held by ${who})` : ''}`);
+      }, HEALTH_WAIT_MS);
+    });
+    const answer = f().then(
+      () => 'ok',
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
+    const result = await Promise.race([answer, busy]);
+    clearTimeout(timer);
+    return result;
   };
   const [pg, rd] = await Promise.all([
     check(() => pools.get(undefined).query('SELECT 1')),
@@ -129,7 +140,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       return sendJson(res, 200, { ok: true });
     }
     if (path === '/health' && req.method === 'GET') {
-      const { pg, rd } = await health(pools, redis);
+      const { pg, rd } = await health(pools, redis, () => pglite?.holder() ?? null);
       const ok = pg === 'ok' && rd === 'ok';
       return sendJson(res, ok ? 200 : 503, { ok, postgres: backend.postgres, redis: backend.redis, checks: { postgres: pg, redis: rd } });
     }

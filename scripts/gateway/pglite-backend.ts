@@ -9,7 +9,7 @@
 // with status Idle; others wait in FIFO order (pglite-lock.ts). An open transaction therefore blocks
 // other connections until it ends, which is the price of a single-connection database; a holder that
 // goes quiet is rolled back and closed by the lock's watchdog.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -150,13 +150,47 @@ class Session implements LockHolder {
   }
 }
 
+/**
+ * One process per data directory: PGlite opens a directory another process has open without a word,
+ * and the two then write the same files (tables one of them never sees, catalogs that disagree after
+ * a restart). `DIR.lock` holds the owner's pid; a lock whose process is gone is taken over.
+ */
+function claimDirectory(dir: string): () => void {
+  const file = `${dir.replace(/\/+$/, '')}.lock`;
+  let holder = Number.NaN;
+  try {
+    holder = Number(readFileSync(file, 'utf8'));
+  } catch {}
+  if (holder > 0 && holder !== process.pid && alive(holder)) {
+    throw new Error(
+      `the embedded database ${dir} is open in process ${holder} (npm start or a gateway): reach it through that process's gateway (DATA_DIR/gateway.json), or stop it first`,
+    );
+  }
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function startPgliteServer(dir: string, opts: PgliteServerOptions): Promise<PgliteServer> {
   const host = opts.host ?? '127.0.0.1';
   // 'memory://' (and other URL-like schemes) are PGlite storage kinds, not directories.
-  if (!/^[a-z]+:\/\//.test(dir)) mkdirSync(dir, { recursive: true });
+  const onDisk = !/^[a-z]+:\/\//.test(dir);
+  if (onDisk) mkdirSync(dir, { recursive: true });
+  const unclaim = onDisk ? claimDirectory(dir) : () => undefined;
   // pg_trgm is a contrib extension in PGlite: loaded here so that the same migrations (trigram
   // indexes, drizzle/0007_entities.sql) serve the embedded database and PostgreSQL.
-  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
+  const db = await PGlite.create(dir, { extensions: { pg_trgm } }).catch((err: unknown) => {
+    unclaim();
+    throw err;
+  });
   const lock = new OwnerLock();
   const stopWatchdog = watchLock(lock, {
     quietLimitMs: opts.quietLimitMs,
@@ -191,6 +225,7 @@ export async function startPgliteServer(dir: string, opts: PgliteServerOptions):
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();
+      unclaim();
     },
   };
 }

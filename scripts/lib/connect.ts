@@ -15,7 +15,8 @@ import { guardPool } from './resilient';
 // Node's require, not the bundler's: see scripts/gateway/neon-ws.ts.
 const ws = createRequire(import.meta.url)('ws');
 
-export const GATEWAY_FILE = `${process.env.DATA_DIR ?? '.data'}/gateway.json`;
+const DATA_DIR = process.env.DATA_DIR ?? '.data';
+export const GATEWAY_FILE = `${DATA_DIR}/gateway.json`;
 const EMBEDDED_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface GatewayInfo {
@@ -33,13 +34,26 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/**
+ * The gateway of a running `npm start`, if GATEWAY_FILE names one that answers. Any answer counts
+ * (a backend may be busy or down: the command then reports that itself): never open a second embedded
+ * database over the files of a running one (scripts/gateway/pglite-backend.ts refuses it too).
+ */
 async function runningGateway(): Promise<GatewayInfo | null> {
+  let info: GatewayInfo;
   try {
-    const info = JSON.parse(await readFile(GATEWAY_FILE, 'utf8')) as GatewayInfo;
-    const health = await fetch(new URL('/health', info.neonHttpUrl), { signal: AbortSignal.timeout(1_000) });
-    return health.ok ? info : null;
+    info = JSON.parse(await readFile(GATEWAY_FILE, 'utf8')) as GatewayInfo;
   } catch {
     return null;
+  }
+  try {
+    await fetch(new URL('/health', info.neonHttpUrl), { signal: AbortSignal.timeout(5_000) });
+    return info;
+  } catch (err) {
+    // Nothing listens any more (a stopped npm start left its file): start our own.
+    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
+    if (cause?.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String(cause))) return null;
+    throw new Error(`the gateway in ${GATEWAY_FILE} (${info.neonHttpUrl}) does not answer: ${(err as Error).message}`);
   }
 }
 
@@ -64,7 +78,8 @@ export async function connect(): Promise<Connection> {
   if (!url?.includes('.neon.tech')) {
     info = url ? null : await runningGateway();
     if (!info) {
-      gateway = await startGateway({ databaseUrl: url, redisUrl: process.env.REDIS_URL });
+      // npm start's embedded database (scripts/dev.ts), when no npm start serves it.
+      gateway = await startGateway({ databaseUrl: url, redisUrl: process.env.REDIS_URL, pgliteDir: `${DATA_DIR}/pglite` });
       info = gatewayInfo(gateway, url ?? EMBEDDED_DATABASE_URL);
     }
   }

@@ -3,6 +3,9 @@
 // PostgreSQL's statement-timeout error once its own statement_timeout has passed (the Workers turn that
 // into their 503 + Retry-After), and once the holder has been quiet for the limit it is rolled back and
 // closed with a log line naming it, and the next request is served.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { neon, Pool } from '@neondatabase/serverless';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type Gateway } from '../../scripts/gateway/index';
@@ -81,6 +84,24 @@ it('answers a waiter after its statement_timeout, then rolls back and closes the
   expect(((await after.json()) as { results: { rows: { n: string }[] }[] }).results[1].rows[0].n).toBe('0');
 });
 
+it('answers /health while a holder keeps the database, naming it', async () => {
+  const pool = new Pool({ connectionString: DB_URL, max: 1 });
+  pool.on('error', () => undefined);
+  const holder = await pool.connect();
+  holder.on('error', () => undefined);
+  await holder.query('BEGIN');
+  const started = Date.now();
+  const res = await fetch(`http://127.0.0.1:${gw.port}/health`);
+  expect(Date.now() - started).toBeLessThan(QUIET_LIMIT_MS);
+  expect(res.status).toBe(503);
+  const body = (await res.json()) as { checks: { postgres: string; redis: string } };
+  expect(body.checks.postgres).toMatch(/^no answer within 2000 ms \(the embedded database is held by connection #\d+/);
+  expect(body.checks.redis).toBe('ok');
+  await holder.query('ROLLBACK');
+  holder.release();
+  await pool.end();
+});
+
 it('serves a waiter as soon as a holder commits within its statement_timeout', async () => {
   const pool = new Pool({ connectionString: DB_URL, max: 1 });
   pool.on('error', () => undefined);
@@ -113,3 +134,20 @@ it('names a holder that others wait behind before it evicts it', async () => {
   holder.release(new Error('evicted'));
   await pool.end().catch(() => undefined);
 });
+
+it('refuses a second gateway over the data directory of a running one', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-lock-'));
+  const first = await startGateway({ pgliteDir: join(dir, 'pglite') });
+  try {
+    // Same process here; another process (a CLI beside npm start) is refused the same way by pid.
+    const lockFile = join(dir, 'pglite.lock');
+    expect(await readFile(lockFile, 'utf8')).toBe(String(process.pid));
+    await writeFile(lockFile, String(process.ppid)); // as if the parent process had it open
+    expect(String(await caught(startGateway({ pgliteDir: join(dir, 'pglite') })))).toMatch(
+      new RegExp(`the embedded database .*pglite is open in process ${process.ppid}`),
+    );
+  } finally {
+    await first.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 60_000);

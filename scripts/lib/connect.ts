@@ -8,6 +8,7 @@ import { drizzle } from 'drizzle-orm/neon-http';
 import type { Db } from '../../shared/db/client';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { basename } from 'node:path';
 import { createStore, type Store } from '../../shared/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { guardPool } from './resilient';
@@ -85,7 +86,9 @@ export async function connect(): Promise<Connection> {
   }
   configureDriver(info);
   const connectionString = info?.databaseUrl ?? url!;
-  const pool = guardPool(new Pool({ connectionString, max: 4 }), 'database pool', (line) => console.error(line));
+  // Named after the script (`ingest`, `admin`, ...): pg_stat_activity and the PGlite watchdog's log lines show it.
+  const application_name = basename(process.argv[1] ?? 'script').replace(/\.[cm]?[jt]s$/, '');
+  const pool = guardPool(new Pool({ connectionString, max: 4, application_name }), 'database pool', (line) => console.error(line));
   return {
     db: drizzle({ client: neon(connectionString) }),
     pool,

@@ -48,7 +48,8 @@ async function runningGateway(): Promise<GatewayInfo | null> {
     return null;
   }
   try {
-    await fetch(new URL('/health', info.neonHttpUrl), { signal: AbortSignal.timeout(5_000) });
+    // Generous: a long statement in the embedded database holds the gateway's event loop meanwhile.
+    await fetch(new URL('/health', info.neonHttpUrl), { signal: AbortSignal.timeout(15_000) });
     return info;
   } catch (err) {
     // Nothing listens any more (a stopped npm start left its file): start our own.

@@ -2,7 +2,8 @@
 // transaction and never commits holds the one backend; a /sql request waiting behind it answers
 // PostgreSQL's statement-timeout error once its own statement_timeout has passed (the Workers turn that
 // into their 503 + Retry-After), and once the holder has been quiet for the limit it is rolled back and
-// closed with a log line naming it, and the next request is served.
+// closed with a log line naming it, and the next request is served. Requests whose callers gave up while
+// waiting are dropped, /health answers while PGlite is held, and no second process opens its directory.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +118,39 @@ it('serves a waiter as soon as a holder commits within its statement_timeout', a
   expect(((await res.json()) as { results: { rows: { n: string }[] }[] }).results[1].rows[0].n).toBe('1');
   holder.release();
   await pool.end();
+});
+
+it('drops requests whose callers gave up while they waited, instead of running them later', async () => {
+  await neon(DB_URL)`CREATE TABLE abandoned (v int)`;
+  const pool = new Pool({ connectionString: DB_URL, max: 1 });
+  const holder = await pool.connect();
+  await holder.query('BEGIN');
+  // 20 callers (a Worker's cancelled requests) give up after 200 ms while the holder keeps PGlite.
+  const gaveUp = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      fetch(gw.neonHttpUrl, {
+        method: 'POST',
+        signal: AbortSignal.timeout(200),
+        body: JSON.stringify({
+          queries: [
+            { query: SET_LOCAL_TIMEOUT, params: ['2000', 'off'] },
+            { query: `INSERT INTO abandoned VALUES (${i})`, params: [] },
+          ],
+        }),
+      }).then(
+        () => false,
+        () => true,
+      ),
+    ),
+  );
+  expect(gaveUp.every(Boolean)).toBe(true);
+  await new Promise((r) => setTimeout(r, 200));
+  await holder.query('COMMIT');
+  holder.release();
+  await pool.end();
+  await new Promise((r) => setTimeout(r, 300));
+  const [{ n }] = (await neon(DB_URL)`SELECT count(*)::int AS n FROM abandoned`) as { n: number }[];
+  expect(n).toBe(0);
 });
 
 it('names a holder that others wait behind before it evicts it', async () => {

@@ -18,7 +18,7 @@ export interface SoakStack {
   matching(re: RegExp, max?: number): string[];
   /** `npm run <script> -- args` with DATA_DIR set (so it finds the running gateway); detached. */
   cli(script: string, args: string[]): ChildProcess;
-  /** Resident memory (MB) of the gateway process (npm start's node) and of workerd. */
+  /** Resident memory (MB) of the gateway process (npm start's node) and of workerd (wrangler dev runs two: summed). */
   memory(): Promise<{ gateway: number; workerd: number }>;
   pauseGateway(ms: number): Promise<void>;
   running(): boolean;
@@ -91,7 +91,7 @@ export async function startSoakStack(dataDir: string, port: number, readyWithinM
   const tree = await processTree(child.pid!);
   // tsx runs dev.ts in a child node process: the deepest process whose command names dev.ts.
   const gatewayPid = tree.filter((p) => p.cmd.includes('scripts/dev.ts')).at(-1)?.pid;
-  const workerdPid = () => processTree(child.pid!).then((t) => t.find((p) => /\bworkerd\b/.test(p.cmd.split(' ')[0]))?.pid);
+  const workerdPids = () => processTree(child.pid!).then((t) => t.filter((p) => /\bworkerd$/.test(p.cmd.split(' ')[0])).map((p) => p.pid));
   return {
     base,
     dataDir,
@@ -101,7 +101,11 @@ export async function startSoakStack(dataDir: string, port: number, readyWithinM
     matching: (re, max = 5) => lines.filter((l) => re.test(l)).slice(0, max),
     cli: (script, args) =>
       spawn('npm', ['run', '--silent', script, '--', ...args], { env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] }),
-    memory: async () => ({ gateway: await rssMb(gatewayPid), workerd: await rssMb(await workerdPid()) }),
+    memory: async () => {
+      let workerd = 0;
+      for (const pid of await workerdPids()) workerd += await rssMb(pid);
+      return { gateway: await rssMb(gatewayPid), workerd };
+    },
     async pauseGateway(ms) {
       if (!gatewayPid) return;
       process.kill(gatewayPid, 'SIGSTOP');

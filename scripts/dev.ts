@@ -52,7 +52,11 @@ log(`gateway on ${gateway.neonHttpUrl.replace('/sql', '')} (postgres: ${gateway.
 configureDriver(info);
 // Kept open between live steps (no idle timeout): it must outlive a PostgreSQL restart, which the
 // guard makes a logged, recoverable event (the dead client is dropped, the next step reconnects).
-const pool = guardPool(new Pool({ connectionString: info.databaseUrl, max: 2, idleTimeoutMillis: 0 }), 'database pool', log);
+const pool = guardPool(
+  new Pool({ connectionString: info.databaseUrl, max: 2, idleTimeoutMillis: 0, application_name: 'npm start' }),
+  'database pool',
+  log,
+);
 // The live simulation is the ingest path: each connection gets ingest's statement_timeout before its
 // first query (node-postgres runs a client's queries in order).
 pool.on(

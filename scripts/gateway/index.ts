@@ -19,6 +19,7 @@ import { RealRedis } from './redis-real';
 import type { RedisBackend } from './redis-types';
 import { spanLabel, TripLog } from './trips';
 import { createUpstashHandler } from './upstash';
+import { STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
 
 export interface GatewayOptions {
   /** postgres://... of a real PostgreSQL; if absent, an embedded PGlite persisted at pgliteDir. */
@@ -39,6 +40,11 @@ export interface GatewayOptions {
    * production, e.g. 50); default 0. Also what makes the round-trip count deterministic.
    */
   rttMs?: number;
+  /**
+   * PGlite only: a connection that holds the database this long without sending a statement is rolled
+   * back and closed (default: the ingest statement timeout, shared/db/timeout.ts).
+   */
+  pgliteQuietLimitMs?: number;
 }
 
 export interface Gateway {
@@ -56,14 +62,25 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-async function health(pools: PgPools, redis: RedisBackend) {
+/** How long /health waits for each backend: it answers even while PGlite is held by a long transaction. */
+const HEALTH_WAIT_MS = 2_000;
+
+async function health(pools: PgPools, redis: RedisBackend, holder: () => string | null) {
   const check = async (f: () => Promise<unknown>) => {
-    try {
-      await f();
-      return 'ok';
-    } catch (err) {
-      return err instanceof Error ? err.message : String(err);
-    }
+    let timer: NodeJS.Timeout | undefined;
+    const busy = new Promise<string>((resolve) => {
+      timer = setTimeout(() => {
+        const who = holder();
+        resolve(`no answer within ${HEALTH_WAIT_MS} ms${who ? ` (the embedded database is held by ${who})` : ''}`);
+      }, HEALTH_WAIT_MS);
+    });
+    const answer = f().then(
+      () => 'ok',
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
+    const result = await Promise.race([answer, busy]);
+    clearTimeout(timer);
+    return result;
   };
   const [pg, rd] = await Promise.all([
     check(() => pools.get(undefined).query('SELECT 1')),
@@ -80,21 +97,28 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const host = opts.host ?? '127.0.0.1';
   const token = opts.redisToken ?? 'local-token';
 
+  // How long a PGlite holder may stay quiet, and a /sql request that sets no statement_timeout wait for it.
+  const quietLimitMs = opts.pgliteQuietLimitMs ?? (Number(process.env.INGEST_STATEMENT_TIMEOUT_MS) || STATEMENT_TIMEOUT_MS.ingest);
   let pglite: PgliteServer | undefined;
   let target: PgTarget;
   if (opts.databaseUrl) {
     target = targetFromUrl(opts.databaseUrl);
   } else {
-    pglite = await startPgliteServer(opts.pgliteDir ?? '.data/pglite');
+    pglite = await startPgliteServer(opts.pgliteDir ?? '.data/pglite', { log, quietLimitMs });
     target = { host: pglite.host, port: pglite.port, user: 'postgres', database: 'postgres', singleDatabase: true };
   }
   const pools = new PgPools(target, log);
   const redis: RedisBackend = opts.redisUrl ? new RealRedis(opts.redisUrl) : new MemoryRedis();
   const backend = { postgres: pglite ? 'pglite' : 'postgres', redis: redis.kind } as const;
 
-  const sql = createNeonHttpHandler(pools);
+  const embedded = pglite;
+  const sql = createNeonHttpHandler(pools, embedded && { holder: () => embedded.holder(), defaultWaitMs: quietLimitMs });
   const upstash = createUpstashHandler(redis, token);
-  const relay = createWsRelay(() => target, log);
+  const relay = createWsRelay(
+    () => target,
+    log,
+    (port, client) => pglite?.label(port, client),
+  );
 
   // Requests served per protocol, and their spans: benchmarks and tests read them to count round trips.
   const stats = { sql: 0, redis: 0 };
@@ -116,7 +140,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       return sendJson(res, 200, { ok: true });
     }
     if (path === '/health' && req.method === 'GET') {
-      const { pg, rd } = await health(pools, redis);
+      const { pg, rd } = await health(pools, redis, () => pglite?.holder() ?? null);
       const ok = pg === 'ok' && rd === 'ok';
       return sendJson(res, ok ? 200 : 503, { ok, postgres: backend.postgres, redis: backend.redis, checks: { postgres: pg, redis: rd } });
     }

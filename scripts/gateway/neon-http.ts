@@ -4,10 +4,14 @@
 // Rows carry raw Postgres text; the driver parses them itself by dataTypeID.
 // A database error is status 400 with the Postgres error fields: the driver copies
 // message, code, detail, hint, position, ... onto its NeonDbError.
+// In front of PGlite (one connection at a time), a request that waits for the database longer than its
+// own statement_timeout gets PostgreSQL's statement-timeout error (57014), as a lock wait on a real
+// server would: the Workers answer it with their 503 + Retry-After (shared/errors.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pg from 'pg';
 import { header, HttpError, readJson, sendJson } from './http-util';
 import type { PgPools } from './pg-pools';
+import { SET_LOCAL_TIMEOUT } from '../../shared/db/timeout';
 
 interface NeonQuery {
   query: string;
@@ -110,7 +114,34 @@ function errorBody(err: unknown): Record<string, unknown> {
   return body;
 }
 
-export function createNeonHttpHandler(pools: PgPools) {
+export interface EmbeddedWait {
+  /** The connection that holds the embedded database now (null when free), for the error's detail. */
+  holder(): string | null;
+  /** How long a request that sets no statement_timeout of its own may wait (ms). */
+  defaultWaitMs: number;
+}
+
+/** The statement_timeout a request sets for itself: its batch opens with SET_LOCAL_TIMEOUT (shared/db/timeout.ts). */
+function ownTimeoutMs(batch: NeonQuery[] | undefined): number | undefined {
+  const first = batch?.[0];
+  const ms = first?.query === SET_LOCAL_TIMEOUT ? Number(first.params?.[0]) : Number.NaN;
+  return ms > 0 ? ms : undefined;
+}
+
+const LATE = Symbol('late');
+const GONE = Symbol('gone');
+
+function lateBody(waitedMs: number, limitMs: number, holder: string | null): Record<string, unknown> {
+  return {
+    message: 'canceling statement due to statement timeout',
+    code: '57014',
+    severity: 'ERROR',
+    detail: `waited ${waitedMs} ms for the embedded database (limit ${limitMs} ms, the request's statement_timeout); ${holder ? `held by ${holder}` : 'it was busy'}`,
+    hint: 'The local gateway serves one connection at a time; retry later.',
+  };
+}
+
+export function createNeonHttpHandler(pools: PgPools, embedded?: EmbeddedWait) {
   return async function handleSql(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = (await readJson(req)) as { queries?: unknown };
     const arrayMode = header(req, 'neon-array-mode') === 'true';
@@ -121,18 +152,49 @@ export function createNeonHttpHandler(pools: PgPools) {
     }
     const begin = batch ? beginStatement(req) : '';
 
+    // Until its first statement is answered, a request waits (for a pooled connection, then for PGlite):
+    // at most its own statement_timeout, and not at all once its caller has gone (a Worker's fetch that
+    // timed out or was cancelled), so abandoned requests never pile up in front of PGlite.
+    const started = Date.now();
+    const limitMs = ownTimeoutMs(batch as NeonQuery[] | undefined) ?? embedded?.defaultWaitMs ?? 0;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof LATE>((resolve) => {
+      if (embedded) timer = setTimeout(() => resolve(LATE), limitMs);
+    });
+    const gone = new Promise<typeof GONE>((resolve) => res.once('close', () => !res.writableEnded && resolve(GONE)));
+    const tooLate = () => sendJson(res, 400, lateBody(Date.now() - started, limitMs, embedded?.holder() ?? null));
+
     let client: pg.PoolClient;
     try {
-      client = await pool.connect();
+      const connecting = pool.connect();
+      const got = await Promise.race([connecting, late, gone]);
+      if (got === LATE || got === GONE) {
+        clearTimeout(timer);
+        connecting.then(
+          (c) => c.release(),
+          () => undefined,
+        );
+        return got === LATE ? tooLate() : undefined;
+      }
+      client = got;
     } catch (err) {
+      clearTimeout(timer);
       // e.g. 3D000 database does not exist, 28P01 auth: a Postgres error the caller should see
       if (err instanceof pg.DatabaseError) return sendJson(res, 400, errorBody(err));
       throw err;
     }
     let broken: Error | undefined; // a non-SQL failure: the connection must not be reused
     try {
-      if (!batch) return sendJson(res, 200, await run(client, body as NeonQuery, arrayMode));
-      await client.query(begin);
+      const first = batch ? client.query(begin) : run(client, body as NeonQuery, arrayMode);
+      first.catch(() => undefined); // awaited below, unless abandoned
+      const outcome = await Promise.race([first, late, gone]);
+      if (outcome === LATE || outcome === GONE) {
+        // Closing it takes the waiting connection out of PGlite's queue (or rolls back what it began).
+        broken = new Error(outcome === LATE ? 'waited longer than its statement_timeout' : 'its caller went away');
+        return outcome === LATE ? tooLate() : undefined;
+      }
+      clearTimeout(timer);
+      if (!batch) return sendJson(res, 200, await first);
       const results = [];
       try {
         for (const q of batch as NeonQuery[]) results.push(await run(client, q, arrayMode));
@@ -146,6 +208,7 @@ export function createNeonHttpHandler(pools: PgPools) {
       if (!(err instanceof pg.DatabaseError)) broken = err instanceof Error ? err : new Error(String(err));
       sendJson(res, 400, errorBody(err));
     } finally {
+      clearTimeout(timer);
       client.release(broken);
     }
   };

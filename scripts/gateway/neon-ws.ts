@@ -24,11 +24,16 @@ function toBuffer(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
-export function createWsRelay(target: () => { host: string; port: number }, log: (line: string) => void): WsRelay {
+/** `name`: told each backend connection's local port and who it serves (for the PGlite watchdog's log lines). */
+export function createWsRelay(
+  target: () => { host: string; port: number },
+  log: (line: string) => void,
+  name: (localPort: number, client: string) => void = () => undefined,
+): WsRelay {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const open = new Set<{ ws: WebSocket; tcp: Socket }>();
 
-  wss.on('connection', (ws: WebSocket) => {
+  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
     const { host, port } = target();
     const tcp = connect({ host, port, noDelay: true });
     const pair = { ws, tcp };
@@ -38,6 +43,7 @@ export function createWsRelay(target: () => { host: string; port: number }, log:
 
     tcp.on('connect', () => {
       connected = true;
+      if (tcp.localPort) name(tcp.localPort, `WebSocket /v1 from ${req.socket.remoteAddress}:${req.socket.remotePort}`);
       for (const b of pending.splice(0)) tcp.write(b);
     });
     ws.on('message', (data) => {

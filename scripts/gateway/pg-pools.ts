@@ -47,6 +47,8 @@ export class PgPools {
         user: this.target.user,
         password: this.target.password,
         database,
+        // Names these connections in pg_stat_activity and in the PGlite watchdog's log lines.
+        application_name: 'gateway POST /sql',
         max: 4,
         // Short idle time: tests drop their databases, and idle connections would block DROP.
         idleTimeoutMillis: 2000,

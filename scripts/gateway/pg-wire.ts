@@ -62,6 +62,7 @@ export class OutputTracker {
   private type = 0;
   private status = 0;
   private endedIdle = true; // a new connection owns nothing and is idle
+  private lastStatus = 0;
 
   /** Called before each client message is executed. */
   begin(): void {
@@ -91,6 +92,7 @@ export class OutputTracker {
   }
 
   private complete(): void {
+    if (this.type === 0x5a) this.lastStatus = this.status;
     this.endedIdle = this.type === 0x5a && this.status === 0x49; /* 'I' */
     this.headerFill = 0;
     this.remaining = 0;
@@ -99,4 +101,39 @@ export class OutputTracker {
   idle(): boolean {
     return this.endedIdle && this.headerFill === 0;
   }
+
+  /** The status of the last ReadyForQuery: 'I' idle, 'T' in a transaction, 'E' in a failed one ('' before any). */
+  transactionStatus(): string {
+    return this.lastStatus ? String.fromCharCode(this.lastStatus) : '';
+  }
+}
+
+/** The startup message's parameters (user, database, application_name, ...). */
+export function startupParams(bytes: Buffer): Record<string, string> {
+  const parts = bytes.subarray(8).toString('utf8').split('\0');
+  const params: Record<string, string> = {};
+  for (let i = 0; i + 1 < parts.length && parts[i]; i += 2) params[parts[i]] = parts[i + 1];
+  return params;
+}
+
+/** The SQL text a Query ('Q') or Parse ('P') message carries, shortened for a log line; else undefined. */
+export function statementText(bytes: Buffer, max = 120): string | undefined {
+  let text: string;
+  if (bytes[0] === 0x51 /* Q */) text = bytes.subarray(5).toString('utf8');
+  else if (bytes[0] === 0x50 /* P */) {
+    const nameEnd = bytes.indexOf(0, 5);
+    if (nameEnd < 0) return undefined;
+    text = bytes.subarray(nameEnd + 1, bytes.indexOf(0, nameEnd + 1)).toString('utf8');
+  } else return undefined;
+  const flat = text.replace(/\0+$/, '').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}...` : flat;
+}
+
+/** An ErrorResponse ('E') with severity, SQLSTATE code and message, as a server sends it. */
+export function errorResponse(severity: 'ERROR' | 'FATAL', code: string, message: string): Buffer {
+  const fields = Buffer.from(`S${severity}\0V${severity}\0C${code}\0M${message}\0\0`, 'utf8');
+  const head = Buffer.alloc(5);
+  head[0] = 0x45;
+  head.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([head, fields]);
 }

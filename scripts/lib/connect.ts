@@ -8,6 +8,7 @@ import { drizzle } from 'drizzle-orm/neon-http';
 import type { Db } from '../../shared/db/client';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { basename } from 'node:path';
 import { createStore, type Store } from '../../shared/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { guardPool } from './resilient';
@@ -15,7 +16,8 @@ import { guardPool } from './resilient';
 // Node's require, not the bundler's: see scripts/gateway/neon-ws.ts.
 const ws = createRequire(import.meta.url)('ws');
 
-export const GATEWAY_FILE = `${process.env.DATA_DIR ?? '.data'}/gateway.json`;
+const DATA_DIR = process.env.DATA_DIR ?? '.data';
+export const GATEWAY_FILE = `${DATA_DIR}/gateway.json`;
 const EMBEDDED_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface GatewayInfo {
@@ -33,13 +35,27 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/**
+ * The gateway of a running `npm start`, if GATEWAY_FILE names one that answers. Any answer counts
+ * (a backend may be busy or down: the command then reports that itself): never open a second embedded
+ * database over the files of a running one (scripts/gateway/pglite-backend.ts refuses it too).
+ */
 async function runningGateway(): Promise<GatewayInfo | null> {
+  let info: GatewayInfo;
   try {
-    const info = JSON.parse(await readFile(GATEWAY_FILE, 'utf8')) as GatewayInfo;
-    const health = await fetch(new URL('/health', info.neonHttpUrl), { signal: AbortSignal.timeout(1_000) });
-    return health.ok ? info : null;
+    info = JSON.parse(await readFile(GATEWAY_FILE, 'utf8')) as GatewayInfo;
   } catch {
     return null;
+  }
+  try {
+    // Generous: a long statement in the embedded database holds the gateway's event loop meanwhile.
+    await fetch(new URL('/health', info.neonHttpUrl), { signal: AbortSignal.timeout(15_000) });
+    return info;
+  } catch (err) {
+    // Nothing listens any more (a stopped npm start left its file): start our own.
+    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
+    if (cause?.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String(cause))) return null;
+    throw new Error(`the gateway in ${GATEWAY_FILE} (${info.neonHttpUrl}) does not answer: ${(err as Error).message}`);
   }
 }
 
@@ -64,13 +80,16 @@ export async function connect(): Promise<Connection> {
   if (!url?.includes('.neon.tech')) {
     info = url ? null : await runningGateway();
     if (!info) {
-      gateway = await startGateway({ databaseUrl: url, redisUrl: process.env.REDIS_URL });
+      // npm start's embedded database (scripts/dev.ts), when no npm start serves it.
+      gateway = await startGateway({ databaseUrl: url, redisUrl: process.env.REDIS_URL, pgliteDir: `${DATA_DIR}/pglite` });
       info = gatewayInfo(gateway, url ?? EMBEDDED_DATABASE_URL);
     }
   }
   configureDriver(info);
   const connectionString = info?.databaseUrl ?? url!;
-  const pool = guardPool(new Pool({ connectionString, max: 4 }), 'database pool', (line) => console.error(line));
+  // Named after the script (`ingest`, `admin`, ...): pg_stat_activity and the PGlite watchdog's log lines show it.
+  const application_name = basename(process.argv[1] ?? 'script').replace(/\.[cm]?[jt]s$/, '');
+  const pool = guardPool(new Pool({ connectionString, max: 4, application_name }), 'database pool', (line) => console.error(line));
   return {
     db: drizzle({ client: neon(connectionString) }),
     pool,

@@ -31,7 +31,8 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   articles: AREA_BUDGET_KIB,
   jobs: AREA_BUDGET_KIB,
   // 292 since 2026-11-28: 289.6 before the public area's plain line (its handler module, plainArea, the lazy imports: +0.4).
-  mcp: 292,
+  // 294 since issue 46: 292.9 with the edge limits' lease script (its Lua text), plan-gates.ts and grant.ts.
+  mcp: 294,
 };
 
 /** A path literal that only the named area registers. */

@@ -7,7 +7,7 @@ import { mcpPostOf, rerunOf } from '../limits/channel';
 import { answerGone } from '../after-response';
 import { levelOf, log } from './log';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
-import { countTrips } from './round-trips';
+import { countTrips, settled } from './round-trips';
 
 /**
  * The route pattern that answered (`/v1/tracking/lists/:list_id/metrics`), or null (404): the first
@@ -66,6 +66,8 @@ export function observe(): MiddlewareHandler<Env> {
     const write = () => log(levelOf(c.env.LOG_LEVEL), level, 'request', fields);
     try {
       c.executionCtx.waitUntil(answerGone().then(write));
+      // Shared work the answer did not wait for (a read beside a refusal) settles for those who joined it.
+      c.executionCtx.waitUntil(settled(trips));
     } catch {
       write();
     }

@@ -5,12 +5,15 @@
 // requests in one isolate never mix their counts.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/** One call: when it was sent and when its answer came (the isolate's clock, which moves with I/O). */
+interface Call {
+  start: number;
+  end?: number;
+}
+
+/** A request's calls, in the order they were sent. */
 export interface Trips {
-  /** Waves of calls: a call started while another of the same request is in flight adds none. */
-  sequential: number;
-  /** Every call, parallel or not. */
-  calls: number;
-  inFlight: number;
+  calls: Call[];
 }
 
 const storage = new AsyncLocalStorage<Trips>();
@@ -25,21 +28,37 @@ function wrapFetch(): void {
   globalThis.fetch = function countedFetch(input: RequestInfo | URL, init?: RequestInit) {
     const trips = storage.getStore();
     if (!trips) return original(input, init);
-    if (trips.inFlight === 0) trips.sequential++;
-    trips.calls++;
-    trips.inFlight++;
-    const done = () => void trips.inFlight--;
+    const call: Call = { start: performance.now() };
+    trips.calls.push(call);
+    const done = () => void (call.end = performance.now());
     const pending = original(input, init);
     pending.then(done, done);
     return pending;
   } as typeof fetch;
 }
 
-/** Runs `work` with a fresh counter for its outgoing calls; the counter is read after it settles. */
+/** Runs `work` with a fresh counter for its outgoing calls. */
 export function countTrips<T>(work: () => Promise<T>): { trips: Trips; done: Promise<T> } {
   wrapFetch();
-  const trips: Trips = { sequential: 0, calls: 0, inFlight: 0 };
+  const trips: Trips = { calls: [] };
   return { trips, done: storage.run(trips, work) };
+}
+
+/**
+ * Up to now (read it when the answer is ready): the calls sent, and the sequential round trips of
+ * those answered, the longest chain of calls each sent once the one before it had its answer, as
+ * the local gateway counts them (scripts/gateway/trips.ts). Calls of one wave (a pipeline, a
+ * Promise.all) count once; work after the answer (cache writes, lock releases) is not counted.
+ */
+export function tripsSoFar(trips: Trips): { sequential: number; calls: number } {
+  const answered = trips.calls.filter((c): c is Required<Call> => c.end !== undefined).sort((a, b) => a.end - b.end);
+  const depth: number[] = [];
+  for (let i = 0; i < answered.length; i++) {
+    let before = 0;
+    for (let j = 0; j < i; j++) if (answered[j]!.end <= answered[i]!.start && depth[j]! > before) before = depth[j]!;
+    depth[i] = before + 1;
+  }
+  return { sequential: Math.max(0, ...depth), calls: trips.calls.length };
 }
 
 /**

@@ -27,7 +27,7 @@ const TIMED = {
     'stale',
     'statement-timeout',
   ].map((name) => `tests/workers/${name}.test.ts`),
-  node: ['gateway-embedded', 'gateway-watchdog', 'restart'].map((name) => `tests/node/${name}.test.ts`),
+  node: ['abandoned-calls', 'gateway-embedded', 'gateway-watchdog', 'restart'].map((name) => `tests/node/${name}.test.ts`),
 };
 
 /** A project's files: the parallel share (group 0) or the timed files, alone after it (group 1). */

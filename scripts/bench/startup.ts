@@ -39,6 +39,15 @@ const arg = (argv: string[], name: string, fallback: number) => {
 const MINIMAL = 'minimal';
 
 /**
+ * First requests of the other kinds a Worker serves, beside its keyless and keyed probes (demo data
+ * behind the gateway): the public Worker's refused check (422, no domain); its keyless probe is the
+ * widget script and its keyed one a check answered 200.
+ */
+const MORE_PROBES: Partial<Record<WorkerName, (Probe & { kind: string })[]>> = {
+  public: [{ kind: 'check 422 (no domain)', method: 'GET', path: '/public/platform-profile', status: 422 }],
+};
+
+/**
  * wrangler.toml's build settings around the minimal Worker, so that both are built the same way: an
  * area environment's (the same compatibility flags as the request Workers).
  */
@@ -145,12 +154,17 @@ export async function run(argv: string[]): Promise<void> {
     const served = targets.filter((name) => PROBES[name as keyof typeof PROBES]);
     const keyless = new Map<string, { first: number; warm: number }[]>(served.map((t) => [t, []]));
     const keyed = new Map<string, { first: number; warm: number }[]>(served.map((t) => [t, []]));
+    const more = new Map<string, { first: number; warm: number }[]>();
     for (let r = 0; r < runs; r++) {
       log(`first requests, run ${r + 1}/${runs}`);
       for (const name of served) {
         const b = bundles.get(name)!;
         keyless.get(name)!.push(await firstRequest(b, PROBES[name as keyof typeof PROBES]!, NO_SERVICES));
         keyed.get(name)!.push(await firstRequest(b, keyedProbe(name as WorkerName, key)!, services.bindings));
+        for (const probe of MORE_PROBES[name as WorkerName] ?? []) {
+          const id = `${name}|${probe.kind}`;
+          more.set(id, [...(more.get(id) ?? []), await firstRequest(b, probe, services.bindings)]);
+        }
       }
     }
 
@@ -198,6 +212,35 @@ export async function run(argv: string[]): Promise<void> {
           'largest packages (KiB minified)',
         ],
         rows,
+      ),
+    );
+    // Every kind of first request, one row each, against the minimal Worker's cold request.
+    const kinds = served.flatMap((name) => {
+      const probe = PROBES[name as keyof typeof PROBES]!;
+      const rowsOf: [string, string, number][] = [
+        [name, `${probe.method} ${probe.path} (${probe.status}, no services)`, firstOf(keyless, name)],
+        [name, `${keyedProbe(name as WorkerName, key)!.path} (200, demo data)`, firstOf(keyed, name)],
+        ...(MORE_PROBES[name as WorkerName] ?? []).map((p): [string, string, number] => [
+          name,
+          `${p.path} (${p.kind})`,
+          median(more.get(`${name}|${p.kind}`)!.map((q) => q.first)),
+        ]),
+      ];
+      return name === MINIMAL ? rowsOf.slice(0, 1) : rowsOf;
+    });
+    const baseline = cold(keyless, MINIMAL);
+    console.log(`\nCold requests of every kind (startup + first request), ratio to the minimal Worker's (${fmt(baseline, 1)} ms)\n`);
+    console.log(
+      table(
+        ['Worker', 'first request', 'startup ms', 'first ms', 'cold ms', 'vs minimal'],
+        kinds.map(([name, kind, first]) => [
+          name,
+          kind,
+          fmt(startupOf(name), 1),
+          fmt(first, 1),
+          fmt(startupOf(name) + first, 1),
+          fmtRatio(ratio(startupOf(name) + first, baseline)),
+        ]),
       ),
     );
   } finally {

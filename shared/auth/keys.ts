@@ -32,8 +32,11 @@ const lookups = new Flights<AuthContext | null>();
 /** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
 const outdated = new WeakSet<AuthContext>();
 
-/** Cache expiry uses wall time, not the business clock: a pinned NOW must not pin the cache. */
-export async function resolveKey(db: Db, key: string): Promise<AuthContext | null> {
+/**
+ * Cache expiry uses wall time, not the business clock: a pinned NOW must not pin the cache. `fresh`:
+ * the key as the database has it now (a held context past its lifetime does not answer).
+ */
+export async function resolveKey(db: Db, key: string, fresh = false): Promise<AuthContext | null> {
   // Random strings cost no query and cannot push valid keys out of the isolate's cache.
   if (!KEY_FORMAT.test(key)) return null;
   const nowMs = Date.now();
@@ -41,12 +44,28 @@ export async function resolveKey(db: Db, key: string): Promise<AuthContext | nul
   const hit = cache.get(hash);
   if (hit && hit.until > nowMs) return hit.auth;
   // A burst of requests with a key this isolate has not read yet reads it once.
-  return lookups.once(hash, async () => {
-    const auth = await loadKey(db, hash);
-    cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS, loadedAt: nowMs });
-    if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
-    return auth;
-  });
+  const load = () =>
+    lookups.once(hash, async () => {
+      const auth = await loadKey(db, hash);
+      cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS, loadedAt: nowMs });
+      if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
+      return auth;
+    });
+  // A key past its lifetime answers while it is read again, beside the request's first wave rather
+  // than before it (a third sequential round trip every 30 s): its context is outdated, so the limits
+  // read it again before anything is sent (joining this read) and run the request again under it
+  // should it have changed (shared/limits/middleware.ts). Requests arriving meanwhile wait for the read.
+  if (!fresh && hit?.auth && !lookups.has(hash)) {
+    load().catch(() => undefined); // the limits' second read reports a failure
+    outdated.add(hit.auth);
+    return hit.auth;
+  }
+  return load();
+}
+
+/** Tests and benchmarks: every cached key past its lifetime, as CACHE_TTL_MS later. */
+export function expireCachedKeys(): void {
+  for (const entry of cache.values()) entry.until = 0;
 }
 
 export function forgetCachedKeys(): void {

@@ -41,11 +41,11 @@ function missingKey(c: Context<Env>): ApiError {
   );
 }
 
-async function authenticate(c: Context<Env>, key: string | undefined) {
+async function authenticate(c: Context<Env>, key: string | undefined, fresh = false) {
   if (!key) throw missingKey(c);
   // Loaded when a key is presented: a request without one never evaluates the lookup's tables and drizzle.
   const { resolveKey } = await import('./keys');
-  const auth = await resolveKey(c.var.db, key).catch((err: Error) => {
+  const auth = await resolveKey(c.var.db, key, fresh).catch((err: Error) => {
     // The plan cannot be read: never guess, never serve unfiltered data.
     console.error('key lookup failed', err.message);
     throw coded('entitlement_unavailable', 'Your plan could not be read just now; retry shortly.', {}, { 'Retry-After': '5' });
@@ -61,8 +61,9 @@ async function authenticate(c: Context<Env>, key: string | undefined) {
 
 /**
  * Reads the request's key again (the auth version changed after it was read from the isolate's
- * cache: it may have been revoked, or its plan changed): 401 if it is gone.
+ * cache, or it was past its lifetime there: it may have been revoked, or its plan changed): 401 if
+ * it is gone.
  */
 export async function reauthenticate(c: Context<Env>): Promise<void> {
-  c.set('auth', await authenticate(c, presentedKey(c.req)));
+  c.set('auth', await authenticate(c, presentedKey(c.req), true));
 }

@@ -2,8 +2,11 @@
 // request does it, the identical requests arriving meanwhile join its result instead of doing it again
 // (no lookup, no poll of Redis, no second query). Results are plain data, and workerd delivers a
 // promise settled by one request to another request awaiting it (compatibility flag
-// handle_cross_request_promise_resolution, on by default). A joiner waits a bounded time: the first
-// request may be cancelled and never settle.
+// handle_cross_request_promise_resolution, on by default). The first request stays open until its
+// flight settles, even when its answer did not wait for it (shared/observability/round-trips.ts
+// `keepAlive`): the platform cancels what a finished request left in flight. A joiner still waits a
+// bounded time: the first request may be cancelled (its caller gone) and never settle.
+import { keepAlive } from '../observability/round-trips';
 
 /** How long a joiner waits for the first request by default before doing the work itself. */
 export const JOIN_WAIT_MS = 3_000;
@@ -23,6 +26,7 @@ export class Flights<T> {
   async run(key: string, work: () => Promise<T>): Promise<T> {
     const flight = work();
     flight.catch(() => undefined); // a failure is its own request's answer; joiners decide for themselves
+    keepAlive(flight);
     this.#pending.set(key, flight);
     try {
       return await flight;

@@ -7,7 +7,7 @@ import { mcpPostOf, rerunOf } from '../limits/channel';
 import { answerGone } from '../after-response';
 import { levelOf, log } from './log';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
-import { countTrips } from './round-trips';
+import { countTrips, settled, tripsSoFar } from './round-trips';
 
 /**
  * The route pattern that answered (`/v1/tracking/lists/:list_id/metrics`), or null (404): the first
@@ -35,6 +35,7 @@ export function observe(): MiddlewareHandler<Env> {
     c.set('requestId', requestId);
     const { trips, done } = countTrips(next);
     await done;
+    const counted = tripsSoFar(trips);
     try {
       c.res.headers.set(REQUEST_ID_HEADER, requestId);
     } catch {
@@ -55,8 +56,8 @@ export function observe(): MiddlewareHandler<Env> {
       status,
       duration_ms: Date.now() - started,
       cache: cacheOf(c),
-      round_trips: trips.sequential,
-      calls: trips.calls,
+      round_trips: counted.sequential,
+      calls: counted.calls,
       project_id: auth?.projectId ?? null,
       key_id: auth?.keyId ?? null,
     };
@@ -66,6 +67,8 @@ export function observe(): MiddlewareHandler<Env> {
     const write = () => log(levelOf(c.env.LOG_LEVEL), level, 'request', fields);
     try {
       c.executionCtx.waitUntil(answerGone().then(write));
+      // Shared work the answer did not wait for (a read beside a refusal) settles for those who joined it.
+      c.executionCtx.waitUntil(settled(trips));
     } catch {
       write();
     }

@@ -47,6 +47,32 @@ describe('authentication', () => {
   });
 });
 
+// Past its 30 s in the isolate's cache, a key answers while it is read again beside the request
+// (shared/auth/keys.ts): the limits wait for that read before anything is sent.
+describe('a key past its cache lifetime', () => {
+  it('revoked meanwhile (without an announcement): 401, never the held context', async () => {
+    const tenant = await world.tenant();
+    const { revokeKey } = await import('../../shared/admin/keys');
+    const { expireCachedKeys } = await import('../../shared/auth/keys');
+    expect((await world.call('/v1/geo/languages', { key: tenant.key })).status).toBe(200);
+    await revokeKey(world.db, tenant.keyId, new Date());
+    expireCachedKeys();
+    const reply = await world.call('/v1/geo/regions/US', { key: tenant.key });
+    expect(reply.status, show(reply)).toBe(401);
+  });
+
+  it('its markets changed meanwhile: the request runs again under the markets it has now', async () => {
+    const tenant = await world.tenant({ countries: ['US', 'GB'] });
+    const { expireCachedKeys } = await import('../../shared/auth/keys');
+    // Allowed (404: this world has no US data), then outside the project's markets.
+    expect((await world.call('/v1/geo/regions/US', { key: tenant.key })).status).toBe(404);
+    await world.db.$client.query(`UPDATE projects SET countries = '{GB}' WHERE id = $1`, [tenant.projectId]);
+    expireCachedKeys();
+    const reply = await world.call('/v1/geo/regions/US', { key: tenant.key });
+    expect(reply.status, show(reply)).toBe(403);
+  });
+});
+
 describe('error contract', () => {
   it('unknown paths are 404 JSON with a string detail', async () => {
     const reply = await world.call('/v9/nothing', { key });

@@ -7,7 +7,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { createList } from '../../shared/admin/lists';
-import { forgetCachedKeys } from '../../shared/auth/keys';
+import { expireCachedKeys, forgetCachedKeys } from '../../shared/auth/keys';
 import { AUTH_VERSION_FRESH_MS, forgetAuthVersions } from '../../shared/auth/version';
 import { forgetIsolateCaches } from '../../shared/cache/memory';
 import { edgeLimits } from '../../shared/limits/edge';
@@ -271,6 +271,40 @@ describe('public checks: at most one round trip, none for a refusal', () => {
     expect(fresh.status).toBe(200);
     expect(fresh.trips, fresh.labels.join('\n')).toBeLessThanOrEqual(1);
   });
+});
+
+// The black-box shapes of issue 47: a page nobody asked before that differs from an answered one only
+// by its limit (the same list and window; the same feed). Also after the key's 30 s in the isolate's
+// cache ran out, as it does every 30 s for a caller who keeps asking: it is read again beside the first
+// wave (shared/auth/keys.ts), no longer before it as a third round trip.
+describe('fresh pages with a new limit: at most 2 sequential round trips', () => {
+  const PAGES: [string, string, (limit: number) => string][] = [
+    [
+      '.../lists/{id}/metrics',
+      `/v1/tracking/lists/{list}/metrics?period=7d`,
+      (n) => `/v1/tracking/lists/{list}/metrics?period=7d&limit=${n}`,
+    ],
+    ['/v2/feed', '/v2/feed?limit=5', (n) => `/v2/feed?limit=${n}`],
+  ];
+  const at = (path: string) => path.replace('{list}', list);
+  for (const [name, path, page] of PAGES) {
+    it(`GET ${name} with a new limit`, async () => {
+      await warm(at(path), tenant.key);
+      const answer = await trips(at(page(11)), tenant.key);
+      expect(answer.status).toBe(200);
+      expect(answer.trips, answer.labels.join('\n')).toBeLessThanOrEqual(2);
+      expect(answer.sqlTrips, answer.labels.join('\n')).toBe(1);
+    });
+
+    it(`GET ${name} with a new limit once the key's cache lifetime ran out: the key is read beside the first wave`, async () => {
+      await warm(at(path), tenant.key);
+      expireCachedKeys();
+      const answer = await trips(at(page(12)), tenant.key);
+      expect(answer.status).toBe(200);
+      expect(answer.labels.filter((label) => label.includes('key_countries')).length, answer.labels.join('\n')).toBe(1);
+      expect(answer.trips, answer.labels.join('\n')).toBeLessThanOrEqual(2);
+    });
+  }
 });
 
 describe('a cold isolate', () => {

@@ -21,6 +21,9 @@ export interface ScanJob {
 
 export type JobMessage = AggregateJob | ScanJob;
 
+/** The queue R2 event notifications of the drop bucket go to (wrangler.toml). */
+export const INGEST_QUEUE_NAME = 'discovery-ingest';
+
 /** Queues limits per sendBatch: 100 messages and 256 KB in total (with headroom for framing). */
 const BATCH_MESSAGES = 100;
 const BATCH_BYTES = 200_000;
@@ -76,6 +79,8 @@ async function withClient<T>(env: Bindings, work: (client: PoolClient) => Promis
 
 export const jobs = {
   async queue(batch: MessageBatch<JobMessage>, env: Bindings, _ctx: ExecutionContext): Promise<void> {
+    // The drop's notifications (R2 -> queue discovery-ingest): the ingest consumer, loaded on first use.
+    if (batch.queue === INGEST_QUEUE_NAME) return (await import('./ingest')).ingestQueue(batch, env);
     const { config, db, store, clock } = services(env);
     const threshold = levelOf(env.LOG_LEVEL);
     const worker = env.WORKER_NAME ?? 'discovery-jobs';

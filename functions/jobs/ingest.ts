@@ -76,7 +76,10 @@ export async function ingestQueue(batch: MessageBatch<unknown>, env: Bindings): 
   let client: PoolClient | undefined;
   let locked = false;
   try {
+    // A connection lost mid-run also surfaces as an 'error' event: the query in flight fails with it and is handled below.
+    pool.on('error', () => undefined);
     client = await pool.connect();
+    client.on('error', () => undefined);
     await setSessionTimeout(client, config.JOB_STATEMENT_TIMEOUT_MS ?? STATEMENT_TIMEOUT_MS.job);
     // Arrival order: the notifications' event times (a batch may hold them in any order).
     versions.sort((a, b) => Date.parse(a.version.eventTime) - Date.parse(b.version.eventTime));

@@ -129,6 +129,8 @@ const vars = {
   NEON_HTTP_ENDPOINT: info.neonHttpUrl,
   // The consumers' WebSocket transactions (the drop's ingest, mention scans) go through the gateway's relay.
   NEON_WS_PROXY: info.neonWsProxy,
+  // A fixed clock for demos and benchmarks (NOW=2026-03-01T13:30:00Z npm start), as the tests set it.
+  ...(process.env.NOW ? { NOW: process.env.NOW } : {}),
   UPSTASH_REDIS_REST_URL: info.upstashUrl,
   UPSTASH_REDIS_REST_TOKEN: info.upstashToken,
 };

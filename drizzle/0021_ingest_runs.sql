@@ -30,6 +30,8 @@ CREATE TABLE "ingest_runs" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"started_at" timestamp with time zone,
 	"finished_at" timestamp with time zone,
+	-- The last step of the run (registration, a start, a chunk): a pending run that has not moved for long is stalled.
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "ingest_runs_version" UNIQUE ("object_key", "etag"),
 	CONSTRAINT "ingest_runs_state" CHECK ("state" IN ('queued', 'running', 'done', 'failed'))
 );

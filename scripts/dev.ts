@@ -131,6 +131,8 @@ const vars = {
   NEON_WS_PROXY: info.neonWsProxy,
   // A fixed clock for demos and benchmarks (NOW=2026-03-01T13:30:00Z npm start), as the tests set it.
   ...(process.env.NOW ? { NOW: process.env.NOW } : {}),
+  // Whatever run was pending when npm start last stopped is resumed by the cron run at boot (below).
+  INGEST_STALLED_MS: '0',
   UPSTASH_REDIS_REST_URL: info.upstashUrl,
   UPSTASH_REDIS_REST_TOKEN: info.upstashToken,
 };
@@ -158,6 +160,21 @@ const wrangler = spawn(
 const base = `http://127.0.0.1:${PORT}`;
 // `npm run drop` finds the API here (scripts/lib/local-drop.ts).
 await writeFile(API_FILE, JSON.stringify({ url: base }));
+// The local queue does not outlive npm start: once the API answers, one cron run hands any drop run
+// left pending (npm start stopped mid-file) a fresh notification.
+void (async () => {
+  for (let i = 0; i < 120 && wrangler.exitCode === null; i++) {
+    const up = await fetch(`${base}/openapi.json`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) {
+      await fetch(`${base}/cdn-cgi/local/scheduled`).catch(() => undefined);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+})();
 console.log(`
 Discovery analytics API on ${base}
   docs      ${base}/docs  ("try it" is filled in with the full demo key)

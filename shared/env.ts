@@ -100,6 +100,8 @@ export interface Bindings extends Partial<Record<Exclude<keyof Config, NumberBin
   INGEST_DLQ?: JobQueue;
   /** Wall budget (ms) of one ingest consumer invocation (default 600,000: Queues consumers get 15 minutes). */
   INGEST_BUDGET_MS?: string | number;
+  /** A pending drop run that has not moved for this many ms is resumed by the cron (default 900,000; npm start: 0, at boot). */
+  INGEST_STALLED_MS?: string | number;
   /** Lines per chunk of the drop (default 5000, the ingest's batch). */
   INGEST_BATCH_SIZE?: string | number;
 }

@@ -8,10 +8,11 @@
 import type { PoolClient } from '@neondatabase/serverless';
 import { createClock } from '../../shared/clock';
 import { createPool } from '../../shared/db/client';
+import type { Queryable } from '../../shared/db/queryable';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
 import { readConfig, type Bindings } from '../../shared/env';
 import { applyRun } from '../../shared/ingest/drop/apply';
-import { nextPending, registerRun, type ObjectVersion, type Run } from '../../shared/ingest/drop/ledger';
+import { nextPending, registerRun, stalledRun, type ObjectVersion, type Run } from '../../shared/ingest/drop/ledger';
 import { levelOf, log, messageOf } from '../../shared/observability/log';
 
 /** An R2 event notification (the fields we read). */
@@ -127,4 +128,20 @@ export async function ingestQueue(batch: MessageBatch<unknown>, env: Bindings): 
     }
     await pool.end().catch(() => undefined);
   }
+}
+
+/** A pending run quiet this long has lost its messages (the budget is 10 minutes, a chunk far less). */
+const DEFAULT_STALLED_MS = 15 * 60_000;
+
+/**
+ * The cron's part (jobs.scheduled): a stalled run gets a fresh notification, and the consumer drains
+ * every pending run from it. Returns the run it resumed, if any.
+ */
+export async function resumeStalled(client: Queryable, env: Bindings): Promise<string | null> {
+  if (!env.INGEST_QUEUE) return null;
+  const quiet = env.INGEST_STALLED_MS === undefined ? DEFAULT_STALLED_MS : Number(env.INGEST_STALLED_MS);
+  const run = await stalledRun(client, quiet);
+  if (!run) return null;
+  await env.INGEST_QUEUE.send(notificationOf(run));
+  return run.id;
 }

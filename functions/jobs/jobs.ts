@@ -134,6 +134,12 @@ export const jobs = {
     await slideIfBehind(db, end).catch(failed('feed windows slide'));
     // Cursor snapshots older than a cursor's lifetime (docs/DATA.md "Feed snapshots").
     await pruneWindowHistory(db).catch(failed('feed history prune'));
+    // A drop run whose messages are gone (docs/INGEST.md "The drop") gets a fresh one.
+    const resumed = env.INGEST_QUEUE
+      ? await import('./ingest')
+          .then((m) => withClient(env, (client) => m.resumeStalled(client, env)))
+          .catch((err) => void failed('ingest resume')(err))
+      : null;
     let queued = 0;
     try {
       // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
@@ -159,6 +165,7 @@ export const jobs = {
         cron: controller.cron,
         duration_ms: Date.now() - started,
         queued,
+        ingest_resumed: resumed ?? null,
         failures,
       });
     }

@@ -43,12 +43,12 @@ interface Probe {
   count: number;
 }
 
-/** GET /v1/articles sorted by impressions: Data-As-Of and the top 20's impressions (which the live hour moves). */
+/** GET /v1/articles, the 20 seen last: Data-As-Of and their impressions (which the live hour moves). */
 async function probe(base: string, key: string): Promise<Probe> {
-  const res = await fetch(`${base}/v1/articles?sort_by=impressions&limit=20`, { headers: { 'X-API-Key': key } });
-  const body = (await res.json()) as { data?: { impressions: number }[]; items?: { impressions: number }[] };
-  if (!res.ok) throw new Error(`probe: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  const items = body.data ?? body.items ?? [];
+  const res = await fetch(`${base}/v1/articles?sort_by=last_seen&limit=20`, { headers: { 'X-API-Key': key } });
+  const body = (await res.json()) as { articles?: { impressions: number }[] };
+  if (!res.ok || !body.articles) throw new Error(`probe: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  const items = body.articles;
   return { asOf: res.headers.get('Data-As-Of'), count: items.reduce((n, i) => n + i.impressions, 0) };
 }
 

@@ -1,5 +1,6 @@
 // What an operator reads of the drop's ledger (`npm run admin -- ingest:status | ingest:errors`):
 // recent runs with state, lines/s, lag and bad lines; a run's stored bad lines.
+import { AdminError } from '../../shared/admin/projects';
 import type { Queryable } from '../../shared/db/queryable';
 
 export class Table {
@@ -39,7 +40,7 @@ const UNITS: Record<string, string> = { m: 'minutes', h: 'hours', d: 'days' };
 /** `24h`, `30m`, `7d` as a PostgreSQL interval. */
 export function parseSince(value: string): string {
   const m = /^(\d+)([mhd])$/.exec(value.trim());
-  if (!m) throw new Error(`--since takes a number and m, h or d (30m, 24h, 7d); got '${value}'`);
+  if (!m) throw new AdminError(`--since takes a number and m, h or d (30m, 24h, 7d); got '${value}'`);
   return `${m[1]} ${UNITS[m[2]!]}`;
 }
 
@@ -75,12 +76,12 @@ export async function ingestStatus(db: Queryable, since = '24h'): Promise<Table>
 }
 
 export async function ingestErrors(db: Queryable, runId: string): Promise<Table> {
-  if (!/^\d+$/.test(runId)) throw new Error(`<run> is a run id (a number, see ingest:status); got '${runId}'`);
+  if (!/^\d+$/.test(runId)) throw new AdminError(`<run> is a run id (a number, see ingest:status); got '${runId}'`);
   const { rows: runs } = await db.query<{ object_key: string; skipped: number }>(
     'SELECT object_key, skipped FROM ingest_runs WHERE id = $1',
     [runId],
   );
-  if (!runs[0]) throw new Error(`no ingest run ${runId}`);
+  if (!runs[0]) throw new AdminError(`no ingest run ${runId}`);
   const { rows } = await db.query<{ line: number; reason: string }>(
     'SELECT line, reason FROM ingest_run_errors WHERE run_id = $1 ORDER BY line',
     [runId],

@@ -45,6 +45,19 @@ export async function registerRun(db: Queryable, v: ObjectVersion): Promise<Run>
   return rows[0]!;
 }
 
+/**
+ * The oldest pending run that has not moved for `quietMs`: its messages are gone (an isolate or
+ * `npm start` died with them, or they ended in the dead-letter queue after their retries).
+ */
+export async function stalledRun(db: Queryable, quietMs: number): Promise<Run | undefined> {
+  const { rows } = await db.query<Run>(
+    `SELECT ${RUN_COLUMNS} FROM ingest_runs WHERE state IN ('queued', 'running') AND updated_at <= now() - $1 * interval '1 millisecond'
+     ORDER BY event_time, id LIMIT 1`,
+    [quietMs],
+  );
+  return rows[0];
+}
+
 /** The oldest run not finished (arrival order: the notification's event time, then registration). */
 export async function nextPending(db: Queryable): Promise<Run | undefined> {
   const { rows } = await db.query<Run>(
@@ -56,7 +69,7 @@ export async function nextPending(db: Queryable): Promise<Run | undefined> {
 export async function markRunning(db: Queryable, id: string, format: string): Promise<void> {
   await db.query(
     `UPDATE ingest_runs SET state = 'running', format = coalesce(format, $2), started_at = coalesce(started_at, now()),
-       attempts = attempts + 1 WHERE id = $1`,
+       attempts = attempts + 1, updated_at = now() WHERE id = $1`,
     [id, format],
   );
 }
@@ -83,7 +96,7 @@ export class LedgerMoved extends Error {}
 
 export async function advanceRun(db: Queryable, id: string, s: Step): Promise<void> {
   const { rowCount } = await db.query(
-    `UPDATE ingest_runs SET lines_done = $3,
+    `UPDATE ingest_runs SET lines_done = $3, updated_at = now(),
        resume_byte = coalesce($4, resume_byte), resume_line = coalesce($5, resume_line),
        read = read + $6, loaded = loaded + $7, skipped = skipped + $8, changed = changed + $9, chunks = chunks + $10,
        newest_hour = greatest(newest_hour, $11::timestamptz),

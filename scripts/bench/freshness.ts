@@ -123,6 +123,8 @@ export async function run(argv: string[]): Promise<void> {
         let started: number | undefined;
         let finished: number | undefined;
         let visible: number | undefined;
+        let asOfAt: number | undefined;
+        let countAt: number | undefined;
         while (visible === undefined && Date.now() - t0 < 600_000) {
           if (finished === undefined) {
             const { rows: run } = await ledger.query<{
@@ -145,7 +147,9 @@ export async function run(argv: string[]): Promise<void> {
             continue;
           }
           const now = await probe(api.base, api.key);
-          if (now.asOf === hour && now.count !== before.count) visible = Date.now() - t0;
+          if (now.asOf === hour) asOfAt ??= Date.now() - t0;
+          if (now.count !== before.count) countAt ??= Date.now() - t0;
+          if (asOfAt !== undefined && countAt !== undefined) visible = Math.max(asOfAt, countAt);
           else await sleep(100);
         }
         if (visible === undefined || started === undefined || finished === undefined)

@@ -29,7 +29,8 @@ async function killConsumerMidRun(world: World, n: Parameters<typeof runOf>[1]):
     if (run && run.lines_done > 0) {
       const { rows } = await world.pool().query<{ killed: boolean }>(
         `SELECT pg_terminate_backend(pid) AS killed FROM pg_locks
-         WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND granted`,
+         WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [DROP_LOCK],
       );
       if (rows.length > 0) return run.lines_done;

@@ -162,7 +162,8 @@ export async function run(argv: string[]): Promise<void> {
         const lineCount = (await readFile(file, 'utf8')).trimEnd().split('\n').length;
         rowsOut.push([hour, fmt(lineCount), fmt(started / 1000, 2), fmt(finished / 1000, 2), fmt(visible / 1000, 2), fmt(cliSeconds, 2)]);
         log(
-          `hour ${hour}: first chunk ${fmt(started / 1000, 2)} s, finished ${fmt(finished / 1000, 2)} s, visible ${fmt(visible / 1000, 2)} s; CLI ${fmt(cliSeconds, 2)} s`,
+          `hour ${hour}: first chunk ${fmt(started / 1000, 2)} s, finished ${fmt(finished / 1000, 2)} s, visible ${fmt(visible / 1000, 2)} s ` +
+            `(Data-As-Of ${fmt(asOfAt! / 1000, 2)} s, count ${fmt(countAt! / 1000, 2)} s); CLI ${fmt(cliSeconds, 2)} s`,
         );
       }
     } finally {

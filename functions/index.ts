@@ -3,12 +3,14 @@
 import type { Bindings } from '../shared/env';
 import { lazyApp } from '../shared/lazy-area';
 import { combinedApp } from './combined-app';
+import { DEV_DROP_PATH, devDrop } from './dev/drop';
 import { jobs, type JobMessage } from './jobs/jobs';
 
 const app = lazyApp(combinedApp);
 
 export default {
-  fetch: app.fetch,
+  // `npm run drop` writes into the local bucket through this route (development only: functions/dev/drop.ts).
+  fetch: (request, env, ctx) => (new URL(request.url).pathname === DEV_DROP_PATH ? devDrop(request, env) : app.fetch(request, env, ctx)),
   queue: jobs.queue,
   scheduled: jobs.scheduled,
 } satisfies ExportedHandler<Bindings, JobMessage>;

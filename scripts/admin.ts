@@ -5,6 +5,7 @@ import { createKey, listKeys, revokeKey } from '../shared/admin/keys';
 import { AdminError, createProject, getProject, listProjects, updateProject } from '../shared/admin/projects';
 import type { Addons, LimitsMode, Plan, SubscriptionStatus } from '../shared/db/schema';
 import { usage } from './lib/usage';
+import { ingestErrors, ingestStatus, Table } from './lib/ingest-runs';
 import { connect, storeOf, type Connection } from './lib/connect';
 
 const HELP = `Usage: npm run admin -- <command> [options] [--json]
@@ -20,6 +21,9 @@ const HELP = `Usage: npm run admin -- <command> [options] [--json]
   key:create --internal|--legacy [--name N] [--countries US,GB]      a key without a project
   key:list [--project <project_id>]
   key:revoke <key_id>
+  ingest:status [--since 24h]                                        the drop's recent runs (and any still going): state,
+                                                                     lines, bad lines, lines/s, lag from drop to end
+  ingest:errors <run>                                                a run's stored bad lines (line number and reason)
 
 Keys are printed once and stored only as SHA-256 hashes. project:set and key:revoke reach every
 running isolate within 2 s (they bump the auth version in Redis).
@@ -77,6 +81,8 @@ const commands: Record<string, Command> = {
     }),
   'key:list': ({ db }, _args, o) => listKeys(db, o.project as string | undefined),
   'key:revoke': (conn, [id]) => announced(conn, revokeKey(conn.db, required(id, 'key_id'), new Date())),
+  'ingest:status': ({ pool }, _args, o) => ingestStatus(pool, (o.since as string) ?? '24h'),
+  'ingest:errors': ({ pool }, [id]) => ingestErrors(pool, required(id, 'run')),
 };
 
 /** A change of keys or plans, announced to the running isolates once it is stored. */
@@ -106,6 +112,7 @@ const STRING_OPTIONS = [
   'rate-limit',
   'addons',
   'limits',
+  'since',
 ];
 const ADDONS = ['request_packs', 'extra_entities', 'extra_keywords', 'extra_publishers'] as const;
 
@@ -139,7 +146,8 @@ async function main() {
   const conn = await connect();
   try {
     const result = await command(conn, args, values);
-    console.log(values.json ? JSON.stringify(result, null, 2) : format(result));
+    if (result instanceof Table) console.log(values.json ? JSON.stringify(result.data, null, 2) : result.text);
+    else console.log(values.json ? JSON.stringify(result, null, 2) : format(result));
   } finally {
     await conn.close();
   }

@@ -12,7 +12,8 @@ import { migrate } from './lib/migrations';
 import { exitOnFatal, guardPool } from './lib/resilient';
 import { loadDemoData } from './demo/load';
 import { createDemoTenants } from './demo/tenants';
-import { liveStep, topUp } from './demo/live';
+import { liveLines, topUp } from './demo/live';
+import { API_FILE, putDrop } from './lib/local-drop';
 import { scanMentionList } from '../functions/tracking/scan';
 import { drizzle } from 'drizzle-orm/neon-http';
 import { neon } from '@neondatabase/serverless';
@@ -99,11 +100,19 @@ if (live) {
   } finally {
     client.release();
   }
+  // Each minute's lines go into the local bucket as the crawler's files do, and load through the
+  // queue consumer (the production path: docs/INGEST.md "The drop").
   setInterval(async () => {
     const client = await pool.connect().catch(() => null);
     if (!client) return;
     try {
-      await liveStep(client, new Date(), 1, 40);
+      const at = new Date();
+      const lines = await liveLines(client, at, 1, 40);
+      await putDrop(
+        `http://127.0.0.1:${PORT}`,
+        `live/${at.toISOString().slice(0, 16).replace(/[-:T]/g, '/')}.ndjson`,
+        `${lines.join('\n')}\n`,
+      );
     } catch (err) {
       log(`live step failed: ${(err as Error).message}`);
     } finally {
@@ -122,6 +131,12 @@ const vars = {
   ENVIRONMENT: 'development',
   DATABASE_URL: info.databaseUrl,
   NEON_HTTP_ENDPOINT: info.neonHttpUrl,
+  // The consumers' WebSocket transactions (the drop's ingest, mention scans) go through the gateway's relay.
+  NEON_WS_PROXY: info.neonWsProxy,
+  // A fixed clock for demos and benchmarks (NOW=2026-03-01T13:30:00Z npm start), as the tests set it.
+  ...(process.env.NOW ? { NOW: process.env.NOW } : {}),
+  // Whatever run was pending when npm start last stopped is resumed by the cron run at boot (below).
+  INGEST_STALLED_MS: '0',
   UPSTASH_REDIS_REST_URL: info.upstashUrl,
   UPSTASH_REDIS_REST_TOKEN: info.upstashToken,
 };
@@ -137,6 +152,9 @@ const wrangler = spawn(
     String(inspector),
     '--log-level',
     'warn',
+    // The local bucket and queue (the drop) persist beside the embedded database.
+    '--persist-to',
+    `${DATA_DIR}/wrangler`,
     ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ],
   // No request.cf lookup: local development needs no call to Cloudflare.
@@ -144,6 +162,23 @@ const wrangler = spawn(
 );
 
 const base = `http://127.0.0.1:${PORT}`;
+// `npm run drop` finds the API here (scripts/lib/local-drop.ts).
+await writeFile(API_FILE, JSON.stringify({ url: base }));
+// The local queue does not outlive npm start: once the API answers, one cron run hands any drop run
+// left pending (npm start stopped mid-file) a fresh notification.
+void (async () => {
+  for (let i = 0; i < 120 && wrangler.exitCode === null; i++) {
+    const up = await fetch(`${base}/openapi.json`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) {
+      await fetch(`${base}/cdn-cgi/local/scheduled`).catch(() => undefined);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+})();
 console.log(`
 Discovery analytics API on ${base}
   docs      ${base}/docs  ("try it" is filled in with the full demo key)

@@ -4,6 +4,7 @@ import type { Store } from './redis';
 import type { Clock } from './clock';
 import type { AuthContext } from './auth/types';
 import type { LimitState } from './limits/check';
+import type { DropBucket } from './ingest/drop/apply';
 
 /**
  * The validated bindings. Parsed by hand, not by a zod schema: every request reads the config, and a
@@ -91,6 +92,18 @@ export interface Bindings extends Partial<Record<Exclude<keyof Config, NumberBin
   REFERENCE_CACHE_SECONDS?: string | number;
   PUBLIC_RATE_LIMIT_PER_MINUTE?: string | number;
   JOBS_QUEUE?: JobQueue;
+  /** The crawler's drop (R2 bucket `discovery-ingest`, docs/INGEST.md "The drop"): read by the jobs Worker's ingest consumer. */
+  INGEST_BUCKET?: DropBucket;
+  /** Producer of the `discovery-ingest` queue: a run that outlives its invocation's budget is continued by a new message. */
+  INGEST_QUEUE?: JobQueue;
+  /** Producer of `discovery-ingest-dlq`: where the notification of an unreadable file goes, with its reason. */
+  INGEST_DLQ?: JobQueue;
+  /** Wall budget (ms) of one ingest consumer invocation (default 600,000: Queues consumers get 15 minutes). */
+  INGEST_BUDGET_MS?: string | number;
+  /** A pending drop run that has not moved for this many ms is resumed by the cron (default 900,000; npm start: 0, at boot). */
+  INGEST_STALLED_MS?: string | number;
+  /** Lines per chunk of the drop (default 5000, the ingest's batch). */
+  INGEST_BATCH_SIZE?: string | number;
 }
 
 export interface Variables {

@@ -16,6 +16,7 @@ declare global {
       RUN_ID: string;
       APP_URL: string;
       JOBS_QUEUE: Queue<unknown>;
+      INGEST_BUCKET: R2Bucket;
     }
   }
 }

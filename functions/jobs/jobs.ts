@@ -21,6 +21,9 @@ export interface ScanJob {
 
 export type JobMessage = AggregateJob | ScanJob;
 
+/** The queue R2 event notifications of the drop bucket go to (wrangler.toml). */
+export const INGEST_QUEUE_NAME = 'discovery-ingest';
+
 /** Queues limits per sendBatch: 100 messages and 256 KB in total (with headroom for framing). */
 const BATCH_MESSAGES = 100;
 const BATCH_BYTES = 200_000;
@@ -76,6 +79,8 @@ async function withClient<T>(env: Bindings, work: (client: PoolClient) => Promis
 
 export const jobs = {
   async queue(batch: MessageBatch<JobMessage>, env: Bindings, _ctx: ExecutionContext): Promise<void> {
+    // The drop's notifications (R2 -> queue discovery-ingest): the ingest consumer, loaded on first use.
+    if (batch.queue === INGEST_QUEUE_NAME) return (await import('./ingest')).ingestQueue(batch, env);
     const { config, db, store, clock } = services(env);
     const threshold = levelOf(env.LOG_LEVEL);
     const worker = env.WORKER_NAME ?? 'discovery-jobs';
@@ -129,6 +134,12 @@ export const jobs = {
     await slideIfBehind(db, end).catch(failed('feed windows slide'));
     // Cursor snapshots older than a cursor's lifetime (docs/DATA.md "Feed snapshots").
     await pruneWindowHistory(db).catch(failed('feed history prune'));
+    // A drop run whose messages are gone (docs/INGEST.md "The drop") gets a fresh one.
+    const resumed = env.INGEST_QUEUE
+      ? await import('./ingest')
+          .then((m) => withClient(env, (client) => m.resumeStalled(client, env)))
+          .catch((err) => void failed('ingest resume')(err))
+      : null;
     let queued = 0;
     try {
       // Wall time, like the scores serveAggregate writes: cache freshness is not business time.
@@ -154,6 +165,7 @@ export const jobs = {
         cron: controller.cron,
         duration_ms: Date.now() - started,
         queued,
+        ingest_resumed: resumed ?? null,
         failures,
       });
     }

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   chaos: () => import('./chaos'),
   routes: () => import('./routes'),
   soak: () => import('./soak'),
+  freshness: () => import('./freshness'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

@@ -94,8 +94,13 @@ async function newArticle(db: Queryable, rng: Rng, at: Date): Promise<object[]> 
   ];
 }
 
-/** One step: `newUrls` first-seen URLs and more impressions for up to `boosts` recently active profiles. */
+/** One step: `newUrls` first-seen URLs and more impressions for up to `boosts` recently active profiles, ingested. */
 export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts: number) {
+  return ingest(db, await liveLines(db, at, newUrls, boosts));
+}
+
+/** The NDJSON lines of one step (`npm start` drops them into the bucket as a minute file: scripts/dev.ts). */
+export async function liveLines(db: Queryable, at: Date, newUrls: number, boosts: number): Promise<string[]> {
   const rng = new Rng(Math.floor(at.getTime() / 60_000));
   const hour = hourOf(at);
   const { rows: active } = await db.query<Profile & { impressions: number | null }>(
@@ -120,10 +125,7 @@ export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts:
     p.impressions = null; // a profile picked twice in one step must not double its base
   }
   for (let i = 0; i < newUrls; i++) records.push(...(await newArticle(db, rng, at)));
-  return ingest(
-    db,
-    dedupe(records).map((r) => JSON.stringify(r)),
-  );
+  return dedupe(records).map((r) => JSON.stringify(r));
 }
 
 function dedupe(records: object[]): object[] {

@@ -71,7 +71,17 @@ export interface BatchResult {
   derived: Record<string, DerivedCounts>;
 }
 
-export async function runBatch(db: Queryable, items: readonly Item[], rollups = true, copyFrom?: CopyFrom): Promise<BatchResult> {
+/**
+ * `beforeCommit` runs last inside the batch's transaction, told what the batch wrote: a caller's own
+ * bookkeeping (the drop's ledger, shared/ingest/drop) then commits or rolls back with the batch.
+ */
+export async function runBatch(
+  db: Queryable,
+  items: readonly Item[],
+  rollups = true,
+  copyFrom?: CopyFrom,
+  beforeCommit?: (result: BatchResult) => Promise<void>,
+): Promise<BatchResult> {
   const groups = emptyGroups();
   for (const item of items) (groups[item.record.type] as Item[]).push(item);
   const ctx: BatchContext = {
@@ -120,6 +130,7 @@ export async function runBatch(db: Queryable, items: readonly Item[], rollups = 
       await refreshReach(ctx);
     }
     if (hierarchy) await syncHierarchy(ctx, hierarchy);
+    await beforeCommit?.({ errors: ctx.errors, counts: ctx.counts, derived: ctx.derived });
   });
   return { errors: ctx.errors, counts: ctx.counts, derived: ctx.derived };
 }

@@ -10,7 +10,15 @@ import { batchLimits, parseBatches, type ParsedBatch } from './batches';
 import { rebuildRollups } from './rebuild';
 import { RECORD_TYPES, type RecordType } from './records';
 import { mergeStagedObservations } from './staged-observations';
-import { emptyCounts, type IngestOptions, type IngestSummary, type Item, type LineError } from './types';
+import {
+  emptyCounts,
+  type DerivedCounts,
+  type IngestOptions,
+  type IngestSummary,
+  type Item,
+  type LineError,
+  type TypeCounts,
+} from './types';
 import { advanceWatermark } from './write-watermark';
 
 export { RECORD_SCHEMAS, RECORD_TYPES, ingestRecord, type IngestRecord, type RecordOf, type RecordType } from './records';
@@ -43,11 +51,22 @@ const TABLE_OF: Record<RecordType, string> = {
  * analyzed after its last write to them (the deferred indexes' tables, when they were recreated).
  */
 async function analyzeChanged(client: Queryable, s: IngestSummary, analyzed: Set<string>): Promise<void> {
-  const tables = new Set<string>();
-  for (const [type, c] of Object.entries(s.byType)) if (c.inserted + c.updated > 0) tables.add(TABLE_OF[type as RecordType]);
-  for (const [table, d] of Object.entries(s.derived)) if (d.inserted + d.updated + d.deleted > 0) tables.add(table);
+  const tables = new Set(changedTables(s.byType, s.derived));
   for (const table of analyzed) tables.delete(table);
-  if (tables.size === 0) return;
+  await analyzeTables(client, [...tables]);
+}
+
+/** The tables that counts of a run or a batch say changed (record types' own tables and derived ones). */
+export function changedTables(byType: Partial<Record<RecordType, TypeCounts>>, derived: Record<string, DerivedCounts>): string[] {
+  const tables = new Set<string>();
+  for (const [type, c] of Object.entries(byType)) if (c && c.inserted + c.updated > 0) tables.add(TABLE_OF[type as RecordType]);
+  for (const [table, d] of Object.entries(derived)) if (d.inserted + d.updated + d.deleted > 0) tables.add(table);
+  return [...tables].sort();
+}
+
+/** ANALYZE, best effort (a role that may not still gets its data loaded). */
+export async function analyzeTables(client: Queryable, tables: string[]): Promise<void> {
+  if (tables.length === 0) return;
   await client.query(`ANALYZE ${[...tables].sort().join(', ')}`).catch(() => undefined);
 }
 

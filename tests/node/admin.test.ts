@@ -115,3 +115,62 @@ describe('npm run admin', () => {
     expect(admin('key:create', '--project', projectId).code).toBe(0);
   });
 });
+
+describe("npm run admin -- ingest:status / ingest:errors (the drop's ledger)", () => {
+  it("lists recent runs with state, lines, bad lines, lines/s and lag; a run's bad lines; refuses bad input", async () => {
+    const { pool, close } = await connect();
+    let runId: string;
+    try {
+      const { rows } = await pool.query<{ id: string }>(
+        `INSERT INTO ingest_runs (object_key, etag, size, event_time, state, format, lines_done, read, loaded, skipped, chunks, started_at, finished_at, created_at)
+         VALUES ('crawler/2026/12/01/10.ndjson', 'e1', 1000, now() - interval '30 s', 'done', 'ndjson', 12, 12, 10, 2, 1, now() - interval '28 s', now() - interval '18 s', now() - interval '30 s'),
+                ('crawler/2026/12/01/11.ndjson.gz', 'e2', 50, now() - interval '10 s', 'failed', 'gzip', 0, 0, 0, 0, 0, now() - interval '9 s', now() - interval '9 s', now() - interval '10 s'),
+                ('crawler/2026/11/01/00.ndjson', 'e3', 10, now() - interval '30 days', 'done', 'ndjson', 1, 1, 1, 0, 1, now() - interval '30 days', now() - interval '30 days', now() - interval '30 days')
+         RETURNING id::text`,
+      );
+      runId = rows[0]!.id;
+      await pool.query(`UPDATE ingest_runs SET reason = 'bad gzip: incorrect header check' WHERE etag = 'e2'`);
+      await pool.query(
+        `INSERT INTO ingest_run_errors (run_id, line, reason) VALUES ($1, 4, 'invalid JSON: x'), ($1, 9, 'unknown type "nope"')`,
+        [runId],
+      );
+    } finally {
+      await close();
+    }
+    const status = admin('ingest:status', '--json');
+    expect(status.code, status.err).toBe(0);
+    const runs = status.json();
+    expect(runs.map((r: { object_key: string }) => r.object_key)).toEqual([
+      'crawler/2026/12/01/11.ndjson.gz',
+      'crawler/2026/12/01/10.ndjson',
+    ]);
+    expect(runs[1]).toMatchObject({
+      state: 'done',
+      read: 12,
+      loaded: 10,
+      bad_lines: 2,
+      lines_per_second: 1.2,
+      lag_seconds: 12,
+      wait_seconds: 2,
+    });
+    expect(runs[0]).toMatchObject({ state: 'failed', reason: 'bad gzip: incorrect header check' });
+    const text = admin('ingest:status', '--since', '60d');
+    expect(text.out).toMatch(/run\s+state\s+dropped\s+lines\s+bad\s+lines\/s\s+lag\s+object/);
+    expect(text.out).toContain('crawler/2026/11/01/00.ndjson');
+    expect(text.out).toContain('(bad gzip: incorrect header check)');
+    const errors = admin('ingest:errors', runId!);
+    expect(errors.code, errors.err).toBe(0);
+    expect(errors.out).toContain('line 4: invalid JSON: x');
+    expect(errors.out).toContain('line 9: unknown type "nope"');
+    expect(admin('ingest:errors', runId!, '--json').json().errors).toHaveLength(2);
+    for (const [args, message] of [
+      [['ingest:status', '--since', 'yesterday'], /--since takes/],
+      [['ingest:errors', 'abc'], /run id/],
+      [['ingest:errors', '999999'], /no ingest run 999999/],
+    ] as const) {
+      const run = admin(...args);
+      expect(run.code, run.err).toBe(2);
+      expect(run.err).toMatch(message);
+    }
+  });
+});

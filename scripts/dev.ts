@@ -14,6 +14,8 @@ import { loadDemoData } from './demo/load';
 import { createDemoTenants } from './demo/tenants';
 import { liveStep, topUp } from './demo/live';
 import { scanMentionList } from '../functions/tracking/scan';
+import { createStore } from '../shared/redis';
+import { announcer, FEED_TOPIC, listTopic } from '../shared/streams/signal';
 import { drizzle } from 'drizzle-orm/neon-http';
 import { neon } from '@neondatabase/serverless';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
@@ -75,11 +77,19 @@ try {
 }
 const keys = await createDemoTenants(db, now);
 await writeFile(KEYS_FILE, JSON.stringify(keys, null, 2));
+// The push streams' change signal (shared/streams/signal.ts): the live steps and scans bump it.
+const signals = createStore({ UPSTASH_REDIS_REST_URL: info.upstashUrl, UPSTASH_REDIS_REST_TOKEN: info.upstashToken, REDIS_PREFIX: '' });
+// New URLs per live step (the streams benchmark raises it to deliver more events per minute).
+const LIVE_NEW_URLS = Number(process.env.LIVE_NEW_URLS) || 1;
+const LIVE_STEP_MS = Number(process.env.LIVE_STEP_MS) || 60_000;
 // Mention lists get their matches from scans; run them now rather than waiting for the cron.
 const scanner = await pool.connect();
 try {
   const { rows } = await scanner.query<{ id: string }>(`SELECT id::text FROM tracking_lists WHERE kind = 'mention' AND active`);
-  for (const { id } of rows) await scanMentionList(scanner, id, now);
+  for (const { id } of rows) {
+    await scanMentionList(scanner, id, now);
+    await announcer(signals, listTopic(id))();
+  }
   log(`scanned ${rows.length} mention list(s)`);
 } finally {
   scanner.release();
@@ -99,13 +109,13 @@ if (live) {
     const client = await pool.connect().catch(() => null);
     if (!client) return;
     try {
-      await liveStep(client, new Date(), 1, 40);
+      await liveStep(client, new Date(), LIVE_NEW_URLS, 40, announcer(signals, FEED_TOPIC));
     } catch (err) {
       log(`live step failed: ${(err as Error).message}`);
     } finally {
       client.release();
     }
-  }, 60_000).unref();
+  }, LIVE_STEP_MS).unref();
 }
 
 const inspector = await freePort();

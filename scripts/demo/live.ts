@@ -95,7 +95,8 @@ async function newArticle(db: Queryable, rng: Rng, at: Date): Promise<object[]> 
 }
 
 /** One step: `newUrls` first-seen URLs and more impressions for up to `boosts` recently active profiles. */
-export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts: number) {
+/** `announce`: the push streams' change signal, told after the step committed (shared/streams/signal.ts). */
+export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts: number, announce?: () => Promise<void>) {
   const rng = new Rng(Math.floor(at.getTime() / 60_000));
   const hour = hourOf(at);
   const { rows: active } = await db.query<Profile & { impressions: number | null }>(
@@ -123,6 +124,7 @@ export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts:
   return ingest(
     db,
     dedupe(records).map((r) => JSON.stringify(r)),
+    { announce },
   );
 }
 

@@ -72,6 +72,8 @@ export function staleIfDown(): MiddlewareHandler<Env> {
     if (!key) return;
     const id = await identity(c.req.raw, key);
     const res = c.res;
+    // A push stream is never kept (it has no end); its client resumes after an outage.
+    if (res.headers.get('Content-Type')?.startsWith('text/event-stream')) return;
     if (res.status === 200) {
       // Keep the copy after the answer is sent (the body is read from a clone).
       const keep = (async () => {

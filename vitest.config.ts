@@ -24,6 +24,7 @@ const TIMED = {
     'round-trips',
     'stale',
     'statement-timeout',
+    'streams-fanout',
   ].map((name) => `tests/workers/${name}.test.ts`),
   node: ['gateway-embedded', 'restart'].map((name) => `tests/node/${name}.test.ts`),
 };

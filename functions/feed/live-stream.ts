@@ -5,7 +5,7 @@ import { errorResponses, keyed } from '../../shared/schemas/common';
 import { FeedItemSchema } from '../../shared/schemas/feed-item';
 import { takeSlot } from '../../shared/streams/slots';
 import { eventStream } from '../../shared/streams/stream';
-import { streamResponse, StreamEndSchema, LastEventIdHeader, sinceMinutes } from '../../shared/streams/contract';
+import { LastEventIdHeader, maxSeconds, sinceMinutes, StreamEndSchema, streamResponse } from '../../shared/streams/contract';
 import { streamBinding } from '../../shared/streams/token';
 import { parseSelection } from './params';
 import { FilterQuery } from './schemas';
@@ -18,6 +18,7 @@ const Query = z.object({
   entity: FilterQuery.entity,
   match: FilterQuery.match,
   since_minutes: sinceMinutes('Profiles first seen in the last N minutes are sent first, oldest first'),
+  max_seconds: maxSeconds,
 });
 
 export const LiveStreamEventSchema = z.object({ item: FeedItemSchema, end: StreamEndSchema }).openapi('LiveStreamEvents', {
@@ -61,6 +62,6 @@ export function register(app: App) {
     });
     const source = await liveSource(c, { selection, binding, sinceMinutes: q.since_minutes, now: clock.now() });
     const release = await takeSlot(store, auth, crypto.randomUUID());
-    return eventStream(c, source.source, source.start, release);
+    return eventStream(c, source.source, source.start, release, q.max_seconds * 1000);
   });
 }

@@ -6,7 +6,7 @@ import { coded } from '../../shared/errors';
 import { capList, MAX_LIST_ITEMS } from '../../shared/list-caps';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { among, resolveMarkets, scopeOf } from '../../shared/scope';
-import { LastEventIdHeader, sinceMinutes, StreamEndSchema, streamResponse } from '../../shared/streams/contract';
+import { LastEventIdHeader, maxSeconds, sinceMinutes, StreamEndSchema, streamResponse } from '../../shared/streams/contract';
 import { takeSlot } from '../../shared/streams/slots';
 import { eventStream } from '../../shared/streams/stream';
 import { streamBinding } from '../../shared/streams/token';
@@ -25,6 +25,7 @@ const Query = z.object({
   match_types: MatchesQuery.shape.match_types,
   scope: MatchesQuery.shape.scope,
   since_minutes: sinceMinutes('Publications first matched in the last N minutes are sent first, oldest first'),
+  max_seconds: maxSeconds,
 });
 
 export const MatchStreamEventSchema = z
@@ -94,6 +95,6 @@ export function register(app: App) {
     });
     const { source, start } = await matchesSource(c, { filter, binding, sinceMinutes: q.since_minutes, now: clock.now() });
     const release = await takeSlot(store, auth, crypto.randomUUID());
-    return eventStream(c, source, start, release);
+    return eventStream(c, source, start, release, q.max_seconds * 1000);
   });
 }

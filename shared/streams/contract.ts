@@ -33,6 +33,13 @@ export const sinceMinutes = (what: string) =>
     .refine((v) => v === 0 || v >= 5, 'Expected 0 or 5-1440')
     .openapi({ description: `${what}: 0 (default: only what is new from now) or 5-1440. Ignored on resume.`, example: 0, type: 'integer' });
 
+export const maxSeconds = z.coerce.number().int().min(1).max(3600).default(3600).openapi({
+  description:
+    'End the stream after this many seconds (1-3600; default and most 3600): for clients whose runtime bounds a connection. It ends with `event: end`; resume with Last-Event-ID.',
+  example: 2,
+  type: 'integer',
+});
+
 /**
  * The 200 answer of a stream. The body is text; its media type's schema is that of each event's `data:`
  * by event name (`events`: `{ <event>: <data schema>, end: StreamEnd }`), the one place OpenAPI 3.1 lets

@@ -43,7 +43,15 @@ export interface StreamSource<P> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function eventStream<P>(c: Context<Env>, src: StreamSource<P>, start: P | null, release: () => Promise<void>): Response {
+/** `maxMs`: the caller's `max_seconds`, at most MAX_STREAM_MS. */
+export function eventStream<P>(
+  c: Context<Env>,
+  src: StreamSource<P>,
+  start: P | null,
+  release: () => Promise<void>,
+  maxMs = MAX_STREAM_MS,
+): Response {
+  const lifetime = Math.min(maxMs, MAX_STREAM_MS);
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const { store, db, auth } = c.var;
@@ -106,8 +114,13 @@ export function eventStream<P>(c: Context<Env>, src: StreamSource<P>, start: P |
           for (const e of batch) await send(e.token ? eventText(e.token, src.event, e.data) : `event: ${src.event}\ndata: ${e.data}\n\n`);
       for (;;) {
         const now = Date.now();
-        if (now - opened >= MAX_STREAM_MS) {
-          await end('max_duration', 'Streams end after 60 minutes: reconnect with Last-Event-ID to continue.');
+        if (now - opened >= lifetime) {
+          await end(
+            'max_duration',
+            lifetime === MAX_STREAM_MS
+              ? 'Streams end after 60 minutes: reconnect with Last-Event-ID to continue.'
+              : 'The stream reached its max_seconds: reconnect with Last-Event-ID to continue.',
+          );
           break;
         }
         await pollSignals(store).catch(() => undefined);

@@ -50,12 +50,11 @@ export function streamResponse(event: string, events: z.ZodType) {
     description:
       `A Server-Sent Events stream: \`retry: ${RETRY_MS}\`, then events \`id: <resume token>\`, \`event: ${event}\`, \`data: <one line of JSON>\`, ` +
       `a comment line (\`: heartbeat ...\`) every ${HEARTBEAT_MS / 1000} s, and \`event: end\` when the server ends it. The schema is not the ` +
-      "body's: it gives the JSON of each event's `data:` by event name.",
+      "body's: it gives the JSON of each event's `data:` by event name. On the wire:\n\n" +
+      `\`\`\`\nretry: ${RETRY_MS}\n\nid: eyJ2IjoyfQ.c2ln\nevent: ${event}\ndata: {...}\n\n: heartbeat 2026-03-01T12:00:15+00:00\n\`\`\``,
     content: {
-      'text/event-stream': {
-        schema: events,
-        example: `retry: ${RETRY_MS}\n\nid: eyJ2IjoyfQ.c2ln\nevent: ${event}\ndata: {...}\n\n: heartbeat 2026-03-01T12:00:15+00:00\n\n`,
-      },
+      // No media-type example: the schema is the events' data, not the text (the wire format is in the description).
+      'text/event-stream': { schema: events },
     },
   };
 }

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   'startup:profile': () => import('./startup-profile'),
   chaos: () => import('./chaos'),
   routes: () => import('./routes'),
+  streams: () => import('./streams'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

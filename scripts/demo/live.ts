@@ -94,10 +94,14 @@ async function newArticle(db: Queryable, rng: Rng, at: Date): Promise<object[]> 
   ];
 }
 
-/** One step: `newUrls` first-seen URLs and more impressions for up to `boosts` recently active profiles. */
-/** `announce`: the push streams' change signal, told after the step committed (shared/streams/signal.ts). */
+/**
+ * One step: `newUrls` first-seen URLs and more impressions for up to `boosts` recently active profiles.
+ * Seeded by the step's second: the same `at` repeats the same step, steps a second or more apart (npm
+ * start's LIVE_STEP_MS may be under a minute) add other URLs. `announce`: the push streams' change
+ * signal, told after the step committed (shared/streams/signal.ts).
+ */
 export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts: number, announce?: () => Promise<void>) {
-  const rng = new Rng(Math.floor(at.getTime() / 60_000));
+  const rng = new Rng(Math.floor(at.getTime() / 1000));
   const hour = hourOf(at);
   const { rows: active } = await db.query<Profile & { impressions: number | null }>(
     `SELECT p.url_id::text, p.country, p.language, o.impressions FROM url_profiles p

@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceAuthChange } from '../../shared/admin/announce';
 import { revokeKey } from '../../shared/admin/keys';
+import { monthOf } from '../../shared/limits/quota';
 import { createStore } from '../../shared/redis';
+import { QUOTA_PERIOD_MS, spendPeriod } from '../../shared/streams/slots';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
 import { ingest } from '../../shared/ingest/index';
 import { openStream, type OpenStream } from '../helpers/sse';
@@ -181,6 +183,32 @@ describe('GET /v2/live/stream', () => {
     await one.until((f) => f.some((x) => x.event === 'end'), 5_000);
     expect(Date.now() - t0).toBeLessThan(2_500);
     expect(JSON.parse(one.events('end')[0].data!).reason).toBe('key_revoked');
+  });
+
+  it('spends one request of the monthly quota to open, and one more per further 15 minutes open', async () => {
+    const grow = await world.tenant({ plan: 'grow', countries: ['US'], categories: ['/Tech'] });
+    const store = signals();
+    const quotaKey = store.key('quota', grow.projectId, monthOf(new Date()));
+    const s = await stream('/v2/live/stream', grow.key);
+    expect(s.status, s.text).toBe(200);
+    expect(s.headers.get('RateLimit-Policy')).toContain('"month";q=10000');
+    await s.until((f) => f.some((x) => x.retry !== undefined));
+    // Edge mode counts the opening in Redis right after the answer.
+    for (let i = 0; i < 20 && Number(await store.redis.get(quotaKey)) < 1; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(Number(await store.redis.get(quotaKey))).toBe(1);
+    // A further period (what the stream does every QUOTA_PERIOD_MS): one more, refused past the quota.
+    expect(QUOTA_PERIOD_MS).toBe(15 * 60_000);
+    expect(await spendPeriod(store, quotaKey, 10_000)).toBe(true);
+    expect(Number(await store.redis.get(quotaKey))).toBe(2);
+    expect(await spendPeriod(store, quotaKey, 2)).toBe(false);
+    expect(Number(await store.redis.get(quotaKey))).toBe(2);
+  });
+
+  it('ends a stream at max_seconds with event: end', async () => {
+    const s = await stream('/v2/live/stream?max_seconds=1');
+    await s.until((f) => f.some((x) => x.event === 'end'), 5_000);
+    expect(JSON.parse(s.events('end')[0].data!).reason).toBe('max_duration');
+    expect((await stream('/v2/live/stream?max_seconds=3601')).status).toBe(422);
   });
 
   it('sends a heartbeat comment every 15 s', async () => {

@@ -54,6 +54,11 @@ export function eventStream<P>(
   const lifetime = Math.min(maxMs, MAX_STREAM_MS);
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
+  // The client went away: the body was cancelled, which errors the writer at once (checked every tick).
+  let gone = false;
+  writer.closed.catch(() => {
+    gone = true;
+  });
   const { store, db, auth } = c.var;
   const key = presentedKey(c.req);
   const limits = c.var.limits;
@@ -81,8 +86,13 @@ export function eventStream<P>(
       const behind = pos !== null && (group.head === null || src.compare(pos, group.base as P) < 0);
       if (behind || group.head === null) {
         // Behind the group (or no group yet): this stream reads on its own; a level read seeds the group.
+        // Streams that want only what is new wait for one of them to seed it (one read, not one each).
+        const seeding = pos === null;
+        if (seeding && !claim(group)) return;
         const signal = signalOf(store, src.topic);
-        const r = await src.read(pos);
+        const r = await src.read(pos).finally(() => {
+          if (seeding) group.claimedAt = 0;
+        });
         await deliver(r.events);
         if (pos === null || src.compare(r.head, pos) > 0) pos = r.head;
         if (group.head === null && !r.more) {
@@ -112,7 +122,7 @@ export function eventStream<P>(
       if (src.prelude)
         for await (const batch of src.prelude())
           for (const e of batch) await send(e.token ? eventText(e.token, src.event, e.data) : `event: ${src.event}\ndata: ${e.data}\n\n`);
-      for (;;) {
+      while (!gone) {
         const now = Date.now();
         if (now - opened >= lifetime) {
           await end(

@@ -8,13 +8,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey } from '../../shared/admin/keys';
-import { connect, storeOf } from '../lib/connect';
 import { signalKey } from '../../shared/streams/signal';
 import { fmt, log, median, p95, table } from './stats';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PORT = Number(process.env.PORT ?? 8745);
-const DATA_DIR = process.env.DATA_DIR ?? join(ROOT, '.data-bench-streams');
+const DATA_DIR = process.env.BENCH_DATA_DIR ?? join(ROOT, '.data', 'bench-streams');
 const STEP_MS = 5_000;
 
 const arg = (argv: string[], name: string, fallback: string) => {
@@ -101,7 +100,9 @@ export async function run(argv: string[]): Promise<void> {
         break;
       await sleep(1_000);
     }
+    // npm start's gateway (its gateway.json): connect.ts reads DATA_DIR when it loads.
     process.env.DATA_DIR = DATA_DIR;
+    const { connect, storeOf } = await import('../lib/connect');
     const conn = await connect();
     const store = storeOf(conn.info, 'the streams bench');
     const stats = async () => (await (await fetch(new URL('/stats', conn.info!.neonHttpUrl))).json()) as { sql: number; redis: number };

@@ -54,7 +54,13 @@ interface Client {
 
 async function openClient(base: string, path: string, key: string): Promise<Client> {
   const controller = new AbortController();
-  const response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key }, signal: controller.signal });
+  let response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key }, signal: controller.signal });
+  // A loaded machine may answer an opening 503 (with Retry-After): open again, as a client would.
+  for (let i = 0; i < 10 && response.status === 503; i++) {
+    await response.text();
+    await sleep(1_000);
+    response = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key }, signal: controller.signal });
+  }
   if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   const received: number[] = [];
   const reader = response.body!.getReader();
@@ -102,10 +108,15 @@ export async function run(argv: string[]): Promise<void> {
     }
     // npm start's gateway (its gateway.json): connect.ts reads DATA_DIR when it loads.
     process.env.DATA_DIR = DATA_DIR;
+    // Through npm start's gateway (whatever database it fronts), not a gateway of this process.
+    delete process.env.DATABASE_URL;
+    delete process.env.REDIS_URL;
     const { connect, storeOf } = await import('../lib/connect');
     const conn = await connect();
-    const store = storeOf(conn.info, 'the streams bench');
-    const stats = async () => (await (await fetch(new URL('/stats', conn.info!.neonHttpUrl))).json()) as { sql: number; redis: number };
+    // npm start's gateway: its Redis (the signal) and its request counters.
+    const info = JSON.parse(readFileSync(join(DATA_DIR, 'gateway.json'), 'utf8'));
+    const store = storeOf(info, 'the streams bench');
+    const stats = async () => (await (await fetch(new URL('/stats', info.neonHttpUrl))).json()) as { sql: number; redis: number };
     // Internal keys: all markets, the largest cap (100 streams each), no quota.
     const keys: string[] = [];
     for (let i = 0; i < Math.ceil(Math.max(...sizes) / 100); i++)
@@ -140,7 +151,10 @@ export async function run(argv: string[]): Promise<void> {
     })();
     const measure = async (label: string, paths: string[]) => {
       const rss0 = workerdRss(child.pid!);
-      const clients = await Promise.all(paths.map((p, i) => openClient(base, p, keys[Math.floor(i / 100)])));
+      // Opened 20 at a time, as reconnecting clients arrive.
+      const clients: Client[] = [];
+      for (let i = 0; i < paths.length; i += 20)
+        clients.push(...(await Promise.all(paths.slice(i, i + 20).map((p, j) => openClient(base, p, keys[Math.floor((i + j) / 100)])))));
       await sleep(5_000);
       const rss1 = workerdRss(child.pid!);
       const s0 = await stats();

@@ -117,10 +117,15 @@ export async function run(argv: string[]): Promise<void> {
     const info = JSON.parse(readFileSync(join(DATA_DIR, 'gateway.json'), 'utf8'));
     const store = storeOf(info, 'the streams bench');
     const stats = async () => (await (await fetch(new URL('/stats', info.neonHttpUrl))).json()) as { sql: number; redis: number };
-    // Internal keys: all markets, the largest cap (100 streams each), no quota.
-    const keys: string[] = [];
-    for (let i = 0; i < Math.ceil(Math.max(...sizes) / 100); i++)
-      keys.push((await createKey(conn.db, { projectId: null, kind: 'internal', name: `bench-streams-${i}`, countries: null })).key);
+    // Fresh internal keys per configuration (all markets, 100 streams each, no quota): the slots of the
+    // streams just closed are let go when their server side notices.
+    let made = 0;
+    const keysFor = async (n: number) => {
+      const keys: string[] = [];
+      for (let i = 0; i < Math.ceil(n / 100); i++)
+        keys.push((await createKey(conn.db, { projectId: null, kind: 'internal', name: `bench-streams-${made++}`, countries: null })).key);
+      return keys;
+    };
     const countries = ['us', 'gb', 'de', 'fr', 'in'];
     const categories = [
       '/Sports',
@@ -150,6 +155,7 @@ export async function run(argv: string[]): Promise<void> {
       }
     })();
     const measure = async (label: string, paths: string[]) => {
+      const keys = await keysFor(paths.length);
       const rss0 = workerdRss(child.pid!);
       // Opened 20 at a time, as reconnecting clients arrive.
       const clients: Client[] = [];

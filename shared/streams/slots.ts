@@ -28,10 +28,14 @@ export async function takeSlot(store: Store, auth: AuthContext, id: string, nowM
   p.zadd(key, { score: nowMs + SLOT_MS, member: id });
   p.zcard(key);
   p.pexpire(key, SLOT_MS);
-  const [, , open] = (await p.exec()) as [number, number, number, number];
   const release = async () => {
     await store.redis.zrem(key, id).catch(() => undefined);
   };
+  // A pipeline that timed out may still have taken the slot: give it back before the error answers.
+  const [, , open] = (await p.exec().catch(async (err: unknown) => {
+    await release();
+    throw err;
+  })) as [number, number, number, number];
   const cap = streamCap(auth);
   if (open > cap) {
     await release();

@@ -26,6 +26,7 @@ const TIMED = {
     'round-trips',
     'stale',
     'statement-timeout',
+    'streams-fanout',
   ].map((name) => `tests/workers/${name}.test.ts`),
   node: ['abandoned-calls', 'gateway-embedded', 'gateway-watchdog', 'restart'].map((name) => `tests/node/${name}.test.ts`),
 };

@@ -15,6 +15,8 @@ import { createDemoTenants } from './demo/tenants';
 import { liveLines, topUp } from './demo/live';
 import { API_FILE, putDrop } from './lib/local-drop';
 import { scanMentionList } from '../functions/tracking/scan';
+import { createStore } from '../shared/redis';
+import { announcer, listTopic } from '../shared/streams/signal';
 import { drizzle } from 'drizzle-orm/neon-http';
 import { neon } from '@neondatabase/serverless';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../shared/db/timeout';
@@ -80,11 +82,19 @@ try {
 }
 const keys = await createDemoTenants(db, now);
 await writeFile(KEYS_FILE, JSON.stringify(keys, null, 2));
+// The push streams' change signal (shared/streams/signal.ts): the live steps and scans bump it.
+const signals = createStore({ UPSTASH_REDIS_REST_URL: info.upstashUrl, UPSTASH_REDIS_REST_TOKEN: info.upstashToken, REDIS_PREFIX: '' });
+// New URLs per live step (the streams benchmark raises it to deliver more events per minute).
+const LIVE_NEW_URLS = Number(process.env.LIVE_NEW_URLS) || 1;
+const LIVE_STEP_MS = Number(process.env.LIVE_STEP_MS) || 60_000;
 // Mention lists get their matches from scans; run them now rather than waiting for the cron.
 const scanner = await pool.connect();
 try {
   const { rows } = await scanner.query<{ id: string }>(`SELECT id::text FROM tracking_lists WHERE kind = 'mention' AND active`);
-  for (const { id } of rows) await scanMentionList(scanner, id, now);
+  for (const { id } of rows) {
+    await scanMentionList(scanner, id, now);
+    await announcer(signals, listTopic(id))();
+  }
   log(`scanned ${rows.length} mention list(s)`);
 } finally {
   scanner.release();
@@ -107,10 +117,10 @@ if (live) {
     if (!client) return;
     try {
       const at = new Date();
-      const lines = await liveLines(client, at, 1, 40);
+      const lines = await liveLines(client, at, LIVE_NEW_URLS, 40);
       await putDrop(
         `http://127.0.0.1:${PORT}`,
-        `live/${at.toISOString().slice(0, 16).replace(/[-:T]/g, '/')}.ndjson`,
+        `live/${at.toISOString().slice(0, 19).replace(/[-:T]/g, '/')}.ndjson`,
         `${lines.join('\n')}\n`,
       );
     } catch (err) {
@@ -118,7 +128,7 @@ if (live) {
     } finally {
       client.release();
     }
-  }, 60_000).unref();
+  }, LIVE_STEP_MS).unref();
 }
 
 const inspector = await freePort();

@@ -12,7 +12,8 @@ import { statSync } from 'node:fs';
 import pg from 'pg';
 import type { Queryable } from '../shared/db/queryable';
 import { batchLimits, ingestBatches, type CopyFrom, type IngestProgress, type IngestSummary } from '../shared/ingest';
-import { connect } from './lib/connect';
+import { connect, storeOf, type GatewayInfo } from './lib/connect';
+import { announcer, FEED_TOPIC } from '../shared/streams/signal';
 import { copyFromClient } from './lib/copy-from';
 import { parseInThread } from './lib/parse-thread';
 import { migrate } from './lib/migrations';
@@ -89,7 +90,13 @@ function printSummary(s: IngestSummary): void {
  * plain PostgreSQL, `another` opens a second one (the embedded one serves one connection at a time)
  * and `copyFrom` runs COPY on the first.
  */
-async function open(): Promise<{ client: Queryable; another?: () => Promise<pg.Client>; copyFrom?: CopyFrom; close(): Promise<void> }> {
+async function open(): Promise<{
+  client: Queryable;
+  another?: () => Promise<pg.Client>;
+  copyFrom?: CopyFrom;
+  close(): Promise<void>;
+  announce?: () => Promise<void>;
+}> {
   const url = process.env.DATABASE_URL;
   if (url && /^postgres(ql)?:/.test(url) && !url.includes('.neon.tech')) {
     const client = new pg.Client({ connectionString: url });
@@ -99,12 +106,13 @@ async function open(): Promise<{ client: Queryable; another?: () => Promise<pg.C
       await c.connect();
       return c;
     };
-    return { client, another, copyFrom: copyFromClient(client), close: () => client.end() };
+    return { client, another, copyFrom: copyFromClient(client), close: () => client.end(), announce: streamSignal(null) };
   }
   const conn = await connect();
   const client = await conn.pool.connect();
   return {
     client,
+    announce: streamSignal(conn.info),
     async close() {
       client.release();
       await conn.close();
@@ -112,11 +120,20 @@ async function open(): Promise<{ client: Queryable; another?: () => Promise<pg.C
   };
 }
 
+/** The push streams' change signal (shared/streams/signal.ts), where a Redis is known (npm start's gateway, UPSTASH_REDIS_REST_*). */
+function streamSignal(info: GatewayInfo | null): (() => Promise<void>) | undefined {
+  try {
+    return announcer(storeOf(info, 'the stream signal'), FEED_TOPIC, (line) => console.error(line));
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const totalBytes = args.file ? statSync(args.file).size : null;
 
-  const { client, another, copyFrom, close } = await open();
+  const { client, another, copyFrom, close, announce } = await open();
   let lane: pg.Client | undefined;
   try {
     // Ingest's own statement_timeout (docs/SECURITY.md "Statement timeouts"), for the whole session.
@@ -148,6 +165,7 @@ async function main(): Promise<number> {
       copyFrom,
       onProgress,
       onRebuildStep,
+      announce,
     });
     if (onProgress) process.stderr.write('\n');
     if (args.json) console.log(JSON.stringify(summary, null, 2));

@@ -63,14 +63,24 @@ export async function signCursor(secret: string, payload: Omit<CursorPayload, 'v
   return `${b64url(body)}.${b64url(mac)}`;
 }
 
-const invalidCursor = (why: string) =>
-  new ApiError(
-    400,
-    `Invalid cursor: ${why}. Use the next_cursor (or Link rel="next") of the previous page unchanged, with the same parameters and key, or start again without a cursor.`,
-  );
+const PAGE_ADVICE =
+  'Use the next_cursor (or Link rel="next") of the previous page unchanged, with the same parameters and key, or start again without a cursor.';
+
+/** A stream's resume token (Last-Event-ID) is a cursor too: the same rule, its own advice. */
+export const RESUME_ADVICE =
+  'Send the id of the last event received unchanged as Last-Event-ID, with the same parameters and key, or open the stream again without it.';
+
+const invalidToken = (why: string, advice = PAGE_ADVICE, what = 'cursor') => new ApiError(400, `Invalid ${what}: ${why}. ${advice}`);
 
 /** Verifies the signature, version, binding and age; returns the payload or throws a 400. */
-export async function openCursor(secret: string | undefined, token: string, binding: string, now: Date): Promise<CursorPayload> {
+export async function openCursor(
+  secret: string | undefined,
+  token: string,
+  binding: string,
+  now: Date,
+  advice?: { text: string; what: string },
+): Promise<CursorPayload> {
+  const invalidCursor = (why: string) => invalidToken(why, advice?.text, advice?.what);
   // No trusted key: no cursor can be verified (none was issued by this deployment either).
   if (!secret) throw invalidCursor('cursor paging is not available on this deployment (use offset paging)');
   const [body, mac, extra] = token.split('.');

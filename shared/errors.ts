@@ -48,6 +48,7 @@ export const ERROR_STATUS = {
   list_too_large: 422,
   rate_limited: 429,
   quota_exceeded: 429,
+  too_many_streams: 429,
   computing: 503,
   entitlement_unavailable: 503,
   scope_unavailable: 503,

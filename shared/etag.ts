@@ -37,6 +37,8 @@ export function etag(): MiddlewareHandler<Env> {
   return async function etag(c, next) {
     await next();
     if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || c.res.status !== 200) return;
+    // A push stream (shared/streams) has no end to hash: it is never revalidated.
+    if (c.res.headers.get('Content-Type')?.startsWith('text/event-stream')) return;
     // A cached answer (shared/cache/response.ts) carries the tag of its exact bytes: no re-hashing.
     const content = c.res.headers.get('ETag') ?? (await strongTag(await c.res.clone().arrayBuffer()));
     const tag = await keyedTag(c.var.auth.keyId, content);

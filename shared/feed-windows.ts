@@ -69,8 +69,9 @@ history AS (
   -- A version written earlier in this same transaction was never visible to a reader: no history.
   WHERE w.valid_from < v.version
     AND (${SNAPSHOT_COLUMNS.map((c) => `w.${c}`).join(', ')}) IS DISTINCT FROM (${SNAPSHOT_COLUMNS.map((c) => `nw.${c}`).join(', ')}))
-INSERT INTO profile_windows (url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, derived, first_seen, last_seen, avg_position, valid_from)
-SELECT url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, derived, first_seen, last_seen, avg_position, v.version
+-- seen_version: the profile's arrival (the version that first wrote its row), never updated (drizzle/0022).
+INSERT INTO profile_windows (url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, derived, first_seen, last_seen, avg_position, valid_from, seen_version)
+SELECT url_id, country, language, ${WINDOW_NAMES.map((n) => `imp_${n}, prev_${n}`).join(', ')}, derived, first_seen, last_seen, avg_position, v.version, v.version
 FROM nw CROSS JOIN v
 ON CONFLICT (url_id, country, language) DO UPDATE SET
   ${WINDOW_NAMES.map((n) => `imp_${n} = excluded.imp_${n}, prev_${n} = excluded.prev_${n}`).join(', ')}, derived = excluded.derived,

@@ -57,7 +57,7 @@ const SORTS: Record<SortKey, { column: string; type: string; min: string; max: s
   avg_position: { column: 'avg_position', type: 'real', min: '-Infinity', max: 'Infinity' },
 };
 
-const FILTER_PARAMS = (f: FeedFilter) => [
+export const FILTER_PARAMS = (f: FeedFilter) => [
   marketsParam(f.scope),
   f.language,
   f.seenAfter?.toISOString() ?? null,
@@ -77,7 +77,7 @@ const FILTER_PARAMS = (f: FeedFilter) => [
  * and the planner then sorted every profile for a deep page). A page checks the plan per row it walks
  * (its cost follows the page, not the table); a count, which reads every match, may hash the plan's articles.
  */
-const WHERE_ON = (
+export const WHERE_ON = (
   t: string,
   f: FeedFilter,
   walk = true,

@@ -1,4 +1,4 @@
-// The feed area's route table: /v2/feed, /v2/feed/{url_id}, /v2/live.
+// The feed area's route table: /v2/feed, /v2/feed/{url_id}, /v2/live, /v2/live/stream.
 // One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
 // all-in-one app and the OpenAPI document are built from it.
 import type { RouteTable } from '../../shared/route-table';
@@ -10,5 +10,6 @@ export const feedRoutes: RouteTable = {
     ['GET', '/v2/feed', () => import('./feed')],
     ['GET', '/v2/feed/:url_id', () => import('./profile')],
     ['GET', '/v2/live', () => import('./live')],
+    ['GET', '/v2/live/stream', () => import('./live-stream')],
   ],
 };

@@ -14,6 +14,8 @@ import { readConfig, type Bindings } from '../../shared/env';
 import { applyRun } from '../../shared/ingest/drop/apply';
 import { nextPending, registerRun, stalledRun, type ObjectVersion, type Run } from '../../shared/ingest/drop/ledger';
 import { levelOf, log, messageOf } from '../../shared/observability/log';
+import { createStore } from '../../shared/redis';
+import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
 
 /** An R2 event notification (the fields we read). */
 export interface ObjectNotification {
@@ -106,6 +108,7 @@ export async function ingestQueue(batch: MessageBatch<unknown>, env: Bindings): 
         now,
         log: (msg, fields) => write('info', msg, fields),
         batchSize: Number(env.INGEST_BATCH_SIZE) || undefined,
+        announce: announcer(createStore(config), FEED_TOPIC, (line) => write('warn', line, {})),
       });
       if (outcome.state === 'failed' && outcome.deadLetter) {
         if (env.INGEST_DLQ) await env.INGEST_DLQ.send({ ...notificationOf(run), run_id: run.id, reason: outcome.reason });

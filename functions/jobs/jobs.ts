@@ -13,6 +13,7 @@ import type { AggregateJob } from '../../shared/aggregates/kind';
 import { dueForWarming } from '../../shared/aggregates/recent';
 import { aggregateKind } from './aggregates';
 import { listsDueForScan, scanMentionList } from '../tracking/scan';
+import { announcer, listTopic } from '../../shared/streams/signal';
 
 export interface ScanJob {
   type: 'scan';
@@ -106,8 +107,11 @@ export const jobs = {
             (await completeAggregate({ db, store, config, now: clock.now() }, kind, job as AggregateJob)) === 'refused'
               ? 'refused'
               : 'done';
-        else if (job?.type === 'scan') await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
-        else {
+        else if (job?.type === 'scan') {
+          await withClient(env, (client) => scanMentionList(client, job.listId, clock.now()));
+          // The list's match streams read the scan's matches once it told them (shared/streams/signal.ts).
+          await announcer(store, listTopic(job.listId))();
+        } else {
           log(threshold, 'warn', 'job dropped', { ...fields(), outcome: 'dropped', job: JSON.stringify(job).slice(0, 200) });
           message.ack();
           continue;

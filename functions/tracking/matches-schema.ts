@@ -16,6 +16,24 @@ const MentionSchema = z.object({
 /** One hit of a keyword in a publication, as `hits[<id>].mentions[]` lists it. */
 export type Mention = z.infer<typeof MentionSchema>;
 
+/** A matched publication, in the profile of its market first seen (in scope). */
+export const PublicationSchema = z.object({
+  id: z.string().uuid(),
+  url: z.string(),
+  cabinet_url: z.string().openapi({ description: '`{APP_URL}/article/<id>`.' }),
+  title: z.string(),
+  publisher: z.string(),
+  domain: z.string(),
+  country: z.string().openapi({ example: 'US' }),
+  lang: z.string().openapi({ example: 'EN' }),
+  first_seen_at: ts.openapi({ description: 'First seen in the market of this profile.' }),
+  article_first_seen_at: ts.openapi({ description: 'First seen in any market.' }),
+  snippet: z.string(),
+});
+
+/** A publication's hits. */
+export const PublicationHitsSchema = z.object({ count: z.number().int(), mentions: z.array(MentionSchema) });
+
 export const MatchesSchema = z
   .object({
     list_id: z.string().uuid(),
@@ -30,24 +48,8 @@ export const MatchesSchema = z
       clamped: z.boolean(),
     }),
     limit: z.number().int(),
-    publications: z.array(
-      z.object({
-        id: z.string().uuid(),
-        url: z.string(),
-        cabinet_url: z.string().openapi({ description: '`{APP_URL}/article/<id>`.' }),
-        title: z.string(),
-        publisher: z.string(),
-        domain: z.string(),
-        country: z.string().openapi({ example: 'US' }),
-        lang: z.string().openapi({ example: 'EN' }),
-        first_seen_at: ts.openapi({ description: 'First seen in the market of this profile.' }),
-        article_first_seen_at: ts.openapi({ description: 'First seen in any market.' }),
-        snippet: z.string(),
-      }),
-    ),
-    hits: z
-      .record(z.string(), z.object({ count: z.number().int(), mentions: z.array(MentionSchema) }))
-      .openapi({ description: 'Keyed by publication id.' }),
+    publications: z.array(PublicationSchema),
+    hits: z.record(z.string(), PublicationHitsSchema).openapi({ description: 'Keyed by publication id.' }),
     summary: z.object({
       matches: z.number().int().openapi({ description: 'Hits.' }),
       publications: z.number().int(),

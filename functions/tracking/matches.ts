@@ -9,7 +9,7 @@ import { historyWindow } from '../../shared/window-scope';
 import { errorResponses, keyed } from '../../shared/schemas/common';
 import { among, marketList, resolveMarkets, scopeOf } from '../../shared/scope';
 import { MATCH_TYPES } from '../../shared/db/values';
-import { readMatches } from './matches-query';
+import { type PublicationRow, readMatches } from './matches-query';
 import { MatchesSchema, type Mention } from './matches-schema';
 import { listNotFound, trackingProject } from './project';
 import { getList } from './queries';
@@ -18,7 +18,7 @@ import { DEMO } from '../../shared/demo-ids';
 import { capList, capNote, LIST_CAP_NOTE, MAX_LIST_ITEMS } from '../../shared/list-caps';
 import { DAY_MS } from '../../shared/windows';
 
-const Query = z.object({
+export const MatchesQuery = z.object({
   country: z
     .string()
     .regex(/^([A-Za-z]{2}|all)$/, 'Expected an ISO 3166-1 alpha-2 code or `all`')
@@ -74,7 +74,7 @@ const route = exportable(
       'Only for mention lists (400 `kind_mismatch` otherwise). No offset, no total.',
     security: keyed,
     // The example is the demo's mention list: /matches reads mention lists only.
-    request: { params: z.object({ list_id: listIdParam.shape.list_id.openapi({ example: DEMO.mentionListId }) }), query: Query },
+    request: { params: z.object({ list_id: listIdParam.shape.list_id.openapi({ example: DEMO.mentionListId }) }), query: MatchesQuery },
     responses: {
       200: { description: 'Matches.', content: { 'application/json': { schema: MatchesSchema } } },
       ...errorResponses(400, 401, 402, 403, 404, 422, 429, 503),
@@ -83,7 +83,7 @@ const route = exportable(
   'publications',
 );
 
-function matchTypes(raw: string | undefined): string[] {
+export function matchTypes(raw: string | undefined): string[] {
   if (!raw) return [...MATCH_TYPES];
   const types = capList(
     raw
@@ -167,19 +167,7 @@ export function register(app: App) {
           clamped: clamp.clamped,
         },
         limit: query.limit,
-        publications: publications.map((p) => ({
-          id: p.id,
-          url: p.url,
-          cabinet_url: cabinetUrl(config.APP_URL, 'article', p.id),
-          title: p.title,
-          publisher: p.publisher,
-          domain: p.domain,
-          country: p.country.toUpperCase(),
-          lang: p.language.toUpperCase(),
-          first_seen_at: iso(p.first_seen),
-          article_first_seen_at: iso(p.article_first_seen_at),
-          snippet: byUrl[p.id]?.mentions[0]?.snippet ?? '',
-        })),
+        publications: publications.map((p) => publicationOf(p, config.APP_URL, byUrl[p.id]?.mentions[0]?.snippet ?? '')),
         hits: byUrl,
         summary: { matches: hits.length, publications: publications.length, mentions: perKeyword },
       },
@@ -187,3 +175,18 @@ export function register(app: App) {
     );
   });
 }
+
+/** One entry of `publications` (also the `publication` of a match stream's event). */
+export const publicationOf = (p: PublicationRow, appUrl: string, snippet: string) => ({
+  id: p.id,
+  url: p.url,
+  cabinet_url: cabinetUrl(appUrl, 'article', p.id),
+  title: p.title,
+  publisher: p.publisher,
+  domain: p.domain,
+  country: p.country.toUpperCase(),
+  lang: p.language.toUpperCase(),
+  first_seen_at: iso(p.first_seen),
+  article_first_seen_at: iso(p.article_first_seen_at),
+  snippet,
+});

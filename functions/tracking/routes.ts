@@ -12,6 +12,7 @@ export const trackingRoutes: RouteTable = {
     ['GET', '/v1/tracking/lists/:list_id/metrics', () => import('./metrics')],
     ['GET', '/v1/tracking/lists/:list_id/rollup', () => import('./rollup')],
     ['GET', '/v1/tracking/lists/:list_id/matches', () => import('./matches')],
+    ['GET', '/v1/tracking/lists/:list_id/matches/stream', () => import('./matches-stream')],
     ['GET', '/v1/usage', () => import('./usage')],
   ],
 };

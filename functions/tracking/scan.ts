@@ -69,19 +69,30 @@ export async function scanMentionList(db: Queryable, listId: string, now: Date):
   }
   await db.query('BEGIN');
   try {
-    await db.query('DELETE FROM mention_matches WHERE list_id = $1', [listId]);
+    // The list's row first: scans of one list commit one after the other, so a hit keeps the time it was
+    // first found (matched_at) and a new hit's time is later than every earlier one: the order in which
+    // GET .../matches/stream sends publications and resumes (docs/TRACKING.md "Match streams").
+    await db.query('SELECT 1 FROM tracking_lists WHERE id = $1 FOR UPDATE', [listId]);
+    // A statement of its own after the lock: its snapshot sees the scan that held it.
+    const {
+      rows: [{ at }],
+    } = await db.query<{ at: string }>(
+      `SELECT greatest($2::timestamptz, l.last_scanned_at + interval '1 microsecond',
+         (SELECT max(matched_at) + interval '1 microsecond' FROM mention_matches WHERE list_id = $1))::text AS at
+       FROM tracking_lists l WHERE l.id = $1`,
+      [listId, now.toISOString()],
+    );
+    const hits = [found.map((f) => f.term), found.map((f) => f.url), found.map((f) => f.field)];
+    await db.query(
+      `DELETE FROM mention_matches m WHERE m.list_id = $1
+         AND (m.term_id, m.url_id, m.field) NOT IN (SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[]))`,
+      [listId, ...hits],
+    );
     await db.query(
       `INSERT INTO mention_matches (list_id, term_id, url_id, field, matched_text, snippet, matched_at)
-       SELECT $1, t, u, f, m, s, $7 FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[]) AS x(t, u, f, m, s)`,
-      [
-        listId,
-        found.map((f) => f.term),
-        found.map((f) => f.url),
-        found.map((f) => f.field),
-        found.map((f) => f.matched),
-        found.map((f) => f.snippet),
-        now.toISOString(),
-      ],
+       SELECT $1, t, u, f, m, s, $7 FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[]) AS x(t, u, f, m, s)
+       ON CONFLICT (term_id, url_id, field) DO UPDATE SET matched_text = excluded.matched_text, snippet = excluded.snippet`,
+      [listId, ...hits, found.map((f) => f.matched), found.map((f) => f.snippet), at],
     );
     const { rows: changes } = await db.query<{ kind: string; key: string; url_id: string; sign: number }>(
       `WITH want AS (SELECT DISTINCT 'term'::text AS kind, term_id::text AS key, url_id FROM mention_matches WHERE list_id = $1),

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<void
   routes: () => import('./routes'),
   soak: () => import('./soak'),
   freshness: () => import('./freshness'),
+  streams: () => import('./streams'),
 };
 
 const [name, ...argv] = process.argv.slice(2);

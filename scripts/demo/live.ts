@@ -99,9 +99,13 @@ export async function liveStep(db: Queryable, at: Date, newUrls: number, boosts:
   return ingest(db, await liveLines(db, at, newUrls, boosts));
 }
 
-/** The NDJSON lines of one step (`npm start` drops them into the bucket as a minute file: scripts/dev.ts). */
+/**
+ * The NDJSON lines of one step (`npm start` drops them into the bucket: scripts/dev.ts). Seeded by the
+ * step's second: the same `at` repeats the same step, steps a second or more apart (npm start's
+ * LIVE_STEP_MS may be under a minute) add other URLs.
+ */
 export async function liveLines(db: Queryable, at: Date, newUrls: number, boosts: number): Promise<string[]> {
-  const rng = new Rng(Math.floor(at.getTime() / 60_000));
+  const rng = new Rng(Math.floor(at.getTime() / 1000));
   const hour = hourOf(at);
   const { rows: active } = await db.query<Profile & { impressions: number | null }>(
     `SELECT p.url_id::text, p.country, p.language, o.impressions FROM url_profiles p

@@ -40,9 +40,25 @@ export interface FuzzReport {
   failures: Failure[];
 }
 
+/** A push stream (text/event-stream) does not end by itself: what its first second sends, then it is cut. */
+async function firstSecond(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const cut = setTimeout(() => void reader.cancel().catch(() => undefined), 1_000);
+  try {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+  } catch {
+  } finally {
+    clearTimeout(cut);
+  }
+  return text;
+}
+
 async function send(base: URL, method: string, url: string, headers: Record<string, string>, body?: string) {
   const res = await fetch(new URL(url, base), { method, headers, body, redirect: 'manual' });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  const stream = res.headers.get('content-type')?.startsWith('text/event-stream');
+  return { status: res.status, headers: res.headers, text: stream ? await firstSecond(res) : await res.text() };
 }
 
 /** Real ids: GET every operation without path parameters once with the full key, recursively one level. */

@@ -226,7 +226,7 @@ export async function ingestBatches(
       feedWindowsAt: opts.now ?? new Date(),
     });
   } else if (!rollups) await restoreDeferredIndexes(client, analyzed);
-  if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date());
+  if (Number.isFinite(newestHour)) await advanceWatermark(client, new Date(newestHour), opts.now ?? new Date(), opts.announce);
   if (opts.analyze !== false) await analyzeChanged(client, summary, analyzed);
   summary.errors = summary.errors.sort(byLine).slice(0, maxErrors);
   summary.seconds = (Date.now() - started) / 1000;

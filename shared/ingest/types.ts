@@ -81,6 +81,11 @@ export interface IngestOptions {
    * so it does not move the data watermark (write-watermark.ts).
    */
   now?: Date;
+  /**
+   * Called once the run's writes and its watermark committed: bumps the push streams' change signal
+   * (shared/streams/signal.ts announcer). Never throws.
+   */
+  announce?: () => Promise<void>;
 }
 
 export interface Item<T extends RecordType = RecordType> {

@@ -11,11 +11,16 @@ export function completedHour(newest: Date, now: Date): Date {
   return new Date(Math.min(newest.getTime(), lastEnded));
 }
 
-export async function advanceWatermark(db: Queryable, newest: Date, now: Date): Promise<void> {
+/**
+ * `announce`: the push streams' change signal (shared/streams/signal.ts), told after the statement
+ * committed: every path that commits observations (the CLI, the bucket queue, the demo's live steps) ends here.
+ */
+export async function advanceWatermark(db: Queryable, newest: Date, now: Date, announce?: () => Promise<void>): Promise<void> {
   await db.query(
     `INSERT INTO data_watermark (id, complete_hour, updated_at) VALUES (1, $1, now())
      ON CONFLICT (id) DO UPDATE SET complete_hour = excluded.complete_hour, updated_at = now()
      WHERE data_watermark.complete_hour IS NULL OR data_watermark.complete_hour < excluded.complete_hour`,
     [completedHour(newest, now).toISOString()],
   );
+  await announce?.();
 }

@@ -27,6 +27,8 @@ export interface OperationFacts {
   keyed: boolean;
   cursor: boolean;
   exports: boolean;
+  /** Answers a text/event-stream (shared/streams): no end to tag, no revalidation. */
+  stream: boolean;
 }
 
 export interface HeaderRule {
@@ -45,7 +47,7 @@ export const HEADERS: HeaderRule[] = [
     name: 'ETag',
     description: 'Strong validator of the body; send it back as `If-None-Match` to get a 304.',
     schema: text('"4f1c2a9be07d13c5a2f0e8d6b3c1a7e9"'),
-    on: (op, s) => isGet(op) && (s === 200 || s === 304) && 'required',
+    on: (op, s) => isGet(op) && !op.stream && (s === 200 || s === 304) && 'required',
   },
   {
     name: 'Cache-Control',
@@ -250,6 +252,7 @@ export function completeDocument<T extends { paths?: object; components?: object
         keyed,
         cursor: (operation.parameters ?? []).some((p) => p.in === 'query' && p.name === 'cursor'),
         exports,
+        stream: Object.keys((operation.responses['200']?.content as Json | undefined) ?? {}).includes('text/event-stream'),
       };
       const { responses } = operation;
       if (keyed) {
@@ -259,7 +262,7 @@ export function completeDocument<T extends { paths?: object; components?: object
       // The router answers 404 when a path id is empty (`/v1/themes//topics` matches no route), even
       // where the route itself answers an unknown id with an empty list.
       if (path.includes('{')) responses['404'] ??= { description: NO_ROUTE, content: { 'application/json': { schema: errorRef } } };
-      if (method === 'get') responses['304'] = { description: NOT_MODIFIED };
+      if (method === 'get' && !facts.stream) responses['304'] = { description: NOT_MODIFIED };
       for (const [status, response] of Object.entries(responses)) addHeaders(facts, status, response);
       if (responses['200']) addDataAsOf(facts, responses['200'], components);
       for (const parameter of operation.parameters ?? []) {

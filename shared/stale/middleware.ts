@@ -98,6 +98,8 @@ export function staleIfDown(): MiddlewareHandler<Env> {
     if (!auth) return;
     const id = await identity(c.req.raw, auth);
     const res = c.res;
+    // A push stream is never kept (it has no end); its client resumes after an outage.
+    if (res.headers.get('Content-Type')?.startsWith('text/event-stream')) return;
     if (res.status === 200) {
       // Keep the copy after the answer is sent (the body is read from a clone).
       const keep = (async () => {

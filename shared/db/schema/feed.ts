@@ -27,6 +27,8 @@ export const profileWindows = pgTable(
     avgPosition: real('avg_position'),
     /** The feed version that wrote the current sort values (docs/DATA.md "Feed snapshots"). */
     validFrom: bigint('valid_from', { mode: 'number' }).notNull().default(0),
+    /** The feed version that first wrote this row: the profile's arrival, in commit order (drizzle/0022, /v2/live/stream). */
+    seenVersion: bigint('seen_version', { mode: 'number' }).notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.urlId, t.country, t.language] }),
@@ -38,6 +40,7 @@ export const profileWindows = pgTable(
     index('profile_windows_first_seen_idx').on(t.firstSeen, t.urlId, t.country, t.language),
     index('profile_windows_last_seen_idx').on(t.lastSeen, t.urlId, t.country, t.language),
     index('profile_windows_avg_position_idx').on(t.avgPosition, t.urlId, t.country, t.language),
+    index('profile_windows_seen_idx').on(t.seenVersion, t.urlId, t.country, t.language),
   ],
 );
 

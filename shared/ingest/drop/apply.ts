@@ -36,6 +36,8 @@ export interface ApplyOptions {
   /** One JSON log line per start, chunk and end. */
   log: (msg: string, fields: Record<string, unknown>) => void;
   batchSize?: number;
+  /** The push streams' change signal (shared/streams/signal.ts), told once the run's end has committed. Never throws. */
+  announce?: () => Promise<void>;
 }
 
 /** How many leading lines decide "not NDJSON": if none of them is a JSON object, the file is not one. */
@@ -218,6 +220,7 @@ export async function applyRun(db: Queryable, bucket: DropBucket, run: Run, opts
     if (row.newest_hour) await advanceWatermark(db, new Date(row.newest_hour), opts.now);
     return row;
   });
+  await opts.announce?.();
   await analyzeTables(db, finished.changed_tables);
   const { rows } = await db.query<Run & { seconds: number }>(
     `SELECT id::text, object_key, read, loaded, skipped, lines_done, extract(epoch FROM finished_at - started_at)::float8 AS seconds

@@ -1,0 +1,62 @@
+// Stream limits (README "Plans and limits", "Streams"): at most STREAM_CAP[plan] streams open per key,
+// counted in one Redis sorted set per key whose members expire by themselves when the stream's
+// longest life is over (an isolate that dies cannot hold a slot longer than that); opening spends one
+// request of the monthly quota (the limits middleware), and every further QUOTA_PERIOD_MS open one more.
+import type { AuthContext } from '../auth/types';
+import type { Plan } from '../db/schema';
+import { coded } from '../errors';
+import type { Store } from '../redis';
+import { MAX_STREAM_MS } from './sse';
+
+/** Concurrent streams per key; keys without a project (internal) have the enterprise cap. */
+export const STREAM_CAP: Record<Plan, number> = { start: 1, grow: 5, scale: 20, enterprise: 100 };
+
+/** Each 15 minutes a stream stays open (after the first) spends one more request of the monthly quota. */
+export const QUOTA_PERIOD_MS = 15 * 60_000;
+
+const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
+/** A slot outlives its stream by this margin at most, should its isolate die before closing it. */
+const SLOT_MS = MAX_STREAM_MS + 60_000;
+
+export const streamCap = (auth: AuthContext) => STREAM_CAP[auth.plan ?? 'enterprise'];
+
+/** Takes a slot for stream `id` (429 `too_many_streams` when the key's are all taken); returns its release. */
+export async function takeSlot(store: Store, auth: AuthContext, id: string, nowMs = Date.now()): Promise<() => Promise<void>> {
+  const key = slotsKey(store, auth.keyId);
+  const p = store.redis.pipeline();
+  p.zremrangebyscore(key, 0, nowMs);
+  p.zadd(key, { score: nowMs + SLOT_MS, member: id });
+  p.zcard(key);
+  p.pexpire(key, SLOT_MS);
+  const release = async () => {
+    await store.redis.zrem(key, id).catch(() => undefined);
+  };
+  // A pipeline that timed out may still have taken the slot: give it back before the error answers.
+  const [, , open] = (await p.exec().catch(async (err: unknown) => {
+    await release();
+    throw err;
+  })) as [number, number, number, number];
+  const cap = streamCap(auth);
+  if (open > cap) {
+    await release();
+    throw coded(
+      'too_many_streams',
+      `This key already has ${cap} stream${cap === 1 ? '' : 's'} open, the most its plan allows (${auth.plan ?? 'internal'}); close one, or wait for one to end, then open again.`,
+      { limit: cap },
+      { 'Retry-After': '5' },
+    );
+  }
+  return release;
+}
+
+/**
+ * Spends one more request of the monthly quota for an open stream; false when that request was over
+ * the quota (it is given back, and the stream ends with `quota_exceeded`).
+ */
+export async function spendPeriod(store: Store, quotaKey: string | null, monthLimit: number | null): Promise<boolean> {
+  if (!quotaKey) return true;
+  const used = await store.redis.incr(quotaKey);
+  if (monthLimit === null || used <= monthLimit) return true;
+  await store.redis.decr(quotaKey).catch(() => undefined);
+  return false;
+}

@@ -1,0 +1,78 @@
+// GET /v2/live/stream against `npm start` over real HTTP, with the `eventsource` npm client the README
+// shows: the demo's live simulation (a step every 2 s here) delivers new items; the server ends the
+// stream (max_seconds) and the client reconnects by itself with Last-Event-ID; nothing arrives twice
+// and what arrived is what /v2/live lists.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventSource } from 'eventsource';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type StartedApi } from './support/npm-start';
+
+let api: StartedApi | undefined;
+let dataDir = '';
+
+afterAll(async () => {
+  api?.stop();
+  await new Promise((r) => setTimeout(r, 1_000));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const until = async (done: () => boolean, ms: number, what: string) => {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+};
+
+describe('the eventsource client against npm start', () => {
+  it('receives the live items, reconnects with Last-Event-ID after the server ends the stream, no duplicates', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'discovery-streams-'));
+    api = await startEmbedded(dataDir, { LIVE_STEP_MS: '2000', LIVE_NEW_URLS: '2' }, 240_000);
+    const keys = JSON.parse(await readFile(join(dataDir, 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
+    const key = keys.find((k) => k.name === 'full')!.key;
+    const seen: string[] = [];
+    const sentIds: (string | null)[] = [];
+    let ends = 0;
+    let opens = 0;
+    const es = new EventSource(`${api.base}/v2/live/stream?since_minutes=60&max_seconds=6`, {
+      fetch: (input, init) => {
+        sentIds.push(new Headers(init?.headers).get('last-event-id'));
+        return fetch(input, { ...init, headers: { ...init?.headers, 'X-API-Key': key } });
+      },
+    });
+    es.addEventListener('open', () => opens++);
+    es.addEventListener('item', (e) => {
+      const item = JSON.parse(e.data) as { url_id: string; country: string; language: string };
+      seen.push(`${item.url_id}|${item.country}|${item.language}`);
+    });
+    const idsAtEnd: string[] = [];
+    es.addEventListener('end', (e) => {
+      ends++;
+      idsAtEnd.push(e.lastEventId);
+    });
+    try {
+      await until(() => opens >= 1 && seen.length > 0, 90_000, 'a first item');
+      await until(() => ends >= 1 && opens >= 2, 120_000, 'the server ending the stream and the client reconnecting');
+      const before = seen.length;
+      await until(() => seen.length > before, 60_000, 'items after the reconnection (the live simulation)');
+      expect(sentIds[0]).toBeNull();
+      expect(idsAtEnd[0], 'the stream sent ids before it ended').toBeTruthy();
+      expect(sentIds, 'the reconnection sends the last id').toContain(idsAtEnd[0]);
+      expect(new Set(seen).size, 'nothing twice').toBe(seen.length);
+      // What /v2/live lists now is what the stream sent (the stream catches up with its last items first).
+      const live = (await (await fetch(`${api.base}/v2/live?since_minutes=60&limit=200`, { headers: { 'X-API-Key': key } })).json()) as {
+        items: { url_id: string; country: string; language: string }[];
+      };
+      const listed = live.items.map((i) => `${i.url_id}|${i.country}|${i.language}`);
+      await until(() => listed.every((k) => seen.includes(k)), 15_000, 'every listed item to arrive');
+      expect(
+        seen.filter((k) => !listed.includes(k)),
+        'sent but not listed (new since the list was read)',
+      ).toHaveLength(seen.length - listed.length);
+    } finally {
+      es.close();
+    }
+  }, 560_000);
+});

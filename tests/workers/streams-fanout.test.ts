@@ -1,0 +1,120 @@
+// The fan-out property of the push streams (docs/PERFORMANCE.md "Streams"): however many streams of one
+// scope are open, an ingest costs the data region the same queries. Counted at the distant gateway,
+// which only these streams use (timed file: it runs alone, vitest.config.ts TIMED).
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ingest } from '../../shared/ingest/index';
+import { createStore } from '../../shared/redis';
+import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
+import { openStream } from '../helpers/sse';
+import { createWorld, type Tenant, type World } from '../helpers/world';
+
+const NOW = '2026-11-20T12:30:00.000Z';
+const DISTANT = {
+  UPSTASH_REDIS_REST_URL: env.DISTANT_UPSTASH_URL,
+  NEON_HTTP_ENDPOINT: new URL('/sql', env.DISTANT_UPSTASH_URL).toString(),
+};
+const gateway = (path: string, method = 'GET') => fetch(new URL(path, env.DISTANT_UPSTASH_URL), { method });
+
+let world: World;
+let tenant: Tenant;
+let next = 1;
+
+function newProfile() {
+  const n = next++;
+  const id = `7e7e7e7e-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  const hour = '2026-11-20T12:00:00.000Z';
+  return {
+    id,
+    records: [
+      {
+        type: 'article',
+        id,
+        url: `https://f${n}.example.com/a`,
+        domain: `f${n}.example.com`,
+        publisher: 'F',
+        favicon_url: '',
+        title: `Fan ${n}`,
+        summary: '',
+        body: '',
+        content_language: 'en',
+        date_published: hour,
+        date_modified: hour,
+        meta: { meta_title: '', meta_description: '', headline: '', section: '' },
+        enrichment: { actors: [], topic: [], format_group: 'article', format_type: 'news', entities: {} },
+        rss_feeds: null,
+        images: [],
+        markdown_content: null,
+        first_seen_at: hour,
+        refreshed_at: hour,
+        categories: [{ name: '/Tech', confidence: 0.9 }],
+        entities: [],
+      },
+      { type: 'observation', url_id: id, country: 'US', language: 'en', hour, impressions: 3, position: 1 },
+    ],
+  };
+}
+
+async function ingestOne(): Promise<string> {
+  const { id, records } = newProfile();
+  const client = await world.pool().connect();
+  try {
+    const store = createStore({
+      UPSTASH_REDIS_REST_URL: world.env.UPSTASH_REDIS_REST_URL!,
+      UPSTASH_REDIS_REST_TOKEN: world.env.UPSTASH_REDIS_REST_TOKEN!,
+      REDIS_PREFIX: world.env.REDIS_PREFIX!,
+    });
+    await ingest(
+      client,
+      records.map((r) => JSON.stringify(r)),
+      { announce: announcer(store, FEED_TOPIC), now: new Date(NOW) },
+    );
+  } finally {
+    client.release();
+  }
+  return id;
+}
+
+/** Database queries and Redis calls at the distant gateway from an ingest to its delivery to `n` streams of one scope. */
+async function over(n: number): Promise<{ sql: number; redis: number }> {
+  const streams = await Promise.all(
+    Array.from({ length: n }, () => openStream(world, '/v2/live/stream?country=us', tenant.key, {}, DISTANT)),
+  );
+  for (const s of streams) expect(s.status, s.text).toBe(200);
+  await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.retry !== undefined))));
+  await new Promise((r) => setTimeout(r, 2_000));
+  await gateway('/stats/reset', 'POST');
+  const id = await ingestOne();
+  await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.data?.includes(id)), 15_000)));
+  // Whatever was still on its way to the gateway finishes before the mark.
+  await new Promise((r) => setTimeout(r, 1_000));
+  await gateway('/stats/mark', 'POST');
+  // The spans since the reset (the counters are the gateway's lifetime totals).
+  const { spans } = (await (await gateway('/stats?spans=1')).json()) as { spans: { label: string }[] };
+  const stats = {
+    sql: spans.filter((s) => s.label.startsWith('sql')).length,
+    redis: spans.filter((s) => s.label.startsWith('redis')).length,
+  };
+  for (const s of streams) await s.close();
+  return stats;
+}
+
+beforeAll(async () => {
+  world = await createWorld('streams_fanout');
+  world.setNow(NOW);
+  tenant = await world.tenant({ plan: 'enterprise', countries: ['US', 'GB'] });
+  await ingestOne();
+  // The windows slid to the clock's hour before counting (a read that finds them behind slides them).
+  await world.call('/v2/live?since_minutes=60', { key: tenant.key });
+}, 120_000);
+
+describe('fan-out', () => {
+  it('an ingest costs 1 and 50 streams of one scope the same database queries', async () => {
+    const one = await over(1);
+    const fifty = await over(50);
+    expect(one.sql).toBeGreaterThan(0);
+    expect(fifty.sql).toBe(one.sql);
+    // Redis: each isolate reads the signals once a second whatever the number of streams (timing decides the count).
+    expect(fifty.redis).toBeLessThan(one.redis + 10);
+  }, 90_000);
+});

@@ -115,7 +115,8 @@ describe.each(AREAS)('the %s Worker', (_name, table, lazy) => {
   });
   it('answers every route as the all-in-one Worker does, with a key and without', async () => {
     for (const route of routes) {
-      const path = fill(route.path);
+      // A stream answers until it is told to end: a second is enough to compare the two Workers' answers.
+      const path = `${fill(route.path)}${route.path.endsWith('/stream') ? '?max_seconds=1' : ''}`;
       const method = route.method;
       const body = method === 'POST' ? { domains: ['example.com'] } : undefined;
       const keyed = await both(lazy, path, { key, method, body });

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../lib/throwaway';
 import { startSoakStack, type SoakStack } from './soak-stack';
 import { fmt, log, median, quantile, table } from './stats';
+import { prng } from '../fuzz/random';
 
 const run$ = promisify(execFile);
 const option = (argv: string[], name: string, fallback: number) => {
@@ -21,17 +22,10 @@ const option = (argv: string[], name: string, fallback: number) => {
   return i >= 0 ? Number(argv[i + 1]) : fallback;
 };
 
-/** Seeded, so a run's schedule of kills, pauses and changes can be repeated. */
+/** Seeded (the fuzz suite's PRNG), so a run's schedule of kills, pauses and changes can be repeated. */
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, between: (lo: number, hi: number) => lo + next() * (hi - lo), pick: <T>(xs: T[]) => xs[Math.floor(next() * xs.length)] };
+  const random = prng(seed);
+  return { ...random, between: (lo: number, hi: number) => lo + random.next() * (hi - lo) };
 }
 
 interface Sample {

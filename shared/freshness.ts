@@ -14,7 +14,7 @@ import { iso } from './format';
 
 export const DATA_AS_OF = 'Data-As-Of';
 /** How long an isolate reuses the watermark it read: a new hour shows within this many seconds. */
-const WATERMARK_SECONDS = 5;
+const WATERMARK_SECONDS = 2;
 
 /**
  * The watermark each database last gave this isolate, and when. Fresher than WATERMARK_SECONDS it is

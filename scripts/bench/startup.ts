@@ -7,6 +7,8 @@
 // environment's compatibility flags, and its first request timed: keyless (401 after the key check),
 // and keyed (the demo `full` key, a cheap route, against the demo data behind a local gateway).
 // A cold request = startup + first request; its ratio to the minimal Worker's is the goal (docs/DECISIONS.md "Cold requests").
+// A first request that reads data is also set against the minimal Worker whose route makes one
+// PostgreSQL read through the same driver (startup/minimal-sql.ts): the floor of such an answer.
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +39,9 @@ const arg = (argv: string[], name: string, fallback: number) => {
 };
 
 const MINIMAL = 'minimal';
+const MINIMAL_SQL = 'minimal-sql';
+/** The minimal Worker with one SQL read answers its probe from the demo services only. */
+const MINIMAL_SQL_PROBE: Probe = { method: 'GET', path: '/hello/world', status: 200 };
 
 /**
  * First requests of the other kinds a Worker serves, beside its keyless and keyed probes (demo data
@@ -51,14 +56,14 @@ const MORE_PROBES: Partial<Record<WorkerName, (Probe & { kind: string })[]>> = {
  * wrangler.toml's build settings around the minimal Worker, so that both are built the same way: an
  * area environment's (the same compatibility flags as the request Workers).
  */
-function minimalConfig(dir: string): string {
+function minimalConfig(dir: string, name: string): string {
   const config = unstable_readConfig({ config: join(ROOT, 'wrangler.toml'), env: 'geo' }, { hideWarnings: true });
-  const file = join(dir, 'wrangler.json');
+  const file = join(dir, `${name}.wrangler.json`);
   writeFileSync(
     file,
     JSON.stringify({
-      name: MINIMAL,
-      main: join(ROOT, 'scripts/bench/startup/minimal.ts'),
+      name,
+      main: join(ROOT, `scripts/bench/startup/${name}.ts`),
       compatibility_date: config.compatibility_date,
       compatibility_flags: config.compatibility_flags,
       minify: config.minify,
@@ -126,15 +131,14 @@ export async function run(argv: string[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
   let services: DemoServices | undefined;
   try {
-    const minimal = minimalConfig(dir);
     const main = join(ROOT, 'wrangler.toml');
     // --workers geo,mcp: only those beside the minimal Worker (a quicker look while profiling).
     const only = argv.includes('--workers') ? argv[argv.indexOf('--workers') + 1].split(',') : undefined;
-    const targets = [MINIMAL, ...WORKERS.filter((w) => !only || only.includes(w))];
+    const targets = [MINIMAL, MINIMAL_SQL, ...WORKERS.filter((w) => !only || only.includes(w))];
     const bundles = new Map<string, Bundle>();
     for (const name of targets) {
       log(`building ${name}`);
-      const [config, env] = name === MINIMAL ? [minimal, ''] : [main, name];
+      const [config, env] = name === MINIMAL || name === MINIMAL_SQL ? [minimalConfig(dir, name), ''] : [main, name];
       bundles.set(name, bundle(name, join(dir, name), env, config));
       pack(config, env, join(dir, `${name}.bundle`));
     }
@@ -155,8 +159,10 @@ export async function run(argv: string[]): Promise<void> {
     const keyless = new Map<string, { first: number; warm: number }[]>(served.map((t) => [t, []]));
     const keyed = new Map<string, { first: number; warm: number }[]>(served.map((t) => [t, []]));
     const more = new Map<string, { first: number; warm: number }[]>();
+    keyed.set(MINIMAL_SQL, []);
     for (let r = 0; r < runs; r++) {
       log(`first requests, run ${r + 1}/${runs}`);
+      keyed.get(MINIMAL_SQL)!.push(await firstRequest(bundles.get(MINIMAL_SQL)!, MINIMAL_SQL_PROBE, services.bindings));
       for (const name of served) {
         const b = bundles.get(name)!;
         keyless.get(name)!.push(await firstRequest(b, PROBES[name as keyof typeof PROBES]!, NO_SERVICES));
@@ -173,18 +179,18 @@ export async function run(argv: string[]): Promise<void> {
     const cold = (m: Map<string, { first: number }[]>, name: string) => startupOf(name) + firstOf(m, name);
     const rows = targets.map((name) => {
       const b = bundles.get(name)!;
-      const budget = name === MINIMAL ? '' : `${BUDGET_KIB[name as keyof typeof BUDGET_KIB]} KiB`;
-      const measured = keyless.has(name);
-      const figures = (m: Map<string, { first: number }[]>) =>
-        measured
-          ? [fmt(firstOf(m, name), 1), fmt(cold(m, name), 1), fmtRatio(ratio(cold(m, name), cold(m, MINIMAL)))]
+      const budget = name === MINIMAL || name === MINIMAL_SQL ? '' : `${BUDGET_KIB[name as keyof typeof BUDGET_KIB]} KiB`;
+      // Keyless cold against the minimal Worker's; keyed (a read of the demo data) against the minimal Worker with one SQL read.
+      const figures = (m: Map<string, { first: number }[]>, reference: string) =>
+        m.has(name)
+          ? [fmt(firstOf(m, name), 1), fmt(cold(m, name), 1), fmtRatio(ratio(cold(m, name), cold(m, reference)))]
           : ['n/a', 'n/a', 'n/a'];
       return [
         name,
         fmt(startupOf(name), 1),
-        ...figures(keyless),
-        ...figures(keyed),
-        measured ? fmt(median(keyed.get(name)!.map((q) => q.warm)), 1) : 'n/a',
+        ...figures(keyless, MINIMAL),
+        ...figures(keyed, MINIMAL_SQL),
+        keyed.has(name) ? fmt(median(keyed.get(name)!.map((q) => q.warm)), 1) : 'n/a',
         kib(b.raw),
         kib(b.gzip),
         budget,
@@ -192,7 +198,7 @@ export async function run(argv: string[]): Promise<void> {
       ];
     });
     console.log(
-      `\nStartup: \`wrangler check startup\`, busy ms, median of ${runs} runs; first request: wall ms in workerd (Miniflare), median of ${runs} fresh isolates; cold = startup + first request, ratio to the minimal Worker's\n`,
+      `\nStartup: \`wrangler check startup\`, busy ms, median of ${runs} runs; first request: wall ms in workerd (Miniflare), median of ${runs} fresh isolates; cold = startup + first request, keyless ratio to the minimal Worker's, keyed to the minimal Worker with one SQL read\n`,
     );
     console.log(
       table(
@@ -204,7 +210,7 @@ export async function run(argv: string[]): Promise<void> {
           'vs minimal',
           'keyed first ms',
           'keyed cold ms',
-          'vs minimal',
+          'vs minimal+SQL',
           'next keyed ms',
           'raw',
           'gzip',
@@ -214,32 +220,38 @@ export async function run(argv: string[]): Promise<void> {
         rows,
       ),
     );
-    // Every kind of first request, one row each, against the minimal Worker's cold request.
+    // Every kind of first request, one row each, against the minimal Worker's cold request, and those
+    // that read data also against the minimal Worker with one SQL read.
+    type Kind = [name: string, kind: string, first: number, reads: boolean];
     const kinds = served.flatMap((name) => {
       const probe = PROBES[name as keyof typeof PROBES]!;
-      const rowsOf: [string, string, number][] = [
-        [name, `${probe.method} ${probe.path} (${probe.status}, no services)`, firstOf(keyless, name)],
-        [name, `${keyedProbe(name as WorkerName, key)!.path} (200, demo data)`, firstOf(keyed, name)],
-        ...(MORE_PROBES[name as WorkerName] ?? []).map((p): [string, string, number] => [
-          name,
-          `${p.path} (${p.kind})`,
-          median(more.get(`${name}|${p.kind}`)!.map((q) => q.first)),
-        ]),
+      const rowsOf: Kind[] = [
+        [name, `${probe.method} ${probe.path} (${probe.status}, no services)`, firstOf(keyless, name), false],
+        [name, `${keyedProbe(name as WorkerName, key)!.path} (200, demo data)`, firstOf(keyed, name), true],
+        ...(MORE_PROBES[name as WorkerName] ?? []).map(
+          (p): Kind => [name, `${p.path} (${p.kind})`, median(more.get(`${name}|${p.kind}`)!.map((q) => q.first)), false],
+        ),
       ];
-      return name === MINIMAL ? rowsOf.slice(0, 1) : rowsOf;
+      return name === MINIMAL
+        ? [rowsOf[0]!, [MINIMAL_SQL, `GET ${MINIMAL_SQL_PROBE.path} (200, one SQL read)`, firstOf(keyed, MINIMAL_SQL), true] satisfies Kind]
+        : rowsOf;
     });
     const baseline = cold(keyless, MINIMAL);
-    console.log(`\nCold requests of every kind (startup + first request), ratio to the minimal Worker's (${fmt(baseline, 1)} ms)\n`);
+    const readBaseline = cold(keyed, MINIMAL_SQL);
+    console.log(
+      `\nCold requests of every kind (startup + first request), ratio to the minimal Worker's (${fmt(baseline, 1)} ms) and, for a read, to the minimal Worker's with one SQL read (${fmt(readBaseline, 1)} ms)\n`,
+    );
     console.log(
       table(
-        ['Worker', 'first request', 'startup ms', 'first ms', 'cold ms', 'vs minimal'],
-        kinds.map(([name, kind, first]) => [
+        ['Worker', 'first request', 'startup ms', 'first ms', 'cold ms', 'vs minimal', 'vs minimal+SQL'],
+        kinds.map(([name, kind, first, reads]) => [
           name,
           kind,
           fmt(startupOf(name), 1),
           fmt(first, 1),
           fmt(startupOf(name) + first, 1),
           fmtRatio(ratio(startupOf(name) + first, baseline)),
+          reads ? fmtRatio(ratio(startupOf(name) + first, readBaseline)) : '',
         ]),
       ),
     );

@@ -4,6 +4,7 @@ import type { Store } from './redis';
 import type { Clock } from './clock';
 import type { AuthContext } from './auth/types';
 import type { LimitState } from './limits/check';
+import type { IpDecision } from './limits/ip';
 import type { DropBucket } from './ingest/drop/apply';
 
 /**
@@ -117,6 +118,12 @@ export interface Variables {
   requestId: string;
   /** How an aggregate answer came about (hit, miss, shared, bypass), for the log line; the header only for internal keys. */
   aggregateCache?: string;
+  /** This answer is a dependency outage's 503 (shared/errors.ts onError): a stale copy may replace it (shared/stale). */
+  outage?: true;
+  /** This answer is a 304 of a tag the key was sent (shared/etag.ts): its monthly quota is given back (shared/limits). */
+  freeRevalidation?: true;
+  /** The per-client-IP decision of a public route's read (functions/public/limit.ts), for its RateLimit headers. */
+  ipDecision?: IpDecision;
 }
 
 export interface Env {

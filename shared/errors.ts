@@ -1,8 +1,8 @@
 // The API's three error shapes (README "Errors"): a string, {code, message}, or a validation array.
 import type { Context } from 'hono';
+import type { Env } from './env';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { markOutage } from './stale/outage';
 import { levelOf, log } from './observability/log';
 
 export interface ValidationIssue {
@@ -91,9 +91,13 @@ export const apiCodeOf = (err: unknown): string | undefined =>
 /** 503 codes that mean a dependency could not be reached (not `computing`, not configuration). */
 const OUTAGE_CODES = new Set<string>(['entitlement_unavailable', 'scope_unavailable', 'dependency_unavailable'] satisfies ErrorCode[]);
 
-export function onError(err: Error, c: Context): Response {
+/**
+ * The error's answer. A dependency outage's 503 is marked (`c.var.outage`): only those, never a
+ * `computing` 503 or any answer the database gave, are replaced by a stale copy (shared/stale).
+ */
+export function onError(err: Error, c: Context<Env>): Response {
   if (err instanceof ApiError) {
-    if (err.status === 503 && OUTAGE_CODES.has(apiCodeOf(err) ?? '')) markOutage(c.req.raw);
+    if (err.status === 503 && OUTAGE_CODES.has(apiCodeOf(err) ?? '')) c.set('outage', true);
     return c.json({ detail: err.detail }, err.status, err.headers);
   }
   if (err instanceof HTTPException) {
@@ -122,7 +126,7 @@ export function onError(err: Error, c: Context): Response {
   if (isDependencyOutage(err)) {
     console.error('dependency unavailable', err.message);
     // shared/stale may answer this request from its last good copy instead.
-    markOutage(c.req.raw);
+    c.set('outage', true);
     return c.json({ detail: 'A dependency is briefly unavailable; retry after the Retry-After header' }, 503, { 'Retry-After': '5' });
   }
   console.error('unhandled error', err);

@@ -1,14 +1,14 @@
 // Strong ETags and free revalidation for every keyed GET (docs/DECISIONS.md "Revalidation is free of quota").
 // Runs inside the limits middleware: a matching If-None-Match still counts toward the per-minute
 // limit (the limiter ran before), and the limits middleware gives the monthly quota request back
-// for a free 304 (isFreeRevalidation).
+// for a free 304 (`c.var.freeRevalidation`).
 //
 // Only a revalidation of a representation this key was actually sent is free, or a tag learnt elsewhere
 // would be a free read (docs/SECURITY.md "Quota and revalidation"): the tag a
 // key is sent is bound to it, SHA-256(key id, content tag), so a tag that matches was sent to this
 // key (or computed by someone who holds the exact bytes the key was served). `If-None-Match: *`
 // still answers 304 when a representation exists (RFC 9110 13.1.2), but spends quota like a 200.
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { Env } from './env';
 import { sha256Hex128 } from './hash';
 
@@ -17,11 +17,6 @@ export const strongTag = async (body: ArrayBuffer | string): Promise<string> => 
 
 /** The tag a key is sent for content with `contentTag`: bound to the key, so only its own tags revalidate for free. */
 export const keyedTag = (keyId: string, contentTag: string) => strongTag(`${keyId}\n${contentTag}`);
-
-/** Requests (their contexts: hono re-creates the Response as headers are added) answered by a free 304. */
-const free304 = new WeakSet<Context>();
-/** A 304 of a tag the key was sent (not `*`): the limits middleware refunds its quota. */
-export const isFreeRevalidation = (c: Context) => free304.has(c);
 
 /** RFC 9110 13.1.2: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any. */
 export function ifNoneMatch(header: string | undefined, tag: string): boolean {
@@ -56,7 +51,7 @@ export function etag(): MiddlewareHandler<Env> {
       headers.set('Cache-Control', cacheControl);
       c.res = new Response(null, { status: 304, headers });
       // Free only when the caller named this key's tag; `*` proves no copy was ever sent.
-      if (header!.split(',').some((part) => part.trim().replace(/^W\//, '') === tag)) free304.add(c);
+      if (header!.split(',').some((part) => part.trim().replace(/^W\//, '') === tag)) c.set('freeRevalidation', true);
       return;
     }
     c.res.headers.set('Cache-Control', cacheControl);

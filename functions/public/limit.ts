@@ -6,11 +6,10 @@
 // before anything is read; a refusal drops what was read for the 429.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../../shared/env';
-import { clientIp, decideIp, ipHeaders, ipLimited, ipRefusedLately, type IpDecision } from '../../shared/limits/ip';
+import { clientIp, decideIp, ipHeaders, ipLimited, ipRefusedLately } from '../../shared/limits/ip';
 
 /** Static files cost nothing to serve: no limit. */
 const FREE_PATHS = new Set(['/public/widget.js']);
-const decisions = new WeakMap<Request, IpDecision>();
 
 /**
  * The route's data read under the client's limit: `read` runs beside the decision of `cost`
@@ -24,7 +23,7 @@ export async function limitedRead<T>(c: Context<Env>, cost: number, read: () => 
   const deciding = decideIp(store, ip, perMinute, Math.max(1, cost), (work) => c.executionCtx.waitUntil(work));
   const decide = async () => {
     const decision = await deciding;
-    decisions.set(c.req.raw, decision);
+    c.set('ipDecision', decision);
     if (!decision.success) throw ipLimited(decision, asked);
   };
   if (refusedLately) {
@@ -42,7 +41,7 @@ export function publicLimit(): MiddlewareHandler<Env> {
   return async function publicLimit(c, next) {
     await next();
     if (FREE_PATHS.has(c.req.path)) return;
-    const decision = decisions.get(c.req.raw);
+    const decision = c.var.ipDecision;
     if (decision?.success) for (const [name, value] of Object.entries(ipHeaders(decision))) c.header(name, value);
   };
 }

@@ -3,7 +3,6 @@
 import type { Context, ExecutionContext, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
 import { coded } from '../errors';
-import { isFreeRevalidation } from '../etag';
 import { iso } from '../format';
 import { mcpPostOf, rerunEnv, rerunOf, type Channel } from './channel';
 import { assertGates } from './plan-gates';
@@ -158,7 +157,7 @@ export function limits(options: LimitsOptions = {}): MiddlewareHandler<Env> {
     // The handler may report a newer state (POST /mcp: its tool calls' limits).
     for (const [name, value] of Object.entries(headerValues(c.var.limits, now.getTime()))) c.header(name, value);
     // Errors reached no data; a 304 of a tag this key was sent (etag()) is free revalidation.
-    if (c.res.status >= 400 || isFreeRevalidation(c)) refund(c, state.quotaKey, local);
+    if (c.res.status >= 400 || c.var.freeRevalidation) refund(c, state.quotaKey, local);
     else post?.record(state);
   };
 }

@@ -17,7 +17,6 @@ import { locationCache } from '../cache/location';
 import { IsolateCache } from '../cache/memory';
 import type { Env } from '../env';
 import { ifNoneMatch } from '../etag';
-import { wasOutage } from './outage';
 
 export const STALE_TTL_MS = 24 * 3600_000;
 export const STALE_LIMITS = { entries: 5_000, bytes: 64 * 1024 * 1024 };
@@ -120,7 +119,7 @@ export function staleIfDown(): MiddlewareHandler<Env> {
       await afterResponse(c, keep);
       return;
     }
-    if (res.status !== 503 || !wasOutage(c.req.raw) || !(await current(auth))) return;
+    if (res.status !== 503 || !c.var.outage || !(await current(auth))) return;
     const cache = locationCache();
     const copy = copies.get(id) ?? (cache && (await fromShared(cache, id).catch(() => undefined)));
     if (!copy || copy.scope !== (await scopeOf(auth))) return;

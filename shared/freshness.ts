@@ -4,7 +4,6 @@
 // kept (aggregate and reference caches, the public edge) keeps the value it was computed with, and
 // says how long ago with `Age`.
 import type { MiddlewareHandler } from 'hono';
-import { afterResponse } from './after-response';
 import { Flights } from './cache/flights';
 import { IsolateCache } from './cache/memory';
 import type { Db } from './db/client';
@@ -18,11 +17,11 @@ const WATERMARK_SECONDS = 2;
 
 /**
  * The watermark each database last gave this isolate, and when. Fresher than WATERMARK_SECONDS it is
- * used as is; older, a request still answers with it and reads it again after its answer (never on a
- * warm answer's path); it is what an answer made while the database cannot be read reports.
+ * used as is; older, it is read again beside the request's own work; it is what an answer made while
+ * the database cannot be read reports.
  */
-const watermarks = new IsolateCache<{ value: string | null; readAt: number; reading: boolean }>({ entries: 16, bytes: 4_096 });
-/** How long a held watermark may still answer while it is read again (then it is read before answering). */
+const watermarks = new IsolateCache<{ value: string | null; readAt: number }>({ entries: 16, bytes: 4_096 });
+/** How long a held watermark still answers for a database that cannot be read. */
 const HELD_MS = 3_600_000;
 
 /**
@@ -46,7 +45,7 @@ function readWatermark(db: Db, config: WatermarkConfig): Promise<string | null> 
   return reads.once(config.DATABASE_URL, async () => {
     const [row] = await queryRows<{ complete_hour: string | null }>(db, 'SELECT complete_hour FROM data_watermark WHERE id = 1');
     const value = iso(row?.complete_hour ?? null);
-    watermarks.set(config.DATABASE_URL, { value, readAt: Date.now(), reading: false }, 64, HELD_MS);
+    watermarks.set(config.DATABASE_URL, { value, readAt: Date.now() }, 64, HELD_MS);
     return value;
   });
 }
@@ -56,19 +55,6 @@ export async function dataAsOf(db: Db, config: WatermarkConfig): Promise<string 
   const held = watermarks.get(config.DATABASE_URL);
   if (held && Date.now() - held.readAt < lifetimeMs(config)) return held.value;
   return readWatermark(db, config);
-}
-
-/**
- * For a request that answers before it may read: the value this isolate holds, whatever its age, and
- * the read to start after the answer when it is due (once per isolate at a time); undefined when the
- * isolate holds none yet.
- */
-function heldWatermark(db: Db, config: WatermarkConfig): { value: string | null; refresh?: () => Promise<unknown> } | undefined {
-  const held = watermarks.get(config.DATABASE_URL);
-  if (!held || lifetimeMs(config) === 0) return undefined;
-  if (held.reading || Date.now() - held.readAt < lifetimeMs(config)) return { value: held.value };
-  held.reading = true;
-  return { value: held.value, refresh: () => readWatermark(db, config).finally(() => void (held.reading = false)) };
 }
 
 /** An object envelope with `data_as_of` after its own members; anything else (a bare array) as it is. */
@@ -86,24 +72,19 @@ export const ageHeader = (storedAt: number, now = Date.now()) => ({ Age: String(
 /**
  * Marks the data answers this request's handler built itself: `Data-As-Of`, and `data_as_of` in a
  * JSON object body. A kept answer sent as stored (it carries its ETag) has both already; a handler
- * that built its body from a kept value set that value's header, which then wins. The watermark is
- * the one this isolate holds (read again after the answer once due); an isolate's first request reads
- * it beside the handler's own queries. When that read fails (the database is down), the last value
- * this isolate read stands. Sits inside etag(), so the ETag covers the final body.
+ * that built its body from a kept value set that value's header, which then wins, and waits for no
+ * read. The watermark is the one this isolate holds while it is fresh; older (or none yet), it is read
+ * beside the handler's own queries, so an answer computed now, and every copy kept of it, names the
+ * hour its data reached. When that read fails (the database is down), the last value this isolate read
+ * stands. Sits inside etag(), so the ETag covers the final body.
  */
 export function freshness(): MiddlewareHandler<Env> {
   return async function freshness(c, next) {
     if (!carriesDataAsOf(c.req.path)) return next();
     const { db, config } = c.var;
-    const held = heldWatermark(db, config);
-    const asOf = held ? Promise.resolve(held.value) : dataAsOf(db, config);
+    const asOf = dataAsOf(db, config);
     asOf.catch(() => undefined); // an unreachable database fails the handler, which answers for it
     await next();
-    if (held?.refresh)
-      void afterResponse(
-        c,
-        held.refresh().catch(() => undefined),
-      );
     const res = c.res;
     if (res.status !== 200 || res.headers.has('ETag')) return;
     const value = res.headers.get(DATA_AS_OF) ?? (await asOf.catch(() => watermarks.get(config.DATABASE_URL)?.value ?? null));

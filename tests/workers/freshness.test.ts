@@ -120,6 +120,19 @@ describe('the watermark moves when ingest completes an hour', () => {
     expect(kept.headers.get('Age')).toMatch(/^\d+$/);
   });
 
+  it('an answer computed once the held watermark is 2 s old reads it beside its queries: it and the next answer name the new hour', async () => {
+    const held = (await fresh('/v1/articles?sort_by=last_seen&limit=15')).headers.get('Data-As-Of');
+    expect(held).toBe(asOf(hourAt(1)));
+    await ingestHour(2, new Date(hourAt(3).getTime() + 5 * 60_000));
+    // The isolate still holds the watermark it read above, now past its 2 s (shared/freshness.ts).
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const computed = await world.call('/v1/articles?sort_by=last_seen&limit=16', { key: tenant.key });
+    expect(computed.status, show(computed)).toBe(200);
+    expect(computed.headers.get('Data-As-Of')).toBe(asOf(hourAt(2)));
+    const again = await world.call('/v1/articles?sort_by=last_seen&limit=16', { key: tenant.key });
+    expect(again.headers.get('Data-As-Of')).toBe(asOf(hourAt(2)));
+  });
+
   it("completedHour: the run's newest hour, at most the last hour that ended by its clock", () => {
     const h = hourAt(0);
     expect(completedHour(h, new Date(h.getTime() + HOUR))).toEqual(h);

@@ -69,7 +69,7 @@ export async function run(argv: string[]): Promise<void> {
     const redisOnly = await services.worker({ ISOLATE_CACHE_SECONDS: '0' });
     const chain = await services.worker({}, startBenchWorker);
     const metricsPath = `/v1/tracking/lists/${list.id}/metrics?period=30d&limit=200`;
-    // The same page with one item: the warm path without the 160 KB body (payload cost apart).
+    // The same page with one item: the warm path without the 200-item body (payload cost apart).
     const smallPath = metricsPath.replace('limit=200', 'limit=1');
     let bytes = 0;
     const call = async (target: { mf: RunningWorker['mf']; url: URL }, path: string, expect: number) => {

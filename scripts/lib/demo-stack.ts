@@ -2,10 +2,10 @@
 // bundles it, in workerd, behind a local gateway to the machine's real PostgreSQL and Redis, over a
 // database holding the demo data set and the demo tenants.
 //
-// Loading the demo data takes ~25 s, so it is loaded once into a template database named after a
-// hash of everything that shapes it (migrations, generator, ingest, demo loader) at a fixed "now";
-// each run clones that template (CREATE DATABASE ... TEMPLATE: about a second). A code change that
-// alters the data changes the hash, and the next run builds a new template and drops the old ones.
+// Loading the demo data takes long (docs/BENCHMARKS.md "Fuzz"), so it is loaded once into a template
+// database named after a hash of everything that shapes it (migrations, generator, ingest, demo loader)
+// at a fixed "now"; each run clones that template (CREATE DATABASE ... TEMPLATE, much quicker). A code
+// change that alters the data changes the hash, and the next run builds a new template and drops the old ones.
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -15,8 +15,8 @@ export function afterResponse(c: Context<Env>, work: Promise<unknown>): Promise<
 /**
  * How long work after the answer waits before it starts. One timer tick was not enough: modules a
  * Worker's first 401 evaluated one tick later (the auth-failure count's limiter and Redis client) held
- * its answer back by 4-5 ms (a deployed Worker's first keyless request in workerd: 14.6-15.4 ms,
- * 10.2-11.5 ms with this wait, the same as with no count at all; docs/PERFORMANCE.md).
+ * its answer back; with this wait a deployed Worker's first keyless request in workerd is as fast as with
+ * no count at all (docs/PERFORMANCE.md "The first request", docs/BENCHMARKS.md "Startup and bundles").
  */
 const AFTER_ANSWER_MS = 10;
 

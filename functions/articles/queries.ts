@@ -138,7 +138,7 @@ const IN_REACH = `(SELECT coalesce(sum(r.articles), 0) FROM article_reach r
  * window and those whose every in-scope sighting lies after it (both read the few profiles outside it).
  * Any other window: the URLs of its own profiles that have no in-scope profile before it. One branch
  * per statement: the other's estimate would count in the statement's cost, and past jit_above_cost
- * PostgreSQL compiled it (90 ms) for work of a few milliseconds.
+ * PostgreSQL compiled it for longer than the work took (docs/DATA.md "Plan categories and article reach").
  */
 const TOTAL = (wholeHistory: boolean) =>
   wholeHistory

@@ -135,7 +135,7 @@ export async function listEntities(db: Db, scope: Scope, f: ListFilter): Promise
  */
 export async function getEntity(db: Db, scope: Scope, normalizedName: string): Promise<EntityRow | undefined> {
   const planCategories = categoriesParam(scope);
-  // The entity's own rows only (a filter on the DISTINCT ON subquery was not pushed down: 30 ms).
+  // The entity's own rows only: a filter on the DISTINCT ON subquery was not pushed down (docs/BENCHMARKS.md "Entities").
   const occurrence = `SELECT x.url_id, x.unified_score, x.embedding_similarity, x.source FROM ${planCategories ? 'entity_category_best' : 'entity_best'} x
     WHERE x.entity_id = e.id AND CASE WHEN $1::text[] IS NULL THEN x.country = ${EVERY_MARKET_ROW} ELSE x.country = ANY($1::text[]) END
       AND ${planCategories ? 'x.category = ANY($3::text[])' : '$3::text[] IS NULL'}

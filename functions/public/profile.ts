@@ -25,7 +25,8 @@ function scaled(n: number, size: number): string {
 /**
  * `999`, `1.2K`, `12.3K`, `1.2M`, `3B`; empty when unknown. What `Intl.NumberFormat('en',
  * { notation: 'compact', maximumFractionDigits: 1 })` writes for a count (tests/node/followers.test.ts),
- * by hand: building that formatter took a public Worker's first request about 20 ms of its CPU (sampled).
+ * by hand: building that formatter was a large part of a public Worker's first request (docs/PERFORMANCE.md
+ * "The first request").
  */
 export function formatFollowers(followers: number | null): string {
   if (followers === null) return '';

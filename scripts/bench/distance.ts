@@ -14,7 +14,6 @@
 // prints the SQL and Redis requests of each delayed request, in the order they arrived.
 import { startStack, type Stack } from '../lib/demo-stack';
 import { discoverRouteIds, type RouteIds } from '../lib/route-ids';
-import { PG_BASE } from './db';
 import { fmt, log, median, table } from './stats';
 
 const arg = (argv: string[], name: string, fallback: string) => {
@@ -105,8 +104,6 @@ export async function run(argv: string[]): Promise<void> {
   const only = arg(argv, '--only', '');
   const spans = argv.includes('--spans');
   const stack = await startStack({
-    server: PG_BASE,
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     database: `bench_distance_${process.pid}`,
     log,
     bindings: { PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000' },

@@ -11,6 +11,7 @@ import type { Db } from '../../shared/db/client';
 import { countArticles, entityArticles, getEntity, listEntities, type ListFilter } from '../../functions/entities/queries';
 import { scopeOf } from '../../shared/scope';
 import { rankTrending, type TrendingRequest } from '../../functions/entities/trending-queries';
+import { connectTo } from '../lib/bench-harness';
 import { BENCH_NOW } from './generate';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
@@ -164,7 +165,7 @@ export async function run(argv: string[]): Promise<void> {
   const word = (heavy.normalized_name.split(' ')[1] ?? heavy.normalized_name).slice(0, 4);
   await setup.end();
 
-  const db_ = await (await import('./db')).connectTo(rollupsDb(scale, lines));
+  const db_ = await connectTo(rollupsDb(scale, lines));
   const db = asDb(db_);
   const now = Date.parse(BENCH_NOW);
   const list = (search: string | null): ListFilter => ({ search, entityType: null, minScore: 0, limit: 50, offset: 0 });

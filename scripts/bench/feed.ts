@@ -10,13 +10,11 @@ import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
 import { windowEnd } from '../../shared/feed-windows';
-import { createStore } from '../../shared/redis';
 import { countProfiles, readPage, type FeedFilter } from '../../functions/feed/queries';
 import { SORT_KEYS } from '../../functions/feed/schemas';
-import { startGateway } from '../gateway/index';
+import { connectTo, runPrefix, startBenchServices } from '../lib/bench-harness';
 import { migrate } from '../lib/migrations';
-import { startWorker, type RunningWorker } from '../lib/worker';
-import { connectTo, dbUrl, feedWindowsCurrent, PG_BASE } from './db';
+import { feedWindowsCurrent } from './feed-windows';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 import { scopeOf, withCountry } from '../../shared/scope';
 
@@ -49,18 +47,8 @@ export async function run(argv: string[]): Promise<void> {
   log(`feed windows current at ${end.toISOString()} (${fmt(seconds, 1)} s, ${fmt(Number(data.profiles))} profiles)`);
   await pg.end();
 
-  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  const bindings = {
-    DATABASE_URL: dbUrl(dbName),
-    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-    REDIS_PREFIX: `bench_feed:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com',
-    NOW: now.toISOString(),
-  };
-  const db = createDb(bindings);
-  const store = createStore({ ...bindings });
+  const services = await startBenchServices({ database: dbName, redisPrefix: runPrefix('bench_feed'), now: now.toISOString() });
+  const db = createDb(services.bindings);
   const project = await createProject(db, {
     name: `bench feed ${now.toISOString()}`,
     plan: 'enterprise',
@@ -103,11 +91,9 @@ export async function run(argv: string[]): Promise<void> {
     dbRows.push([sort, fmt(median(parts.page), 1), fmt(p95(parts.page), 1), fmt(median(parts.count), 1)]);
   }
 
-  let worker: RunningWorker | undefined;
   try {
     log('bundling the all-in-one Worker with wrangler');
-    worker = await startWorker(bindings);
-    const { mf, url } = worker;
+    const { mf, url } = await services.worker();
     const call = async (path: string, expect = 200) => {
       const started = performance.now();
       const res = await mf.dispatchFetch(new URL(path, url), { headers: { 'X-API-Key': key } });
@@ -116,12 +102,8 @@ export async function run(argv: string[]): Promise<void> {
       if (res.status !== expect) throw new Error(`${path}: HTTP ${res.status} ${body.slice(0, 300)}`);
       return { ms, body: expect === 200 ? JSON.parse(body) : null };
     };
-    const clearCache = async () => {
-      const keys = await store.redis.keys(`${bindings.REDIS_PREFIX}:feed:*`);
-      if (keys.length) await store.redis.del(...keys);
-    };
     const uncached = async (path: string) => {
-      await clearCache();
+      await services.clearCache('feed');
       return call(path);
     };
     await call('/nope', 404);
@@ -182,7 +164,6 @@ export async function run(argv: string[]): Promise<void> {
       )}`,
     );
   } finally {
-    await worker?.dispose();
-    await gateway.close();
+    await services.close();
   }
 }

@@ -10,7 +10,7 @@
 import type { Queryable } from '../../shared/db/queryable';
 import { type CopyFrom, ingest } from '../../shared/ingest';
 import { copyFromClient } from '../lib/copy-from';
-import { connectTo, copyDatabase, freshDatabase } from './db';
+import { connectTo, copyDatabase, freshDatabase } from '../lib/bench-harness';
 import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines } from './hourly';
 import { fmt, log, table } from './stats';

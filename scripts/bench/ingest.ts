@@ -15,9 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchLimits, ingest, ingestBatches, type IngestOptions } from '../../shared/ingest';
 import type { Queryable } from '../../shared/db/queryable';
-import { startGateway } from '../gateway/index';
+import { connectTo, dbUrl, freshDatabase, startBenchGateway } from '../lib/bench-harness';
 import { configureDriver, gatewayInfo } from '../lib/connect';
-import { connectTo, dbUrl, freshDatabase, PG_BASE } from './db';
 import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines, type Profile } from './hourly';
 import { rollupsDiffer } from './rollups-exact';
@@ -114,9 +113,7 @@ export async function run(argv: string[]): Promise<void> {
   writeFileSync(file, `${lines.join('\n')}\n`);
   const unnestRows = batchSize ?? 5000;
 
-  const gateway = withWs
-    ? await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
-    : null;
+  const gateway = withWs ? await startBenchGateway() : null;
   if (gateway) configureDriver(gatewayInfo(gateway, dbUrl('postgres')));
 
   type Variant = { name: string; go: () => Promise<number> };

@@ -29,8 +29,6 @@ export async function run(argv: string[]): Promise<void> {
   const duration = Number(arg(argv, '--duration', '60'));
   const connections = Number(arg(argv, '--connections', '10'));
   const stack = await startStack({
-    server: process.env.PG_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432',
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     database: `bench_load_${process.pid}`,
     log,
     gatewayProcess: true,

@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
-import { startGateway } from '../gateway/index';
+import { runPrefix, startBenchServices } from '../lib/bench-harness';
 import { startBundled, type RunningWorker } from '../lib/worker';
-import { dbUrl, PG_BASE } from './db';
 import { benchDataDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
@@ -97,7 +96,7 @@ function bundle(dir: string): string {
   return join(outdir, 'middleware-worker.js');
 }
 
-/** Bundles and starts the bench Worker with `bindings` (a gateway's, see run below). */
+/** Bundles and starts the bench Worker with `bindings` (scripts/lib/bench-harness.ts: BenchServices.worker). */
 export function startBenchWorker(bindings: Record<string, string>): Promise<RunningWorker> {
   log('bundling the bench Worker with wrangler');
   return startBundled((dir) => ({ scriptPath: bundle(dir), modulesRoot: join(dir, 'out') }), bindings);
@@ -109,17 +108,9 @@ export async function run(argv: string[]): Promise<void> {
   const items = arg(argv, '--items', 200);
   // The geo and aggregate rows read real data: the bench set's first million lines unless --db/--lines.
   const dbName = await benchDataDb(argv);
-  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  const bindings = {
-    DATABASE_URL: dbUrl(dbName),
-    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-    REDIS_PREFIX: `bench_mw:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com',
-  };
+  const services = await startBenchServices({ database: dbName, redisPrefix: runPrefix('bench_mw') });
   // A fresh tenant per run: Scale plan, limits far above what the run sends.
-  const db = createDb(bindings);
+  const db = createDb(services.bindings);
   const project = await createProject(db, {
     name: `bench ${new Date().toISOString()}`,
     plan: 'scale',
@@ -128,11 +119,8 @@ export async function run(argv: string[]): Promise<void> {
   });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
 
-  const stats = async () => (await (await fetch(new URL('/stats', gateway.neonHttpUrl))).json()) as { sql: number; redis: number };
-  let worker: RunningWorker | undefined;
   try {
-    worker = await startBenchWorker(bindings);
-    const { mf, url } = worker;
+    const { mf, url } = await services.worker({}, startBenchWorker);
     const keyed = { 'X-API-Key': key };
     const routes = {
       bare: { path: '/bench/bare/ping', headers: {}, label: 'bare handler (no middleware)' },
@@ -170,9 +158,9 @@ export async function run(argv: string[]): Promise<void> {
       // Interleaved, order rotated: the three routes see the same machine noise.
       for (let k = 0; k < names.length; k++) {
         const n = names[(i + k) % names.length];
-        const before = await stats();
+        const before = await services.counters();
         times[n].push(await call(n));
-        const after = await stats();
+        const after = await services.counters();
         counters[n].sql += after.sql - before.sql;
         counters[n].redis += after.redis - before.redis;
       }
@@ -217,7 +205,6 @@ export async function run(argv: string[]): Promise<void> {
         `aggregate ${fmtRatio(ratio(median(times.aggregate), keyedBase))}`,
     );
   } finally {
-    await worker?.dispose();
-    await gateway.close();
+    await services.close();
   }
 }

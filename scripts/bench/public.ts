@@ -7,9 +7,7 @@
 //   bulk    POST .../bulk with 100 distinct domains (never cached),
 //   bare    the Worker's JSON 404 (no middleware): the floor of a request through Miniflare.
 // Medians, p95, ratio to bare, and the gateway's SQL and Redis requests per request.
-import { startGateway } from '../gateway/index';
-import { startWorker, type RunningWorker } from '../lib/worker';
-import { dbUrl, PG_BASE } from './db';
+import { runPrefix, startBenchServices } from '../lib/bench-harness';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
@@ -45,22 +43,14 @@ export async function run(argv: string[]): Promise<void> {
     `${dbName}: ${fmt(Number(counts.articles))} articles, ${fmt(Number(counts.publishers))} publishers (${fmt(Number(counts.profiles))} with a profile)`,
   );
 
-  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  const bindings = {
-    DATABASE_URL: dbUrl(dbName),
-    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-    REDIS_PREFIX: `bench_public:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com',
-    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000',
-  };
-  const stats = async () => (await (await fetch(new URL('/stats', gateway.neonHttpUrl))).json()) as { sql: number; redis: number };
-  let worker: RunningWorker | undefined;
+  const services = await startBenchServices({
+    database: dbName,
+    redisPrefix: runPrefix('bench_public'),
+    bindings: { PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000' },
+  });
   try {
     log('bundling the all-in-one Worker with wrangler');
-    worker = await startWorker(bindings);
-    const { mf, url } = worker;
+    const { mf, url } = await services.worker();
     const headers = { 'CF-Connecting-IP': '203.0.113.7' };
     // Small data sets (demo, test) have fewer publishers: the bulk is topped up with unknown domains.
     const hundred = [...domains.slice(0, 100).map((d) => d.domain), ...Array.from({ length: 100 }, (_, i) => `unknown-${i}.example`)].slice(
@@ -98,7 +88,7 @@ export async function run(argv: string[]): Promise<void> {
     };
     const call = async (name: Name, i: number, count: boolean) => {
       const [path, init, expected] = request(name, i);
-      const before = count ? await stats() : undefined;
+      const before = count ? await services.counters() : undefined;
       const t = performance.now();
       const res = await mf.dispatchFetch(new URL(path, url), init as never);
       const body = await res.text();
@@ -108,7 +98,7 @@ export async function run(argv: string[]): Promise<void> {
       if (before) {
         // waitUntil work (a cached hit's count) lands after the response: let it finish before reading.
         await new Promise((r) => setTimeout(r, 5));
-        const after = await stats();
+        const after = await services.counters();
         counters[name].sql += after.sql - before.sql;
         counters[name].redis += after.redis - before.redis;
         counters[name].n++;
@@ -158,7 +148,6 @@ export async function run(argv: string[]): Promise<void> {
       `bulk of 100: ${fmt(counters.bulk.sql / counters.bulk.n, 2)} SQL requests per request (target 1): ${counters.bulk.sql === counters.bulk.n ? 'met' : 'NOT met'}`,
     );
   } finally {
-    await worker?.dispose();
-    await gateway.close();
+    await services.close();
   }
 }

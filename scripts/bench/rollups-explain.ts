@@ -6,7 +6,7 @@ import type { DimensionKind } from '../../shared/db/schema';
 import { distinctFromActivity } from '../../shared/rollups/activity-counts';
 import { distinctFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
 import { resolveMarkets, scopeOf } from '../../shared/scope';
-import { connectTo } from './db';
+import { connectTo } from '../lib/bench-harness';
 import { BENCH_NOW } from './generate';
 import { rawDistinct, rawSeries } from './rollups-raw';
 import { rollupsDb } from './rollups-load';

@@ -5,8 +5,8 @@ import type pg from 'pg';
 import { batchLimits, ingestBatches, type IngestProgress } from '../../shared/ingest';
 import { rebuildRollups } from '../../shared/ingest/rebuild';
 import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
+import { connectTo, databaseExists, freshDatabase } from '../lib/bench-harness';
 import { migrate } from '../lib/migrations';
-import { connectTo, databaseExists, freshDatabase } from './db';
 import { BENCH_NOW, BENCH_SEED } from './generate';
 import { copyFromClient } from '../lib/copy-from';
 import { parseInThread } from '../lib/parse-thread';
@@ -119,7 +119,8 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
       await upgrade(client);
       return { client, info };
     }
-    // Never drop a database that holds data without being asked to (a load takes ~45 minutes).
+    // Never drop a database that holds data without being asked to (a load of the whole set is long:
+    // docs/BENCHMARKS.md "Roll-up reads").
     const { rows } = await client
       .query<{ n: string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM observations LIMIT 1) o`)
       .catch(() => ({ rows: [{ n: '0' }] }));
@@ -172,7 +173,10 @@ export async function ensureRollupsData(opts: LoadOptions = {}): Promise<{ clien
   return { client, info };
 }
 
-/** The cached-read benches' default: the first million lines of the bench set (~3 min to load once, then reused). */
+/**
+ * The cached-read benches' default: the first million lines of the bench set (loaded once, then reused;
+ * docs/BENCHMARKS.md "Middleware chain").
+ */
 export const CACHED_READ_LINES = 1_000_000;
 
 /**

@@ -16,8 +16,7 @@ import {
   type KeySeries,
 } from '../../shared/rollups/read';
 import { resolveMarkets, scopeOf } from '../../shared/scope';
-import { startGateway } from '../gateway/index';
-import { dbUrl, PG_BASE } from './db';
+import { startBenchServices } from '../lib/bench-harness';
 import { BENCH_NOW } from './generate';
 import { rawDistinct, rawSeries } from './rollups-raw';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
@@ -124,9 +123,9 @@ export async function run(argv: string[]): Promise<void> {
   await client.end();
   log(`data: ${JSON.stringify(sizes)}`);
 
-  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+  const services = await startBenchServices({ database: ROLLUPS_DB });
   // No statement_timeout: the raw-observation side is the slow reference this bench measures.
-  const db = createDb({ DATABASE_URL: dbUrl(ROLLUPS_DB), NEON_HTTP_ENDPOINT: gateway.neonHttpUrl }, 0);
+  const db = createDb(services.bindings, 0);
   const to = new Date(BENCH_NOW);
   const countries = markets.map((m) => m.country);
   const keyScope = (await resolveMarkets(db, scopeOf({ projectId: null, allowedCountries: countries, categories: null }))).scope;
@@ -202,7 +201,7 @@ export async function run(argv: string[]): Promise<void> {
       }
     }
   } finally {
-    await gateway.close();
+    await services.close();
   }
 
   console.log(

@@ -17,11 +17,10 @@ import { createProject } from '../../shared/admin/projects';
 import { SORT_KEYS } from '../../functions/feed/schemas';
 import { createDb } from '../../shared/db/client';
 import { STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
-import { createStore } from '../../shared/redis';
-import { startGateway } from '../gateway/index';
+import { connectTo, runPrefix, startBenchServices } from '../lib/bench-harness';
 import { discoverRouteIds, type RouteIds } from '../lib/route-ids';
-import { startWorker, type RunningWorker } from '../lib/worker';
-import { connectTo, dbUrl, feedWindowsCurrent, PG_BASE } from './db';
+import type { RunningWorker } from '../lib/worker';
+import { feedWindowsCurrent } from './feed-windows';
 import { benchDataDb } from './rollups-load';
 import { fmt, log, median, p95, table } from './stats';
 
@@ -154,23 +153,19 @@ export async function run(argv: string[]): Promise<void> {
     `data: ${fmt(Number(data.observations))} observations, ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets; now = ${now}`,
   );
 
-  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  const bindings = {
-    DATABASE_URL: dbUrl(dbName),
-    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-    REDIS_PREFIX: `bench_routes:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com',
-    NOW: now,
-    // Cold aggregates are computed in the request, so that their cost is measured, under the timeout of the
-    // queue job that computes them in production (a request's 5 s cancels a roll-up of the whole bench set).
-    AGGREGATE_INLINE_COST: '1000000000000',
-    STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS.job),
-    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000',
-  };
-  const db = createDb(bindings);
-  const store = createStore({ ...bindings });
+  const services = await startBenchServices({
+    database: dbName,
+    redisPrefix: runPrefix('bench_routes'),
+    now,
+    bindings: {
+      // Cold aggregates are computed in the request, so that their cost is measured, under the timeout of the
+      // queue job that computes them in production (a request's 5 s cancels a roll-up of the whole bench set).
+      AGGREGATE_INLINE_COST: '1000000000000',
+      STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS.job),
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000000',
+    },
+  });
+  const db = createDb(services.bindings);
   const scopes: Scope[] = [];
   const items = top.map((t) => ({ key: t.id }));
   const kinds: { name: string; plan: 'scale' | 'grow'; categories: string[] | null; countries: string[] | null }[] = [
@@ -191,13 +186,11 @@ export async function run(argv: string[]): Promise<void> {
     scopes.push({ index: scopes.length, name, key, list: list.id, market: market.toLowerCase() });
   }
 
-  let warm: RunningWorker | undefined;
-  let cold: RunningWorker | undefined;
   try {
     log('bundling the all-in-one Worker with wrangler (twice: cached, and with no isolate or reference cache)');
-    warm = await startWorker(bindings);
-    cold = await startWorker({ ...bindings, ISOLATE_CACHE_SECONDS: '0', REFERENCE_CACHE_SECONDS: '0' });
-    const stats = (path: string, method = 'GET') => fetch(new URL(path, gateway.neonHttpUrl), { method });
+    const warm = await services.worker();
+    const cold = await services.worker({ ISOLATE_CACHE_SECONDS: '0', REFERENCE_CACHE_SECONDS: '0' });
+    const stats = (path: string, method = 'GET') => fetch(new URL(path, services.gateway.neonHttpUrl), { method });
     const send = async (target: RunningWorker, scope: Scope, path: string, body?: unknown) => {
       const t = performance.now();
       const res = await target.mf.dispatchFetch(new URL(path, target.url), {
@@ -222,14 +215,10 @@ export async function run(argv: string[]): Promise<void> {
       const { spans } = (await (await stats('/stats?spans=1')).json()) as { spans: { start: number; end: number; label: string }[] };
       return { ms, dbMs: busy(spans.filter((s) => s.label.startsWith('sql'))) };
     };
-    const clearAggregates = async () => {
-      const keys = await store.redis.keys(`${bindings.REDIS_PREFIX}:agg:*`);
-      if (keys.length) await store.redis.del(...keys);
-    };
     // Each scope's own ids: a URL or an article of another market is (rightly) 404 to the one-market key.
     const ids = new Map<Scope, Ids>();
     for (const scope of scopes) {
-      const found = await discoverRouteIds((path) => send(warm!, scope, path).then((r) => JSON.parse(r.text)));
+      const found = await discoverRouteIds((path) => send(warm, scope, path).then((r) => JSON.parse(r.text)));
       ids.set(scope, { ...found, domains: domains.map((d) => d.domain) });
     }
 
@@ -245,7 +234,7 @@ export async function run(argv: string[]): Promise<void> {
           try {
             const own: Sample[] = [];
             for (let r = 0; r < coldRuns; r++) {
-              await clearAggregates();
+              await services.clearCache('agg');
               own.push(await measured(cold, scope, route.cold?.(scope, ids.get(scope)!, r) ?? path, body));
             }
             coldSamples.push(...own);
@@ -269,7 +258,7 @@ export async function run(argv: string[]): Promise<void> {
       const started = performance.now();
       await Promise.all(
         Array.from({ length: 10 }, async () => {
-          for (let r = 0; r < warmRuns; r++) await send(warm!, scopes[0], path, route.body?.(first));
+          for (let r = 0; r < warmRuns; r++) await send(warm, scopes[0], path, route.body?.(first));
         }),
       );
       rps = (10 * warmRuns) / ((performance.now() - started) / 1000);
@@ -294,9 +283,7 @@ export async function run(argv: string[]): Promise<void> {
     log(`scopes: ${scopes.map((s) => s.name).join(', ')}; cold x${coldRuns} per variant and scope, warm x${warmRuns}`);
     console.log(table(['route', 'cold n', 'db p50 ms', 'db p95 ms', 'e2e p50 ms', 'e2e p95 ms', 'warm p50 ms', 'warm rps', 'goal'], rows));
   } finally {
-    await warm?.dispose();
-    await cold?.dispose();
-    await gateway.close();
+    await services.close();
   }
 }
 

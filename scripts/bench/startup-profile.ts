@@ -14,7 +14,6 @@ import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import WebSocket from 'ws';
 import { bundle, keyedProbe, NO_SERVICES, PROBES, type Probe, type WorkerName } from '../lib/bundles';
 import { startDemoServices, type DemoServices } from '../lib/demo-stack';
-import { PG_BASE } from './db';
 import { fmt, log } from './stats';
 
 const opt = (argv: string[], name: string) => {
@@ -63,8 +62,6 @@ export async function run(argv: string[]): Promise<void> {
   let bindings: Record<string, string> = NO_SERVICES;
   if (argv.includes('--keyed')) {
     services = await startDemoServices({
-      server: PG_BASE,
-      redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       database: `bench_profile_${process.pid}`,
       log,
     });

@@ -30,7 +30,6 @@ import {
 } from '../lib/bundles';
 import { startDemoServices, type DemoServices } from '../lib/demo-stack';
 import { runScript } from '../lib/worker';
-import { PG_BASE } from './db';
 import { fmt, fmtRatio, log, median, ratio, table } from './stats';
 
 const arg = (argv: string[], name: string, fallback: number) => {
@@ -149,8 +148,6 @@ export async function run(argv: string[]): Promise<void> {
     }
     log('demo data behind a local gateway (the keyed first requests)');
     services = await startDemoServices({
-      server: PG_BASE,
-      redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       database: `bench_startup_${process.pid}`,
       log,
     });

@@ -10,10 +10,8 @@ import { createKey } from '../../shared/admin/keys';
 import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
-import { createStore } from '../../shared/redis';
-import { startGateway } from '../gateway/index';
-import { startWorker, type RunningWorker } from '../lib/worker';
-import { connectTo, dbUrl, PG_BASE } from './db';
+import { connectTo, runPrefix, startBenchServices } from '../lib/bench-harness';
+import type { RunningWorker } from '../lib/worker';
 import { benchDataDb } from './rollups-load';
 import { KEYED_PING, startBenchWorker } from './middleware';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
@@ -44,22 +42,18 @@ export async function run(argv: string[]): Promise<void> {
     `data: ${fmt(Number(data.observations))} observations, ${fmt(Number(data.profiles))} profiles, ${data.markets.length} markets; now = ${now}`,
   );
 
-  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  const bindings = {
-    DATABASE_URL: dbUrl(dbName),
-    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-    REDIS_PREFIX: `bench_tracking:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com',
-    NOW: now,
-    // Cold pages are computed in the request (not queued), so that the cost of computing is measured.
-    AGGREGATE_INLINE_COST: '1000000000000',
-    // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
-    CACHE_OUTCOME_HEADER: 'all',
-  };
-  const db = createDb(bindings);
-  const store = createStore({ ...bindings });
+  const services = await startBenchServices({
+    database: dbName,
+    redisPrefix: runPrefix('bench_tracking'),
+    now,
+    bindings: {
+      // Cold pages are computed in the request (not queued), so that the cost of computing is measured.
+      AGGREGATE_INLINE_COST: '1000000000000',
+      // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
+      CACHE_OUTCOME_HEADER: 'all',
+    },
+  });
+  const db = createDb(services.bindings);
   const project = await createProject(db, {
     name: `bench tracking ${now}`,
     plan: 'scale',
@@ -69,16 +63,13 @@ export async function run(argv: string[]): Promise<void> {
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
   const list = await createList(db, { projectId: project.id, kind: 'entity', name: 'bench 200', items: top.map((t) => ({ key: t.id })) });
 
-  let worker: RunningWorker | undefined;
-  let redisOnly: RunningWorker | undefined;
-  let chain: RunningWorker | undefined;
   try {
     log('bundling the all-in-one Worker with wrangler (twice: with and without the isolate cache)');
-    worker = await startWorker(bindings);
-    redisOnly = await startWorker({ ...bindings, ISOLATE_CACHE_SECONDS: '0' });
-    chain = await startBenchWorker(bindings);
+    const worker = await services.worker();
+    const redisOnly = await services.worker({ ISOLATE_CACHE_SECONDS: '0' });
+    const chain = await services.worker({}, startBenchWorker);
     const metricsPath = `/v1/tracking/lists/${list.id}/metrics?period=30d&limit=200`;
-    // The same page with one item: the warm path without the 160 KB body (payload cost apart).
+    // The same page with one item: the warm path without the 200-item body (payload cost apart).
     const smallPath = metricsPath.replace('limit=200', 'limit=1');
     let bytes = 0;
     const call = async (target: { mf: RunningWorker['mf']; url: URL }, path: string, expect: number) => {
@@ -90,13 +81,9 @@ export async function run(argv: string[]): Promise<void> {
       if (path === metricsPath) bytes = new TextEncoder().encode(body).byteLength;
       return { ms, cache: res.headers.get('x-aggregate-cache') };
     };
-    const clearCache = async () => {
-      const keys = await store.redis.keys(`${bindings.REDIS_PREFIX}:agg:*`);
-      if (keys.length) await store.redis.del(...keys);
-    };
     await call(worker, '/nope', 404);
     await call(chain, KEYED_PING, 200);
-    await clearCache();
+    await services.clearCache('agg');
     await call(worker, metricsPath, 200); // warm the isolate, the key cache and PostgreSQL's buffers
     await call(redisOnly, metricsPath, 200);
     await call(worker, smallPath, 200);
@@ -115,7 +102,7 @@ export async function run(argv: string[]): Promise<void> {
     };
     for (let i = 0; i < Math.max(coldRuns, warmRuns); i++) {
       if (i < coldRuns) {
-        await clearCache();
+        await services.clearCache('agg');
         // The Redis-only copy computes: the other copy's memory would answer.
         const cold = await call(redisOnly, metricsPath, 200);
         if (cold.cache !== 'miss') throw new Error(`cold run served from ${cold.cache}`);
@@ -156,9 +143,6 @@ export async function run(argv: string[]): Promise<void> {
         `memory ${fmtRatio(ratio(median(times.memory), keyed))}, Redis ${fmtRatio(ratio(median(times.redis), keyed))}`,
     );
   } finally {
-    await chain?.dispose();
-    await redisOnly?.dispose();
-    await worker?.dispose();
-    await gateway.close();
+    await services.close();
   }
 }

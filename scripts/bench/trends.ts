@@ -11,14 +11,11 @@ import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
 import type { Db } from '../../shared/db/client';
 import { createDb } from '../../shared/db/client';
-import { createStore } from '../../shared/redis';
 import { listTrendArticles } from '../../functions/trends/articles-query';
 import { listThemes, listTopics } from '../../functions/trends/hierarchy-queries';
 import { getTrend, listEdges, listTrends, type TrendFilter } from '../../functions/trends/queries';
 import { scopeOf, type Scope } from '../../shared/scope';
-import { startGateway } from '../gateway/index';
-import { startWorker, type RunningWorker } from '../lib/worker';
-import { dbUrl, PG_BASE } from './db';
+import { runPrefix, startBenchServices } from '../lib/bench-harness';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
 
@@ -140,22 +137,18 @@ async function databaseTimes(client: pg.Client, runs: number, s: { big: Sample; 
 }
 
 async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sample; typical: Sample }, markets: string[]) {
-  const gateway = await startGateway({ databaseUrl: `${PG_BASE}/postgres`, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-  const bindings = {
-    DATABASE_URL: dbUrl(dbName),
-    NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-    UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-    UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-    REDIS_PREFIX: `bench_trends:${Date.now().toString(36)}`,
-    APP_URL: 'https://app.example.com',
-    NOW: now,
-    // Cold roll-ups are computed in the request (not queued), so that the cost of computing is measured.
-    AGGREGATE_INLINE_COST: '1000000000000',
-    // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
-    CACHE_OUTCOME_HEADER: 'all',
-  };
-  const db = createDb(bindings);
-  const store = createStore({ ...bindings });
+  const services = await startBenchServices({
+    database: dbName,
+    redisPrefix: runPrefix('bench_trends'),
+    now,
+    bindings: {
+      // Cold roll-ups are computed in the request (not queued), so that the cost of computing is measured.
+      AGGREGATE_INLINE_COST: '1000000000000',
+      // The bench tells hits from misses by X-Aggregate-Cache, which project keys are not sent otherwise.
+      CACHE_OUTCOME_HEADER: 'all',
+    },
+  });
+  const db = createDb(services.bindings);
   const project = await createProject(db, {
     name: `bench trends ${now}`,
     plan: 'scale',
@@ -163,21 +156,15 @@ async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sa
     rateLimitPerMinute: 1_000_000,
   });
   const { key } = await createKey(db, { projectId: project.id, name: 'bench' });
-  let worker: RunningWorker | undefined;
   try {
     log('bundling the all-in-one Worker with wrangler');
-    worker = await startWorker(bindings);
-    const { mf, url } = worker;
+    const { mf, url } = await services.worker();
     const call = async (path: string, expect: number) => {
       const t = performance.now();
       const res = await mf.dispatchFetch(new URL(path, url), { headers: { 'X-API-Key': key } });
       const body = await res.text();
       if (res.status !== expect) throw new Error(`${path}: HTTP ${res.status} ${body.slice(0, 300)}`);
       return { ms: performance.now() - t, cache: res.headers.get('x-aggregate-cache') };
-    };
-    const clearCache = async () => {
-      const keys = await store.redis.keys(`${bindings.REDIS_PREFIX}:agg:*`);
-      if (keys.length) await store.redis.del(...keys);
     };
     const paths: [string, string][] = [
       ['list (default)', '/v1/trends'],
@@ -201,7 +188,7 @@ async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sa
       times.get('bare')!.push((await call('/nope', 404)).ms);
       for (const [n, p] of paths) times.get(n)!.push((await call(p, 200)).ms);
       if (i < Math.min(runs, 10)) {
-        await clearCache();
+        await services.clearCache('agg');
         const cold = await call(rollupPath, 200);
         if (cold.cache !== 'miss') throw new Error(`cold roll-up served from ${cold.cache}`);
         times.get('rollup cold')!.push(cold.ms);
@@ -221,8 +208,7 @@ async function httpTimes(dbName: string, now: string, runs: number, s: { big: Sa
             : n;
     return [...times].map(([n, t]) => [label(n), String(t.length), fmt(median(t), 1), fmt(p95(t), 1), fmtRatio(ratio(median(t), base))]);
   } finally {
-    await worker?.dispose();
-    await gateway.close();
+    await services.close();
   }
 }
 

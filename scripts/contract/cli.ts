@@ -4,8 +4,6 @@ import { startStack } from '../lib/demo-stack';
 import { runContractSuite } from './run';
 
 const stack = await startStack({
-  server: process.env.PG_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432',
-  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   database: `contract_run_${process.pid}`,
   log: (line) => console.log(`[contract] ${line}`),
 });

@@ -20,8 +20,6 @@ if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(seed)) {
 
 const log = (line: string) => console.log(`[fuzz] ${line}`);
 const stack = await startStack({
-  server: process.env.PG_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432',
-  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   database: `fuzz_run_${process.pid}`,
   log,
 });

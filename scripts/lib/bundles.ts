@@ -14,15 +14,15 @@ export const WORKERS = ['tracking', 'feed', 'public', 'geo', 'trends', 'entities
 export type WorkerName = (typeof WORKERS)[number];
 
 /**
- * Gzip budgets in KiB (docs/PERFORMANCE.md explains the floor: @hono/zod-openapi, the Neon driver,
- * drizzle and Upstash alone are ~168 KiB gzip). A bundle over its budget fails the build and the test.
+ * Gzip budgets in KiB (docs/PERFORMANCE.md "Budgets" explains the floor: the mandated stack alone,
+ * before the first route of ours). A bundle over its budget fails the build and the test.
  */
 // 215 since freshness, exports and the edge answers joined every area's chain, and the security checks
-// (bounded windows, stored refusals, 401 throttling) with them: tracking, the largest, about 210
-// (docs/PERFORMANCE.md "Budgets").
+// (bounded windows, stored refusals, 401 throttling) with them; each budget's sizes when it was set:
+// docs/PERFORMANCE.md "Budgets".
 const AREA_BUDGET_KIB = 215;
 export const BUDGET_KIB: Record<WorkerName, number> = {
-  // 222 since issue 45: 219.6 with the matches stream (its route, the shared SSE writer, signal and spend timer).
+  // 222 since issue 45: the matches stream (its route, the shared SSE writer, signal and spend timer).
   tracking: 222,
   feed: AREA_BUDGET_KIB,
   public: AREA_BUDGET_KIB,
@@ -31,9 +31,9 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   entities: AREA_BUDGET_KIB,
   articles: AREA_BUDGET_KIB,
   jobs: AREA_BUDGET_KIB,
-  // 292 since 2026-11-28: 289.6 before the public area's plain line (its handler module, plainArea, the lazy imports: +0.4).
-  // 294 since issue 46: 292.9 with the edge limits' lease script (its Lua text), plan-gates.ts and grant.ts.
-  // 302 since issue 45: 300.4 with both streams' routes (the MCP Worker mounts every area's routes).
+  // 292 since 2026-11-28: the public area's plain line (its handler module, plainArea, the lazy imports).
+  // 294 since issue 46: the edge limits' lease script (its Lua text), plan-gates.ts and grant.ts.
+  // 302 since issue 45: both streams' routes (the MCP Worker mounts every area's routes).
   mcp: 302,
 };
 

@@ -2,21 +2,19 @@
 // bundles it, in workerd, behind a local gateway to the machine's real PostgreSQL and Redis, over a
 // database holding the demo data set and the demo tenants.
 //
-// Loading the demo data takes ~25 s, so it is loaded once into a template database named after a
-// hash of everything that shapes it (migrations, generator, ingest, demo loader) at a fixed "now";
-// each run clones that template (CREATE DATABASE ... TEMPLATE: about a second). A code change that
-// alters the data changes the hash, and the next run builds a new template and drops the old ones.
-import { spawn } from 'node:child_process';
+// Loading the demo data takes long (docs/BENCHMARKS.md "Fuzz"), so it is loaded once into a template
+// database named after a hash of everything that shapes it (migrations, generator, ingest, demo loader)
+// at a fixed "now"; each run clones that template (CREATE DATABASE ... TEMPLATE, much quicker). A code
+// change that alters the data changes the hash, and the next run builds a new template and drops the old ones.
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { neon, neonConfig } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
-import pg from 'pg';
 import { loadDemoData } from '../demo/load';
 import { createDemoTenants, type DemoKey } from '../demo/tenants';
-import { startGateway, type Gateway } from '../gateway/index';
+import type { Gateway } from '../gateway/index';
+import { onServer, PG_BASE, recreateDatabase, startBenchServices, type GatewayOptions } from './bench-harness';
 import { migrate } from './migrations';
 import { startWorker, type RunningWorker } from './worker';
 
@@ -42,18 +40,11 @@ async function dataHash(): Promise<string> {
   return hash.digest('hex').slice(0, 12);
 }
 
-export interface StackOptions {
-  /** postgres://user@host:port (no database). */
-  server: string;
-  redisUrl: string;
+/** `server`, `redisUrl` (defaults: the benchmarks' PG_BASE and REDIS_URL) and `gatewayProcess`: scripts/lib/bench-harness.ts. */
+export interface StackOptions extends GatewayOptions {
   /** Name of this run's database (dropped on dispose). */
   database: string;
   log?: (line: string) => void;
-  /**
-   * Run the gateway in its own process (`npm run gateway`), as PostgreSQL's and Redis' HTTP fronts
-   * are in production, so a load generator in this process does not compete with it for the event loop.
-   */
-  gatewayProcess?: boolean;
   /** Extra Worker bindings (e.g. a lifted per-IP limit for a load test from one client). */
   bindings?: Record<string, string>;
 }
@@ -67,16 +58,6 @@ export interface Stack {
   dispose(): Promise<void>;
 }
 
-async function onServer<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** The template database with the demo data, built when missing. */
 async function demoTemplate(server: string, log: (line: string) => void): Promise<string> {
   const name = `fuzz_demo_${await dataHash()}`;
@@ -87,7 +68,7 @@ async function demoTemplate(server: string, log: (line: string) => void): Promis
   if (exists) return name;
   log(`building the demo template ${name} (once per change of the data sources, ~30 s)`);
   const building = `${name}_building_${process.pid}`;
-  await onServer(`${server}/postgres`, (c) => c.query(`CREATE DATABASE ${building}`));
+  await recreateDatabase(server, building);
   await onServer(`${server}/${building}`, async (c) => {
     await migrate(c);
     await loadDemoData(c, new Date(FUZZ_NOW), log);
@@ -107,50 +88,6 @@ async function demoTemplate(server: string, log: (line: string) => void): Promis
   return name;
 }
 
-/** `scripts/gateway/cli.ts` as a child process, with the same interface as an in-process gateway. */
-async function gatewayChild(databaseUrl: string, redisUrl: string): Promise<Gateway> {
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/gateway/cli.ts')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, GATEWAY_PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the gateway process exited with ${child.exitCode}`);
-    if (
-      await fetch(`http://${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i > 150) throw new Error('the gateway process did not become healthy');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    neonHttpUrl: `http://${base}/sql`,
-    neonWsProxy: `${base}/v1`,
-    upstashUrl: `http://${base}/redis`,
-    upstashToken: 'local-token',
-    backend: { postgres: 'postgres', redis: 'redis' },
-    setRtt() {
-      throw new Error('the gateway process takes its delay at start (GATEWAY_RTT_MS)');
-    },
-    async close() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 /** The demo database (a clone of the template), the gateway in front of it and Redis, and the demo tenants. */
 export interface DemoServices {
   gateway: Gateway;
@@ -163,25 +100,12 @@ export interface DemoServices {
 
 export async function startDemoServices(options: StackOptions): Promise<DemoServices> {
   const log = options.log ?? (() => undefined);
-  const { server, database } = options;
-  const template = await demoTemplate(server, log);
-  await onServer(`${server}/postgres`, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await c.query(`CREATE DATABASE ${database} TEMPLATE ${template}`);
-        return;
-      } catch (err) {
-        // Two runs cloning at the same instant: the template is briefly "accessed by other users".
-        if (attempt > 40 || !String((err as Error).message).includes('accessed by other users')) throw err;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
-  });
-  const databaseUrl = `${server}/${database}`;
-  const gateway = options.gatewayProcess
-    ? await gatewayChild(`${server}/postgres`, options.redisUrl)
-    : await startGateway({ databaseUrl: `${server}/postgres`, redisUrl: options.redisUrl });
+  const { database } = options;
+  const server = options.server ?? PG_BASE;
+  await recreateDatabase(server, database, await demoTemplate(server, log));
+  const { redisUrl, gatewayProcess } = options;
+  const services = await startBenchServices({ server, redisUrl, gatewayProcess, database, now: FUZZ_NOW });
+  const { gateway, databaseUrl } = services;
   neonConfig.fetchEndpoint = gateway.neonHttpUrl;
   const db = drizzle({ client: neon(databaseUrl) });
   const keys = await createDemoTenants(db, new Date(FUZZ_NOW));
@@ -192,18 +116,9 @@ export async function startDemoServices(options: StackOptions): Promise<DemoServ
     gateway,
     keys,
     databaseUrl,
-    bindings: {
-      DATABASE_URL: databaseUrl,
-      NEON_HTTP_ENDPOINT: gateway.neonHttpUrl,
-      NEON_WS_PROXY: gateway.neonWsProxy,
-      UPSTASH_REDIS_REST_URL: gateway.upstashUrl,
-      UPSTASH_REDIS_REST_TOKEN: gateway.upstashToken,
-      REDIS_PREFIX: database,
-      APP_URL: 'https://app.example.com',
-      NOW: FUZZ_NOW,
-    },
+    bindings: services.bindings,
     async dispose() {
-      await gateway.close();
+      await services.close();
       await onServer(`${server}/postgres`, (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
     },
   };

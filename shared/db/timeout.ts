@@ -30,8 +30,8 @@ export const SET_LOCAL_TIMEOUT = `SELECT set_config('statement_timeout', $1, tru
  * `SET`, a startup parameter or connection-string `options` would not, and would cost a round trip).
  *
  * `jitOff`: a request's statements run without JIT compilation. They are index walks of milliseconds,
- * but a misestimated row count can push one past `jit_above_cost`, and PostgreSQL then spends 0.1-1 s
- * compiling it (category analytics of one market on the whole bench set: 1.0 s of a 1.9 s statement;
+ * but a misestimated row count can push one past `jit_above_cost`, and PostgreSQL then spends longer
+ * compiling it than running it (category analytics of one market on the whole bench set;
  * docs/SECURITY.md "Statement timeouts"). Jobs keep the server's setting: their aggregates scan millions of rows.
  */
 export function withStatementTimeout(sql: Sql, ms: number, jitOff = false): Sql {

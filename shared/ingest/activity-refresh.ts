@@ -13,8 +13,8 @@
 // there: every group it belonged to, before or after the batch, is recomputed whole from its members'
 // spans, and those groups are left out of the merge. The paths write through temp tables, never
 // joined to each other on their correlated group columns beyond a single join or anti-join: such
-// joins are estimated at one row, and the nested loops built on that estimate took 174 s for an hour
-// of 3,661 lines (an anti-join is estimated at its whole outer side, which is safe).
+// joins are estimated at one row, and the nested loops built on that estimate took minutes for an hour
+// of lines (docs/BENCHMARKS.md "Ingest"; an anti-join is estimated at its whole outer side, which is safe).
 import type { Queryable } from '../db/queryable';
 import { GROUP, GROUP_PARTITION, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets } from './activity-hulls';
 import { ALL_MARKETS } from '../rollups/activity-counts';
@@ -195,8 +195,8 @@ ${mergeRuns('spans')}${cut ? `,${cutRuns('runs', 'act_holes')}` : ' SELECT * FRO
 
 // What changed, as set differences (EXCEPT hashes whole rows). Joins between these tables on their
 // group columns are estimated at one row (the columns are correlated), which once sent a gap delete
-// into a nested loop over 24k x 12k rows (80 s); the statements below join a temp table to a stored
-// table by its primary key only.
+// into a nested loop over 24k x 12k rows (docs/BENCHMARKS.md "Ingest"); the statements below join a temp
+// table to a stored table by its primary key only.
 const STEPS = [
   `CREATE TEMP TABLE act_hulls ON COMMIT DROP AS ${hullsOf('act_runs')}
    UNION ALL SELECT ${GROUP}, first_hour, merged_to FROM act_old WHERE simple`,
@@ -290,7 +290,7 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   await db.query(MERGED_GROUPS);
   // The share of whole groups decides how their members are read (index probes, not a scan of
   // url_dimensions); the other temp tables meet a stored table by primary key or a single hash join
-  // whose inputs are sized from their pages, so statistics would only cost time (~1 s an hour).
+  // whose inputs are sized from their pages, so statistics would only cost time (docs/BENCHMARKS.md "Ingest").
   await db.query('ANALYZE act_groups');
   for (const sql of OLD) await db.query(sql);
   await db.query(NEW_RUNS(holes > 0));

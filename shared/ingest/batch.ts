@@ -46,7 +46,7 @@ export const INGEST_LOCK = 7_420_113;
  *   statistics, and PGlite has no autovacuum to refresh them; the planner then picked full scans of
  *   observations per batch (quadratic loads). Penalizing seq scans keeps it on the keys;
  * - key lookups on big tables get huge cost estimates (`= ANY` selectivity guesses), which triggered
- *   JIT compilation: ~0.5 s per statement for work that takes milliseconds;
+ *   JIT compilation, longer than the work itself (docs/INGEST.md "Bulk loads");
  * - the set-based steps sort and hash whole batches: the 4 MB default spilled them to disk.
  */
 const BEGIN_BATCH = [
@@ -60,8 +60,7 @@ const BEGIN_BATCH = [
 /**
  * A bulk load's batches do not wait for their commit to reach disk: a crash of the server loses at
  * most its last moments of batches (nothing is corrupted), and the load is rerun anyway, since its
- * roll-ups exist only once its end has rebuilt them. 200 commits of the first million bench lines
- * waited 2.8 s for the WAL.
+ * roll-ups exist only once its end has rebuilt them (docs/BENCHMARKS.md "Ingest": the wait it saves).
  */
 const NO_FLUSH_WAIT = 'SET LOCAL synchronous_commit = off';
 

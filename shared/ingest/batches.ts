@@ -22,7 +22,7 @@ export interface BatchLimits {
 const DEFAULT_BATCH = 5000;
 const DEFAULT_BATCH_CHARS = 4_000_000;
 // A bulk load's batches write the lines only (no roll-up): four times larger, they pay the per-batch
-// statements a quarter as often. The first million bench lines: 23-25 s of batches instead of 26-27 s.
+// statements a quarter as often (docs/INGEST.md "Bulk loads": the batches of the first million bench lines).
 const DEFAULT_BULK_BATCH = 20_000;
 const DEFAULT_BULK_BATCH_CHARS = 16_000_000;
 

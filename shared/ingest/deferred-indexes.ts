@@ -33,7 +33,7 @@ export const DEFERRED_INDEXES = [
   'article_entities_entity_score_idx',
   'article_categories_name_idx',
   // The feed's sort indexes: a bulk load's end builds every row of the windows, then these over them
-  // (1.0 s + 0.35 s for the first million bench lines' 49k profiles, 2.1-2.7 s with them kept).
+  // (cheaper than keeping them row by row: docs/INGEST.md "Bulk loads").
   'profile_windows_1h_idx',
   'profile_windows_24h_idx',
   'profile_windows_7d_idx',
@@ -104,8 +104,8 @@ export async function deferIndexes(db: Queryable): Promise<number> {
  *
  * The tables are analyzed as well: building an index sets a table's row count, and a planner that
  * knew the count but, with no statistics yet, neither the widths nor the distinct values of the
- * columns turned the rebuild's dim_hours aggregate into a parallel sort (21.5 s on the first million
- * bench lines, against 13-14 s hashed without the count and 12-14 s with statistics).
+ * columns turned the rebuild's dim_hours aggregate into a parallel sort, slower than the hashed one
+ * it plans without the count or with statistics (docs/INGEST.md "Bulk loads").
  */
 export async function restoreDeferredIndexes(db: Queryable, analyzed?: Set<string>): Promise<number> {
   const recorded = await db.query('SELECT 1 FROM deferred_indexes LIMIT 1');

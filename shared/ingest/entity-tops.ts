@@ -44,8 +44,7 @@ const RECOMPUTE = [
   // The profiles of each touched market-hour, one range read each (url_profiles_country_first_seen_idx;
   // OFFSET 0 keeps the lateral a per-hour read), their links by url_id, then the touched entities.
   // Forced in this order: left to itself the planner went through each touched entity's links
-  // (thousands for a famous entity), or joined every profile to every hour: 24 s, then 6.6 s, for
-  // 3,000 buckets on the bench set.
+  // (thousands for a famous entity), or joined every profile to every hour (docs/BENCHMARKS.md "Entities").
   `INSERT INTO entity_hour_tops (${COLS})
    WITH k AS MATERIALIZED ${HOUR_KEYS},
    h AS MATERIALIZED (SELECT DISTINCT country, hour FROM k),

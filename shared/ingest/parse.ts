@@ -21,9 +21,9 @@ const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
 const WHOLE_HOUR = /^\d{4}-\d{2}-\d{2}T\d{2}:00:00(\.000)?(Z|[+-]00:00)$/;
 
 /**
- * Observations are ~95% of a bench file. Lines that plainly satisfy the schema skip zod (3x faster);
- * the checks accept a subset of what the schema accepts and normalize the same way, and anything
- * else goes through the schema, so verdicts and reasons are unchanged.
+ * Observations are ~95% of a bench file. Lines that plainly satisfy the schema skip zod (much faster:
+ * docs/BENCHMARKS.md "Ingest"); the checks accept a subset of what the schema accepts and normalize the
+ * same way, and anything else goes through the schema, so verdicts and reasons are unchanged.
  */
 function fastObservation(j: Record<string, unknown>): IngestRecord | null {
   const { url_id, country, language, hour, impressions, position } = j;

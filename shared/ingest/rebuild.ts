@@ -14,8 +14,8 @@ import { REBUILD_PROFILES } from './write-observations';
 
 /**
  * url_dimensions and url_spans: the facts every other roll-up of the rebuild is read from.
- * url_dimensions' key and index are built after its rows (1.6 s instead of 3.4 s for the first million
- * bench lines' 230k memberships, whose key inserts compared `kind` and `key` through strcoll()).
+ * url_dimensions' key and index are built after its rows (docs/INGEST.md "Bulk loads"): inserted one
+ * by one, its memberships' keys compared `kind` and `key` through strcoll().
  */
 const BASE = [
   RAISE_MEMORY('work_mem', '256MB'),
@@ -47,15 +47,13 @@ const BASE = [
 // (dim_keys; hashed, 512 MB keeps the ~3M groups of the first million bench lines in memory) and
 // written as they are; the hours per key ('*') and the days per market are summed from that
 // aggregate, not read back from dim_hours, and the days per key ('*') from the days per market (236k
-// rows there instead of the 3.1M hours again: 19.6-20.1 s instead of 22.7-24.8 s for the statement,
-// in psql on one core). On those lines the three statements it replaced took 33.5 s, this one 23.6 s
-// when it still joined the keys' text back to every row (29.7 s with both primary keys against
-// 36.7-42.7 s once the rows kept the numbers, drizzle/0020); on the whole bench set 505 s, where the
-// first of the three alone took 575 s (docs/INGEST.md "Bulk loads"). Tried and dropped: grouping the
-// joined rows by sorting them (24 s on those lines for both hour sets); both hour sets in one
-// GROUPING SETS pass (faster there, but on the whole set the planner sorted its 141M joined rows on
-// disk, 740 s); a temp table in between (a second write and read of every row). The rows go straight
-// into the heaps, their keys built after them (FILL_THEN_KEY).
+// rows there instead of the 3.1M hours again). It replaced three statements, and is faster than they
+// were on the first million bench lines and on the whole bench set, the more so since the rows keep
+// the keys' numbers (drizzle/0020; docs/INGEST.md "Bulk loads", docs/BENCHMARKS.md "Ingest"). Tried
+// and dropped: grouping the joined rows by sorting them; both hour sets in one GROUPING SETS pass
+// (faster on the first million lines, but on the whole set the planner sorted its 141M joined rows on
+// disk); a temp table in between (a second write and read of every row). The rows go straight into
+// the heaps, their keys built after them (FILL_THEN_KEY).
 const SERIES_ROWS = `-- dim_hours and dim_days from the per-market hours
 WITH
 hours AS MATERIALIZED (
@@ -194,7 +192,8 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
   // The rest reads the base facts, the profiles and the restored indexes, nothing of the dimension
   // series (whose locks an ANALYZE would wait for) nor of each other (the trending tops read no other
   // entity model): the first free connection takes the next part, longest first as measured on the
-  // whole bench set (trend days, hierarchy and activity 452 s, entity models 180, trending tops 57).
+  // whole bench set (trend days, hierarchy and activity; entity models; trending tops: docs/BENCHMARKS.md
+  // "Ingest", the whole bench set of 2026-11-29).
   const part = (statements: string[]) => (on: Queryable) => run(on, [RAISE_MEMORY('work_mem', '256MB'), ...statements], log);
   const rest = [part(others), part(entities), part(REBUILD_TOPS)];
   const takeRest = async (on: Queryable) => {
@@ -208,7 +207,7 @@ export async function rebuildRollups(db: Queryable, log: (line: string) => void 
 /**
  * The feed windows after a bulk load: its merge of the staged hours set them back (invalidateWindows),
  * and the full build over a large load outlasts both a feed request's statement timeout and the jobs
- * cron's (85 s for the 1.1M profiles of the whole bench set), so it runs here, under the ingest's,
+ * cron's (the whole bench set: docs/DATA.md "Feed windows"), so it runs here, under the ingest's,
  * ending at the run's hour (docs/DATA.md "Feed windows"). Readers whose clock is elsewhere slide from
  * there as usual. A full build analyzes the table itself (SLIDE_STATEMENTS); a shorter slide changes
  * too few rows to need it, so the restore does not analyze it again.

@@ -12,8 +12,8 @@ export const RAISE_MEMORY = (setting: 'work_mem' | 'maintenance_work_mem', size:
 /**
  * An array parameter as PostgreSQL's array literal with its elements written as they are, for values
  * that never need quoting (validated uuids, market codes, ISO hours, finite numbers): node-postgres
- * would quote and escape each element, 1.9 s of the writer's thread for the observations of the first
- * million bench lines against 0.6 s joined. Anything else (free text, nulls) goes as a JS array.
+ * would quote and escape each element, time of the writer's thread the database waits for
+ * (docs/INGEST.md "Bulk loads"). Anything else (free text, nulls) goes as a JS array.
  */
 export const plainArray = (values: readonly (string | number)[]) => `{${values.join(',')}}`;
 
@@ -29,8 +29,7 @@ export interface TableKey {
 /**
  * Fills tables this transaction truncated (so holds locked) with their primary keys and other indexes
  * built over the rows in one sort each, instead of one index insert per row in the order an aggregate
- * emits them: on the first million bench lines dim_activity_hours (491k rows) took 2.2 s instead of
- * 4.1 s (dim_hours, when it had 621k rows: 3.6 s instead of 5.6 s). The keys and indexes are dropped
+ * emits them (docs/INGEST.md "Bulk loads": keys built after the rows). The keys and indexes are dropped
  * before `insert` and created after it (a CLI test compares every index and constraint with a
  * migrated database).
  */
@@ -185,8 +184,7 @@ async function upsertCopied<R>(db: Queryable, spec: UpsertSpec, rows: readonly R
  * Inserts the rows, or updates the stored ones that differ. With `copyFrom` the rows are first
  * copied into a table of their own for the transaction (`<table>_input`), which the same statement
  * reads instead of the parameters' arrays: COPY parses each value once, where an array parameter is
- * quoted by the driver and parsed as an array literal (35k articles of the first million bench lines:
- * 3.0-3.1 s instead of 4.4-5.1 s for the statements, in a node script).
+ * quoted by the driver and parsed as an array literal (docs/INGEST.md "Bulk loads": the batch's articles).
  */
 export async function upsert<R = Row>(
   db: Queryable,

@@ -1,7 +1,7 @@
 // A bulk load's observations (drizzle/0018): its batches append their hours to observations_staged,
 // which has no key and no index, and its end merges them into observations in one set-based step.
-// An upsert per row cost the batches 12.3 s of the database's time on the first million bench lines,
-// most of it the conflict check of each row against the primary key (docs/INGEST.md "Bulk loads").
+// An upsert per row cost the batches most of their database time, the conflict check of each row
+// against the primary key (docs/INGEST.md "Bulk loads").
 import type { Queryable } from '../db/queryable';
 import { invalidateWindows } from '../feed-windows';
 import { INGEST_LOCK } from './batch';
@@ -9,8 +9,8 @@ import { inTransaction, RAISE_MEMORY } from './sql';
 
 // The last staged line of each key (highest seq) replaces a stored hour whose values differ, or is
 // inserted. Both writes read the statement's snapshot, and touch disjoint keys: UPDATE the stored
-// ones, INSERT the others (an anti-join, not ON CONFLICT: each row's speculative insertion cost
-// 6.5 s per million rows, a plain insert 2.4 s).
+// ones, INSERT the others (an anti-join, not ON CONFLICT: each row's speculative insertion costs far
+// more than a plain insert; docs/INGEST.md "Bulk loads").
 const MERGE = `
 WITH last AS MATERIALIZED (
   SELECT DISTINCT ON (url_id, country, language, hour) url_id, country, language, hour, impressions, position
@@ -56,7 +56,7 @@ export async function mergeStagedObservations(db: Queryable): Promise<MergedObse
  * A first load (observations empty) whose lines repeat no key: every staged row is a new hour, so
  * they are appended as they are and the primary key is built over them in one sort, as pg_restore
  * would. A repeated key makes the key's build fail: the attempt is rolled back (null) and the merge
- * decides. On the first million bench lines 2.0-2.4 s instead of 5.3 s for the merge.
+ * decides. Much cheaper than the merge (docs/INGEST.md "Bulk loads").
  */
 async function appendToEmpty(db: Queryable): Promise<MergedObservations | null> {
   const [{ empty }] = (await db.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM observations) AS empty')).rows;

@@ -57,8 +57,8 @@ const STAGE_HOURS = `
   INSERT INTO ${STAGED}
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])`;
 /**
- * The same by COPY (IngestOptions.copyFrom), whose rows go to the heap in multi-row writes: the hours
- * of the first million bench lines took 1.3 s instead of 4.3-4.8 s over unnest (in psql, one table).
+ * The same by COPY (IngestOptions.copyFrom), whose rows go to the heap in multi-row writes: much
+ * faster than over unnest (docs/INGEST.md "Bulk loads").
  */
 const COPY_HOURS = `COPY ${STAGED} FROM STDIN`;
 

@@ -100,7 +100,7 @@ export class EdgeLimits {
       }
       // Wait for the key's call in flight, then decide again: its answer may grant this one. A request
       // that asks Redis in any case does not queue: under steady traffic the flushes after each answer
-      // kept the key busy, and /v1/usage waited out BUSY_WAIT_MS (p50 1.1 s under the load bench).
+      // kept the key busy, and /v1/usage waited out BUSY_WAIT_MS (docs/BENCHMARKS.md "`/v1/usage` under load").
       if (entry?.busy && !waited && local) {
         await this.#idle(key);
         waited = true;

@@ -61,9 +61,9 @@ export function observe(): MiddlewareHandler<Env> {
       project_id: auth?.projectId ?? null,
       key_id: auth?.keyId ?? null,
     };
-    // Written after the answer: an isolate's first console line held its first answer back by about
-    // 3.5 ms (a deployed Worker's first keyless request in workerd, median of 15: 18.3 ms, 14.8 ms
-    // without the line). Without an execution context (app.request) it is written at once.
+    // Written after the answer: an isolate's first console line held its first answer back (a deployed
+    // Worker's first keyless request in workerd; docs/PERFORMANCE.md "The first request"). Without an
+    // execution context (app.request) it is written at once.
     const write = () => log(levelOf(c.env.LOG_LEVEL), level, 'request', fields);
     try {
       c.executionCtx.waitUntil(answerGone().then(write));

@@ -3,7 +3,8 @@
 // that call to be cancelled with it. The call never settled, and the next request of the isolate
 // that reads the watermark joined its flight (shared/cache/flights.ts) and waited out JOIN_WAIT_MS
 // (3 s) before reading for itself: in `npm run bench -- routes`, the first cold public check after
-// the refused category analytics took ~3,030 ms with 5-21 ms of database time. Now every call a
+// the refused category analytics took the whole wait with little database time (docs/BENCHMARKS.md
+// "Routes", issue 47). Now every call a
 // request starts is kept alive until it settles (shared/observability/round-trips.ts `settled`).
 // The deployed public Worker's bundle in workerd (each request its own I/O context, as in
 // production), the demo data behind a local gateway; the watermark read is held back by a lock on

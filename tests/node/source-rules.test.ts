@@ -1,0 +1,141 @@
+// Two rules of the source tree that no compiler checks, in `npm test`:
+// - every benchmark sets up its services through the harness (scripts/lib/bench-harness.ts, and
+//   scripts/lib/demo-stack.ts on top of it): no bench file under scripts/bench/ starts a gateway,
+//   creates or drops a database, picks the servers or writes a Worker's service bindings itself.
+//   Benches that run `npm start` (chaos, freshness, soak, streams) measure the product's own stack,
+//   gateway included: starting it is what they are about, and this rule does not look for it.
+// - comments of served code (functions/, shared/) carry no measured timings: a figure ages with the
+//   machine and the code around it, so it lives in docs/BENCHMARKS.md or docs/PERFORMANCE.md and the
+//   comment keeps the reason (with a pointer to the section). Budgets, limits and timeouts the code
+//   enforces ("within 2 s", "a 300 ms budget", "(30 s)") are settings, not measurements, and do not
+//   match: a measurement is what the patterns below describe.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The .ts files under `dir` (relative to the repository), sorted. */
+function tsFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f))
+    .sort();
+}
+
+/** `file:line: text` of every line of `files` that matches one of `rules`, with the rule's reason. */
+function offenders(files: string[], lines: (file: string) => { line: number; text: string }[], rules: [RegExp, string][]): string[] {
+  const out: string[] = [];
+  for (const file of files)
+    for (const { line, text } of lines(file))
+      for (const [re, why] of rules) if (re.test(text)) out.push(`${file}:${line}: ${why}: ${text.trim()}`);
+  return out;
+}
+
+const sourceLines = (file: string) =>
+  readFileSync(join(ROOT, file), 'utf8')
+    .split('\n')
+    .map((text, i) => ({ line: i + 1, text }));
+
+describe('benchmarks set up their services through the harness', () => {
+  /** What only scripts/lib/bench-harness.ts (and the demo stack built on it) does. */
+  const SET_UP: [RegExp, string][] = [
+    [/\bstartGateway\s*\(|from '[./]*\/gateway\/index'/, 'starts a gateway (startBenchGateway, startBenchServices)'],
+    [/gateway\/cli(\.ts)?\b/, 'runs the gateway process (startBenchGateway({ gatewayProcess: true }))'],
+    [/\b(CREATE|DROP) DATABASE\b/i, 'creates or drops a database (freshDatabase, copyDatabase, recreateDatabase)'],
+    [/\bprocess\.env\.(PG_BASE_URL|REDIS_URL)\s*\?\?/, 'picks the servers (PG_BASE, REDIS_URL)'],
+    [
+      /\b(NEON_HTTP_ENDPOINT|NEON_WS_PROXY|UPSTASH_REDIS_REST_URL|UPSTASH_REDIS_REST_TOKEN)\s*:/,
+      'writes service bindings (BenchServices.bindings)',
+    ],
+  ];
+
+  it('no bench file under scripts/bench/ does what the harness does', () => {
+    const benches = tsFiles('scripts/bench');
+    expect(benches.length).toBeGreaterThan(20);
+    expect(offenders(benches, sourceLines, SET_UP)).toEqual([]);
+  });
+
+  it('each pattern finds the harness doing it (so the rule above cannot pass by matching nothing)', () => {
+    const harness = sourceLines('scripts/lib/bench-harness.ts');
+    expect(SET_UP.filter(([re]) => !harness.some(({ text }) => re.test(text))).map(([, why]) => why)).toEqual([]);
+  });
+});
+
+/** Each line of each comment of a TypeScript file (strings and template literals are not comments). */
+function commentLines(file: string): { line: number; text: string }[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const ranges = new Map<number, ts.CommentRange>();
+  const visit = (node: ts.Node) => {
+    for (const r of [...(ts.getLeadingCommentRanges(text, node.pos) ?? []), ...(ts.getTrailingCommentRanges(text, node.end) ?? [])])
+      ranges.set(r.pos, r);
+    // Tokens too (getChildren): a comment before a closing brace is the brace's leading trivia.
+    for (const child of node.getChildren(source)) visit(child);
+  };
+  visit(source);
+  const out: { line: number; text: string }[] = [];
+  for (const r of [...ranges.values()].sort((a, b) => a.pos - b.pos)) {
+    const first = source.getLineAndCharacterOfPosition(r.pos).line;
+    for (const [i, l] of text.slice(r.pos, r.end).split('\n').entries()) out.push({ line: first + i + 1, text: l });
+  }
+  return out;
+}
+
+/** Timings as measurements are written; a setting is a round figure on its own ("2 s", "(30 s)", "every 100 ms"). */
+const TIME = String.raw`\d[\d,]*(?:\.\d+)? ?(?:ms|s|µs|us|min|minutes?|seconds?)\b`;
+const MEASURED: [RegExp, string][] = [
+  [/\b\d+\.\d+ ?(?:ms|s|µs|us|min)\b/, 'a timing with decimals'],
+  [new RegExp(String.raw`\b\d[\d,.]* ?(?:-|–|to) ?${TIME}`), 'a range of timings'],
+  [
+    new RegExp(
+      String.raw`(?:\b(?:took|takes|taking|cost|costs|spent|spends|waited|saved|saves|instead of|against|median|p50|p9\d|about|around|roughly)|~) ?(?:of )?${TIME}`,
+    ),
+    'a timing as a measurement reads ("took 3 s", "instead of 5 ms", "~25 s")',
+  ],
+  [/\b\d+(?:\.\d+)? ?x (?:faster|slower|quicker|cheaper|as fast)\b/, 'a speed-up'],
+  [/\b(?:lines|rows|observations|requests|calls)\/s\b|\brps\b/, 'a throughput'],
+  [/\((?:sampled|measured)\b|\bmedian of \d/, 'a sampled figure'],
+];
+
+describe('served code carries no measured timings in its comments', () => {
+  const files = [...tsFiles('functions'), ...tsFiles('shared')];
+
+  it('no comment of functions/ or shared/ quotes one (docs/BENCHMARKS.md, docs/PERFORMANCE.md hold them)', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(offenders(files, commentLines, MEASURED)).toEqual([]);
+  });
+
+  it('the patterns tell measurements from settings', () => {
+    const verdict = (comment: string) => MEASURED.some(([re]) => re.test(comment));
+    // Measurements as comments used to quote them.
+    for (const measured of [
+      'PostgreSQL then spends 0.1-1 s compiling it',
+      'the nested loops built on that estimate took 174 s for an hour',
+      'its answer back by 4-5 ms (14.6-15.4 ms, 10.2-11.5 ms with this wait)',
+      'Lines that plainly satisfy the schema skip zod (3x faster)',
+      'the first request about 20 ms of its CPU (sampled)',
+      'the rebuild took 1.3 s instead of 4.3-4.8 s over unnest',
+      'statistics would only cost time (~1 s an hour)',
+      '/v1/usage waited out BUSY_WAIT_MS (p50 1.1 s under the load bench)',
+      'took ~3,030 ms with little database time',
+      'loads at 19.5k lines/s',
+    ])
+      expect(verdict(measured), measured).toBe(true);
+    // Budgets, limits, timeouts and schedules the code enforces.
+    for (const setting of [
+      'switching a project back on reaches it within 2 s',
+      "honoured everywhere within 2 s instead of the key cache's 30 s",
+      'Redis answering within its 300 ms budget',
+      "the key cache (30 s), an operator's change reaches an isolate within that time",
+      'Queues consumers get 15 minutes of wall time',
+      'a 0 ms timer does the same',
+      'at most 16x the peak a day',
+      'a third sequential round trip every 30 s',
+      '401s one client address may cause per minute',
+      "statement_timeout (ms) of a request's queries. Default 60,000",
+    ])
+      expect(verdict(setting), setting).toBe(false);
+  });
+});

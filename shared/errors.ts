@@ -1,6 +1,5 @@
 // The API's three error shapes (README "Errors"): a string, {code, message}, or a validation array.
 import type { Context } from 'hono';
-import type { Env } from './env';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { levelOf, log } from './observability/log';
@@ -88,6 +87,9 @@ function isDependencyOutage(err: Error): boolean {
 export const apiCodeOf = (err: unknown): string | undefined =>
   err instanceof ApiError && typeof err.detail === 'object' && !Array.isArray(err.detail) ? err.detail.code : undefined;
 
+/** `c.var.outage` (shared/env.ts Variables), set without importing the env module, which imports this one's importers. */
+const markOutage = (c: Context) => (c as Context<{ Variables: { outage: true } }>).set('outage', true);
+
 /** 503 codes that mean a dependency could not be reached (not `computing`, not configuration). */
 const OUTAGE_CODES = new Set<string>(['entitlement_unavailable', 'scope_unavailable', 'dependency_unavailable'] satisfies ErrorCode[]);
 
@@ -95,9 +97,9 @@ const OUTAGE_CODES = new Set<string>(['entitlement_unavailable', 'scope_unavaila
  * The error's answer. A dependency outage's 503 is marked (`c.var.outage`): only those, never a
  * `computing` 503 or any answer the database gave, are replaced by a stale copy (shared/stale).
  */
-export function onError(err: Error, c: Context<Env>): Response {
+export function onError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
-    if (err.status === 503 && OUTAGE_CODES.has(apiCodeOf(err) ?? '')) c.set('outage', true);
+    if (err.status === 503 && OUTAGE_CODES.has(apiCodeOf(err) ?? '')) markOutage(c);
     return c.json({ detail: err.detail }, err.status, err.headers);
   }
   if (err instanceof HTTPException) {
@@ -126,7 +128,7 @@ export function onError(err: Error, c: Context<Env>): Response {
   if (isDependencyOutage(err)) {
     console.error('dependency unavailable', err.message);
     // shared/stale may answer this request from its last good copy instead.
-    c.set('outage', true);
+    markOutage(c);
     return c.json({ detail: 'A dependency is briefly unavailable; retry after the Retry-After header' }, 503, { 'Retry-After': '5' });
   }
   console.error('unhandled error', err);

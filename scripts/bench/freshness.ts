@@ -52,6 +52,27 @@ async function probe(base: string, key: string): Promise<Probe> {
   return { asOf: res.headers.get('Data-As-Of'), count: items.reduce((n, i) => n + i.impressions, 0) };
 }
 
+/**
+ * Seconds until nothing but `ledger` has run a statement in `database` for 3 s straight (at most 300 s):
+ * npm start runs the jobs' cron once it answers (its scans, warmers and day closes), and a file
+ * dropped meanwhile shares the machine with that run, which deployed crons do every 10 minutes, not
+ * at each drop.
+ */
+async function quiet(ledger: Awaited<ReturnType<typeof connectTo>>, database: string): Promise<number> {
+  const started = Date.now();
+  let since = Date.now();
+  while (Date.now() - started < 300_000) {
+    const { rows } = await ledger.query<{ active: number }>(
+      `SELECT count(*)::int AS active FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`,
+      [database],
+    );
+    if (rows[0]!.active > 0) since = Date.now();
+    else if (Date.now() - since >= 3_000) break;
+    await sleep(250);
+  }
+  return (since - started) / 1000;
+}
+
 async function startApi(dir: string, database: string, now: string) {
   const port = await freePort();
   const child = spawn('npm', ['start'], {
@@ -112,6 +133,7 @@ export async function run(argv: string[]): Promise<void> {
     // The clock half an hour past the last file's hour: each hour is complete once it lands.
     const api = await startApi(dir, dropDb, new Date(first + hours * HOUR + HOUR / 2).toISOString());
     const ledger = await connectTo(dropDb);
+    log(`npm start's boot cron run: ${fmt(await quiet(ledger, dropDb), 1)} s until its database was quiet`);
     const rowsOut: (string | number)[][] = [];
     const m = { firstChunk: [] as number[], finished: [] as number[], visible: [] as number[], cli: [] as number[] };
     try {

@@ -182,7 +182,15 @@ export async function run(argv: string[]): Promise<void> {
         m.visible.push(visible / 1000);
         m.cli.push(cliSeconds);
         const lineCount = (await readFile(file, 'utf8')).trimEnd().split('\n').length;
-        rowsOut.push([hour, fmt(lineCount), fmt(started / 1000, 2), fmt(finished / 1000, 2), fmt(visible / 1000, 2), fmt(cliSeconds, 2)]);
+        rowsOut.push([
+          hour,
+          fmt(lineCount),
+          fmt(started / 1000, 2),
+          fmt(finished / 1000, 2),
+          fmt(visible / 1000, 2),
+          fmt(cliSeconds, 2),
+          fmt(visible / 1000 - cliSeconds, 2),
+        ]);
         log(
           `hour ${hour}: first chunk ${fmt(started / 1000, 2)} s, finished ${fmt(finished / 1000, 2)} s, visible ${fmt(visible / 1000, 2)} s ` +
             `(Data-As-Of ${fmt(asOfAt! / 1000, 2)} s, count ${fmt(countAt! / 1000, 2)} s); CLI ${fmt(cliSeconds, 2)} s`,
@@ -193,11 +201,14 @@ export async function run(argv: string[]): Promise<void> {
       api.stop();
       await sleep(1500);
     }
+    // The goal compares each file's drop with the CLI loading the same file right after it: the median
+    // of those differences, not the difference of two medians taken over different hours.
+    const gap = median(m.visible.map((v, i) => v - m.cli[i]!));
     const [mc, mf, mv, ml] = [median(m.firstChunk), median(m.finished), median(m.visible), median(m.cli)];
-    rowsOut.push(['median', '', fmt(mc, 2), fmt(mf, 2), fmt(mv, 2), fmt(ml, 2)]);
-    log(`\n${table(['hour', 'lines', 'drop->first chunk s', 'drop->finished s', 'drop->visible s', 'CLI s'], rowsOut)}`);
+    rowsOut.push(['median', '', fmt(mc, 2), fmt(mf, 2), fmt(mv, 2), fmt(ml, 2), fmt(gap, 2)]);
+    log(`\n${table(['hour', 'lines', 'drop->first chunk s', 'drop->finished s', 'drop->visible s', 'CLI s', 'visible - CLI s'], rowsOut)}`);
     log(
-      `drop -> visible minus the CLI's time: ${fmt(mv - ml, 2)} s (goal <= 5 s: ${mv - ml <= 5 ? 'met' : 'NOT met'}); ` +
+      `drop -> visible minus the CLI's time, median over the files: ${fmt(gap, 2)} s (goal <= 5 s: ${gap <= 5 ? 'met' : 'NOT met'}); ` +
         `drop -> first chunk ${fmt(mc, 2)} s (goal < 2 s: ${mc < 2 ? 'met' : 'NOT met'})`,
     );
   } finally {

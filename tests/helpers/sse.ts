@@ -22,6 +22,9 @@ export interface OpenStream {
   until(done: (frames: SseEvent[]) => boolean, ms?: number): Promise<void>;
   /** Cuts the stream (the client goes away). */
   close(): Promise<void>;
+  /** Stops reading (a slow client: the server's writes wait) until `resume()`. */
+  pause(): void;
+  resume(): void;
   /** The error body of a refused stream. */
   text?: string;
 }
@@ -62,6 +65,8 @@ export async function openStream(
       events: () => [],
       until: async () => {},
       close: async () => {},
+      pause: () => {},
+      resume: () => {},
       text,
     };
   }
@@ -70,9 +75,11 @@ export async function openStream(
   let buffer = '';
   let ended = false;
   const waiters = new Set<() => void>();
+  let paused = null as { promise: Promise<void>; resolve: () => void } | null;
   const pump = (async () => {
     try {
       for (;;) {
+        if (paused) await paused.promise;
         const { value, done } = await reader.read();
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
@@ -115,8 +122,21 @@ export async function openStream(
       });
     },
     async close() {
+      paused?.resolve();
       await reader.cancel().catch(() => undefined);
       await pump;
+    },
+    pause() {
+      if (paused) return;
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      paused = { promise, resolve };
+    },
+    resume() {
+      paused?.resolve();
+      paused = null;
     },
   };
 }

@@ -3,13 +3,13 @@
 // - the signals: one Redis call per isolate per second reads the auth version and every topic a
 //   stream listens to (whichever stream ticks first after a second makes it);
 // - the groups: streams of one scope and filters share one reader. When the topic's signal moved, the
-//   first stream to notice claims the group's next read (one query from the group's head), appends
-//   what it finds to the group's buffer, and every stream of the group sends from there what lies
-//   after its own position. A stream behind the buffer (a backfill, a resume) reads on its own until
-//   it reaches it. A group reads further only while its buffer has room beyond what its slowest
-//   member has still to send (a burst larger than the buffer arrives at the pace of its readers), so
-//   a slow member is not overtaken and made to read on its own; one that stops reading altogether
-//   holds the group back for STALL_MS at most.
+//   first stream to notice claims the group's next read (one query from the group's head, or another
+//   isolate's result of that same read: shared/streams/read-once.ts), appends what it finds to the
+//   group's buffer, and every stream of the group sends from there what lies after its own position.
+//   A stream behind the buffer (a backfill, a resume) reads on its own until it reaches it. A group
+//   reads further only while its buffer has room beside what its slowest member has still to send, so
+//   a burst larger than the buffer goes at its readers' pace and never trims what one has not sent; a
+//   member that stops reading altogether holds the group back for STALL_MS at most.
 import { authVersionKey } from '../auth/version';
 import type { Store } from '../redis';
 import { signalKey } from './signal';
@@ -179,6 +179,11 @@ export function advance<P>(g: Group<P>, events: Event<P>[], head: P, nowMs = Dat
     g.base = g.events.splice(0, drop).at(-1)!.pos;
     g.addedAt.splice(0, drop);
   }
+}
+
+/** Tests: streams opened from now on form new groups, as in another isolate (open ones keep theirs). */
+export function groupsAfresh(): void {
+  groups.clear();
 }
 
 /** Groups and members alive in this isolate (benchmarks report memory per open stream). */

@@ -9,6 +9,7 @@ import { observeAuthVersion } from '../auth/version';
 import type { Env } from '../env';
 import { iso } from '../format';
 import { advance, authVersionOf, claim, type Event, firstAfter, joinGroup, listen, pollSignals, roomToRead, signalOf } from './hub';
+import { readOnce } from './read-once';
 import { QUOTA_PERIOD_MS, spendPeriod } from './slots';
 import { commentText, encode, eventText, HEARTBEAT_MS, MAX_STREAM_MS, retryText, STREAM_HEADERS } from './sse';
 
@@ -105,9 +106,12 @@ export function eventStream<P>(
       const signal = signalOf(store, src.topic);
       if (signal !== group.seen && roomToRead(group, src.compare) && claim(group)) {
         try {
-          const r = await src.read(group.head);
-          advance(group, r.events, r.head);
-          if (!r.more) group.seen = signal;
+          // Another isolate's group of this scope may be reading the same: then its result, a tick later.
+          const r = await readOnce(store, src.group, signal, group.head, () => src.read(group.head));
+          if (r) {
+            advance(group, r.events, r.head);
+            if (!r.more) group.seen = signal;
+          }
         } finally {
           group.claimedAt = 0;
         }

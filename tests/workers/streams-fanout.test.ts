@@ -1,10 +1,12 @@
 // The fan-out property of the push streams (docs/PERFORMANCE.md "Streams"): however many streams of one
-// scope are open, an ingest costs the data region the same queries. Counted at the distant gateway,
+// scope are open, in one isolate or several, and however slowly some read a burst, an ingest costs the
+// data region the same queries and every stream gets every event once. Counted at the distant gateway,
 // which only these streams use (timed file: it runs alone, vitest.config.ts TIMED).
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../shared/ingest/index';
 import { createStore } from '../../shared/redis';
+import { groupsAfresh } from '../../shared/streams/hub';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
 import { type OpenStream, openStream, type SseEvent } from '../helpers/sse';
 import { createWorld, type Tenant, type World } from '../helpers/world';
@@ -89,9 +91,13 @@ async function openLevel(n: number): Promise<OpenStream[]> {
   );
   for (const s of streams) expect(s.status, s.text).toBe(200);
   await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.retry !== undefined))));
+  return streams;
+}
+
+/** Once the streams have placed themselves, counting starts. */
+async function settled(): Promise<void> {
   await sleep(2_000);
   await gateway('/stats/reset', 'POST');
-  return streams;
 }
 
 /** The gateway's requests since the reset (its counters are lifetime totals), once what was on its way has finished. */
@@ -108,9 +114,27 @@ async function counted(): Promise<{ sql: number; redis: number }> {
 /** Database queries and Redis calls at the distant gateway from an ingest to its delivery to `n` streams of one scope. */
 async function over(n: number): Promise<{ sql: number; redis: number }> {
   const streams = await openLevel(n);
+  await settled();
   const id = await ingestOne();
   await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.data?.includes(id)), 15_000)));
   const stats = await counted();
+  for (const s of streams) await s.close();
+  return stats;
+}
+
+/** The same over `isolates` groups of one scope, `per` streams each, as so many isolates would hold them. */
+async function overIsolates(isolates: number, per: number): Promise<{ sql: number; redis: number }> {
+  const streams: OpenStream[] = [];
+  for (let i = 0; i < isolates; i++) {
+    groupsAfresh();
+    streams.push(...(await openLevel(per)));
+  }
+  groupsAfresh();
+  await settled();
+  const id = await ingestOne();
+  await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.data?.includes(id)), 15_000)));
+  const stats = await counted();
+  for (const s of streams) expect(s.events('item').length, 'one item each').toBe(1);
   for (const s of streams) await s.close();
   return stats;
 }
@@ -125,6 +149,7 @@ const urlIds = (s: OpenStream) => s.events('item').map((e) => (JSON.parse(e.data
  */
 async function overBurst(n: number, slow: number): Promise<{ sql: number; redis: number }> {
   const streams = await openLevel(n);
+  await settled();
   for (const s of streams.slice(0, slow)) s.pause();
   const ids = await ingestMany(BURST);
   await sleep(5_000);
@@ -166,4 +191,11 @@ describe('fan-out', () => {
     expect(one.sql).toBeGreaterThan(BURST / 200);
     expect(six.sql).toBe(one.sql);
   }, 300_000);
+
+  it('one scope held by several isolates: one query per ingest between them (the others take its result from Redis)', async () => {
+    const alone = await overIsolates(1, 2);
+    const three = await overIsolates(3, 2);
+    expect(alone.sql).toBeGreaterThan(0);
+    expect(three.sql).toBe(alone.sql);
+  }, 90_000);
 });

@@ -14,7 +14,8 @@ export const STREAM_CAP: Record<Plan, number> = { start: 1, grow: 5, scale: 20, 
 /** Each 15 minutes a stream stays open (after the first) spends one more request of the monthly quota. */
 export const QUOTA_PERIOD_MS = 15 * 60_000;
 
-const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
+/** The key's open streams (a sorted set of slots; benchmarks wait for a configuration's to be given back). */
+export const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
 /** A slot outlives its stream by this margin at most, should its isolate die before closing it. */
 const SLOT_MS = MAX_STREAM_MS + 60_000;
 

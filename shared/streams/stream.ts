@@ -4,6 +4,7 @@
 // It ends after MAX_STREAM_MS, when its key is revoked or its plan changes (the auth version, read
 // with the signals every second), when an open period finds the quota used up, or when the client goes.
 import type { Context } from 'hono';
+import { afterResponse } from '../after-response';
 import { presentedKey } from '../auth/presented';
 import { observeAuthVersion } from '../auth/version';
 import type { Env } from '../env';
@@ -184,6 +185,9 @@ export function eventStream<P>(
       await writer.close().catch(() => undefined);
     }
   };
-  void run();
+  // The loop runs under waitUntil: workerd cancels a request whose client went away, and every promise
+  // of it with it (the failed write, the cleanup after it), unless waitUntil holds the request open.
+  // Held, the loop sees the write fail, leaves its group and gives its slot back.
+  void afterResponse(c, run());
   return new Response(readable, { status: 200, headers: STREAM_HEADERS });
 }

@@ -6,7 +6,7 @@ import { digest } from '../../shared/cursor';
 import type { Env } from '../../shared/env';
 import { badRequest } from '../../shared/errors';
 import { slideIfBehind, windowEnd } from '../../shared/feed-windows';
-import type { Event } from '../../shared/streams/hub';
+import { type Event, READ_EVENTS } from '../../shared/streams/hub';
 import { FEED_TOPIC } from '../../shared/streams/signal';
 import type { StreamSource } from '../../shared/streams/stream';
 import { resumeOf, tokenSigner } from '../../shared/streams/token';
@@ -18,8 +18,8 @@ import { type Keyset, readPage } from './queries';
 import { toFeedItem } from './serialize';
 import { type Arrival, compareArrivals, currentVersion, readArrivals } from './stream-queries';
 
-/** Rows per read: a read past it continues at once (`more`). */
-const READ_LIMIT = 200;
+/** Rows per read, the hub's most events per read (a group reads only with room for them); a read past it continues (`more`). */
+const READ_LIMIT = READ_EVENTS;
 const HORIZON_MS = 1440 * 60_000;
 /** Before every profile: the first backfill page's keyset (the snapshot read needs one). */
 const FIRST: Keyset = ['-infinity', '00000000-0000-0000-0000-000000000000', '', ''];

@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { digest } from '../../shared/cursor';
 import type { Env } from '../../shared/env';
 import { badRequest } from '../../shared/errors';
-import type { Event } from '../../shared/streams/hub';
+import { type Event, READ_EVENTS } from '../../shared/streams/hub';
 import { listTopic } from '../../shared/streams/signal';
 import type { StreamSource } from '../../shared/streams/stream';
 import { resumeOf, tokenSigner } from '../../shared/streams/token';
@@ -13,7 +13,8 @@ import { DAY_MS } from '../../shared/windows';
 import { publicationOf } from './matches';
 import { compareFound, type Found, latestFound, readFound, type StreamFilter } from './matches-stream-query';
 
-const READ_LIMIT = 200;
+/** Rows per read: the hub's most events per read (a group reads only with room for them). */
+const READ_LIMIT = READ_EVENTS;
 
 interface MatchesStart {
   filter: Omit<StreamFilter, 'from'>;

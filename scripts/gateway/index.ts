@@ -6,8 +6,9 @@
 //   GET  /v1  (WebSocket upgrade)   Neon wsproxy relay (neonConfig.wsProxy)
 //   POST /redis[/pipeline|/multi-exec]  Upstash REST   (new Redis({ url, token }))
 //   GET  /health                    backends and whether they answer
-//   GET  /stats, POST /stats/reset  requests served per protocol and sequential round trips
-//   POST /stats/mark                (scripts/gateway/trips.ts) since the last reset, up to the mark
+//   GET  /stats, POST /stats/reset  requests served per protocol (and per caller that names itself in
+//   POST /stats/mark                X-Gateway-Caller) and sequential round trips (scripts/gateway/trips.ts)
+//                                   since the last reset, up to the mark
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { HttpError, parsedBodies, sendJson } from './http-util';
 import { MemoryRedis } from './memory-redis';
@@ -121,7 +122,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   );
 
   // Requests served per protocol, and their spans: benchmarks and tests read them to count round trips.
+  // A client that names itself (a benchmark's own polling) is also counted apart, so it can be told
+  // from the Workers' requests.
   const stats = { sql: 0, redis: 0 };
+  const callers: Record<string, { sql: number; redis: number }> = {};
   const trips = new TripLog();
   let rttMs = opts.rttMs ?? 0;
 
@@ -129,7 +133,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '') || '/';
     if (path === '/stats' && req.method === 'GET') {
       const spans = new URL(req.url ?? '/', 'http://gateway').searchParams.has('spans');
-      return sendJson(res, 200, { ...stats, sequential: trips.sequential(), ...(spans && { spans: trips.beforeMark() }) });
+      return sendJson(res, 200, { ...stats, callers, sequential: trips.sequential(), ...(spans && { spans: trips.beforeMark() }) });
     }
     if (path === '/stats/reset' && req.method === 'POST') {
       trips.clear();
@@ -150,11 +154,15 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const start = performance.now();
     res.once('finish', () => trips.record({ start, end: performance.now(), label: spanLabel(path, parsedBodies.get(req)) }));
     if (rttMs > 0) await new Promise((resolve) => setTimeout(resolve, rttMs));
+    const caller = req.headers['x-gateway-caller'];
+    const own = typeof caller === 'string' ? (callers[caller] ??= { sql: 0, redis: 0 }) : undefined;
     if (path === '/sql') {
       stats.sql++;
+      if (own) own.sql++;
       return sql(req, res);
     }
     stats.redis++;
+    if (own) own.redis++;
     return upstash(req, res, redisMatch?.[1] ?? '');
   }
 

@@ -14,9 +14,12 @@ export const STREAM_CAP: Record<Plan, number> = { start: 1, grow: 5, scale: 20, 
 /** Each 15 minutes a stream stays open (after the first) spends one more request of the monthly quota. */
 export const QUOTA_PERIOD_MS = 15 * 60_000;
 
-const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
+/** The key's open streams (a sorted set of slots; benchmarks wait for a configuration's to be given back). */
+export const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
 /** A slot outlives its stream by this margin at most, should its isolate die before closing it. */
 const SLOT_MS = MAX_STREAM_MS + 60_000;
+/** Tries to give a slot back at a stream's end. */
+const RELEASE_TRIES = 4;
 
 export const streamCap = (auth: AuthContext) => STREAM_CAP[auth.plan ?? 'enterprise'];
 
@@ -28,9 +31,7 @@ export async function takeSlot(store: Store, auth: AuthContext, id: string, nowM
   p.zadd(key, { score: nowMs + SLOT_MS, member: id });
   p.zcard(key);
   p.pexpire(key, SLOT_MS);
-  const release = async () => {
-    await store.redis.zrem(key, id).catch(() => undefined);
-  };
+  const release = (tries = 1) => giveBack(store, key, id, tries);
   // A pipeline that timed out may still have taken the slot: give it back before the error answers.
   const [, , open] = (await p.exec().catch(async (err: unknown) => {
     await release();
@@ -46,7 +47,26 @@ export async function takeSlot(store: Store, auth: AuthContext, id: string, nowM
       { 'Retry-After': '5' },
     );
   }
-  return release;
+  // A stream's end gives its slot back under waitUntil, where it may take a few tries.
+  return () => release(RELEASE_TRIES);
+}
+
+/**
+ * Gives a slot back. Streams whose clients went away together end together (at the same failed
+ * heartbeat), and each call is bounded by the Redis budget: a release that fails is tried again, spread
+ * out, as a slot left taken blocks its key until it expires (ZREM twice is harmless).
+ */
+async function giveBack(store: Store, key: string, id: string, tries: number): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** i * (0.5 + Math.random())));
+    if (
+      await store.redis.zrem(key, id).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+  }
 }
 
 /**

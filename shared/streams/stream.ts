@@ -4,11 +4,13 @@
 // It ends after MAX_STREAM_MS, when its key is revoked or its plan changes (the auth version, read
 // with the signals every second), when an open period finds the quota used up, or when the client goes.
 import type { Context } from 'hono';
+import { afterResponse } from '../after-response';
 import { presentedKey } from '../auth/presented';
 import { observeAuthVersion } from '../auth/version';
 import type { Env } from '../env';
 import { iso } from '../format';
-import { advance, authVersionOf, claim, type Event, joinGroup, listen, pollSignals, signalOf } from './hub';
+import { advance, authVersionOf, claim, type Event, firstAfter, joinGroup, listen, pollSignals, roomToRead, signalOf } from './hub';
+import { readOnce } from './read-once';
 import { QUOTA_PERIOD_MS, spendPeriod } from './slots';
 import { commentText, encode, eventText, HEARTBEAT_MS, MAX_STREAM_MS, retryText, STREAM_HEADERS } from './sse';
 
@@ -67,22 +69,22 @@ export function eventStream<P>(
 
   const run = async () => {
     const unlisten = listen(store, src.topic);
-    const { group, leave } = joinGroup<P>(src.group);
+    const { group, member, leave } = joinGroup<P>(src.group);
     const opened = Date.now();
     let beat = opened;
     let spendAt = opened + QUOTA_PERIOD_MS;
-    let pos = start;
     const deliver = async (events: Event<P>[]) => {
       for (const e of events) {
-        if (pos !== null && src.compare(e.pos, pos) <= 0) continue;
+        if (member.pos !== null && src.compare(e.pos, member.pos) <= 0) continue;
         if (src.accept(e)) {
           const token = await src.token(e.pos);
           await send(token ? eventText(token, src.event, e.data) : `event: ${src.event}\ndata: ${e.data}\n\n`);
         }
-        pos = e.pos;
+        member.pos = e.pos;
       }
     };
     const step = async () => {
+      const pos = member.pos;
       const behind = pos !== null && (group.head === null || src.compare(pos, group.base as P) < 0);
       if (behind || group.head === null) {
         // Behind the group (or no group yet): this stream reads on its own; a level read seeds the group.
@@ -94,26 +96,32 @@ export function eventStream<P>(
           if (seeding) group.claimedAt = 0;
         });
         await deliver(r.events);
-        if (pos === null || src.compare(r.head, pos) > 0) pos = r.head;
+        if (member.pos === null || src.compare(r.head, member.pos) > 0) member.pos = r.head;
         if (group.head === null && !r.more) {
           advance(group, [], r.head);
           group.seen = signal;
         }
         return;
       }
-      if (pos === null) pos = group.head;
+      if (pos === null) member.pos = group.head;
       const signal = signalOf(store, src.topic);
-      if (signal !== group.seen && claim(group)) {
+      if (signal !== group.seen && roomToRead(group, src.compare) && claim(group)) {
         try {
-          const r = await src.read(group.head);
-          advance(group, r.events, r.head);
-          if (!r.more) group.seen = signal;
+          // Another isolate's group of this scope may be reading the same: then its result, a tick later.
+          const r = await readOnce(store, src.group, signal, group.head, () => src.read(group.head));
+          if (r) {
+            advance(group, r.events, r.head);
+            if (!r.more) group.seen = signal;
+          }
         } finally {
           group.claimedAt = 0;
         }
       }
-      await deliver(group.events);
-      if (src.compare(group.head, pos) > 0) pos = group.head;
+      // What lies after this stream's position, as a copy: while it waits on its client, other members'
+      // reads append to the buffer and trim its front.
+      const head = group.head as P;
+      await deliver(group.events.slice(firstAfter(group, member.pos as P, src.compare)));
+      if (src.compare(head, member.pos as P) > 0) member.pos = head;
     };
     try {
       await send(retryText());
@@ -122,6 +130,9 @@ export function eventStream<P>(
       if (src.prelude)
         for await (const batch of src.prelude())
           for (const e of batch) await send(e.token ? eventText(e.token, src.event, e.data) : `event: ${src.event}\ndata: ${e.data}\n\n`);
+      // The stream's position lives on its membership, from here on: the group paces its reads by its
+      // slowest member (a backfill above is this stream's own reading, not the group's).
+      member.pos = start;
       while (!gone) {
         const now = Date.now();
         if (now - opened >= lifetime) {
@@ -174,6 +185,9 @@ export function eventStream<P>(
       await writer.close().catch(() => undefined);
     }
   };
-  void run();
+  // The loop runs under waitUntil: workerd cancels a request whose client went away, and every promise
+  // of it with it (the failed write, the cleanup after it), unless waitUntil holds the request open.
+  // Held, the loop sees the write fail, leaves its group and gives its slot back.
+  void afterResponse(c, run());
   return new Response(readable, { status: 200, headers: STREAM_HEADERS });
 }

@@ -1,5 +1,5 @@
 // Opens a push stream on the all-in-one Worker and reads its Server-Sent Events as they arrive.
-import { createExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import worker from '../../functions/index';
 import type { World } from './world';
 
@@ -22,6 +22,11 @@ export interface OpenStream {
   until(done: (frames: SseEvent[]) => boolean, ms?: number): Promise<void>;
   /** Cuts the stream (the client goes away). */
   close(): Promise<void>;
+  /** Resolves once the request's work under waitUntil has finished. */
+  settled(): Promise<void>;
+  /** Stops reading (a slow client: the server's writes wait) until `resume()`. */
+  pause(): void;
+  resume(): void;
   /** The error body of a refused stream. */
   text?: string;
 }
@@ -51,7 +56,9 @@ export async function openStream(
   env: Record<string, string> = {},
 ): Promise<OpenStream> {
   const request = new Request(`http://api.test${path}`, { headers: { 'X-API-Key': key, ...headers } });
-  const response = await worker.fetch(request as never, { ...world.env, ...env } as never, createExecutionContext());
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(request as never, { ...world.env, ...env } as never, ctx);
+  const settled = () => waitOnExecutionContext(ctx);
   const frames: SseEvent[] = [];
   if (response.status !== 200 || !response.body) {
     const text = await response.text();
@@ -62,6 +69,9 @@ export async function openStream(
       events: () => [],
       until: async () => {},
       close: async () => {},
+      settled,
+      pause: () => {},
+      resume: () => {},
       text,
     };
   }
@@ -70,9 +80,11 @@ export async function openStream(
   let buffer = '';
   let ended = false;
   const waiters = new Set<() => void>();
+  let paused = null as { promise: Promise<void>; resolve: () => void } | null;
   const pump = (async () => {
     try {
       for (;;) {
+        if (paused) await paused.promise;
         const { value, done } = await reader.read();
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
@@ -115,8 +127,22 @@ export async function openStream(
       });
     },
     async close() {
+      paused?.resolve();
       await reader.cancel().catch(() => undefined);
       await pump;
+    },
+    settled,
+    pause() {
+      if (paused) return;
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      paused = { promise, resolve };
+    },
+    resume() {
+      paused?.resolve();
+      paused = null;
     },
   };
 }

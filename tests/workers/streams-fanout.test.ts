@@ -1,12 +1,14 @@
 // The fan-out property of the push streams (docs/PERFORMANCE.md "Streams"): however many streams of one
-// scope are open, an ingest costs the data region the same queries. Counted at the distant gateway,
+// scope are open, in one isolate or several, and however slowly some read a burst, an ingest costs the
+// data region the same queries and every stream gets every event once. Counted at the distant gateway,
 // which only these streams use (timed file: it runs alone, vitest.config.ts TIMED).
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../shared/ingest/index';
 import { createStore } from '../../shared/redis';
+import { groupsAfresh } from '../../shared/streams/hub';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
-import { openStream } from '../helpers/sse';
+import { type OpenStream, openStream, type SseEvent } from '../helpers/sse';
 import { createWorld, type Tenant, type World } from '../helpers/world';
 
 const NOW = '2026-11-20T12:30:00.000Z';
@@ -56,7 +58,13 @@ function newProfile() {
 }
 
 async function ingestOne(): Promise<string> {
-  const { id, records } = newProfile();
+  return (await ingestMany(1))[0];
+}
+
+/** `n` new profiles of the streams' scope in one ingest (one commit, one signal). */
+async function ingestMany(n: number): Promise<string[]> {
+  const profiles = Array.from({ length: n }, newProfile);
+  const records = profiles.flatMap((p) => p.records);
   const client = await world.pool().connect();
   try {
     const store = createStore({
@@ -72,29 +80,88 @@ async function ingestOne(): Promise<string> {
   } finally {
     client.release();
   }
-  return id;
+  return profiles.map((p) => p.id);
 }
 
-/** Database queries and Redis calls at the distant gateway from an ingest to its delivery to `n` streams of one scope. */
-async function over(n: number): Promise<{ sql: number; redis: number }> {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function openLevel(n: number): Promise<OpenStream[]> {
   const streams = await Promise.all(
     Array.from({ length: n }, () => openStream(world, '/v2/live/stream?country=us', tenant.key, {}, DISTANT)),
   );
   for (const s of streams) expect(s.status, s.text).toBe(200);
   await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.retry !== undefined))));
-  await new Promise((r) => setTimeout(r, 2_000));
+  return streams;
+}
+
+/** Once the streams have placed themselves, counting starts. */
+async function settled(): Promise<void> {
+  await sleep(2_000);
   await gateway('/stats/reset', 'POST');
-  const id = await ingestOne();
-  await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.data?.includes(id)), 15_000)));
-  // Whatever was still on its way to the gateway finishes before the mark.
-  await new Promise((r) => setTimeout(r, 1_000));
+}
+
+/** The gateway's requests since the reset (its counters are lifetime totals), once what was on its way has finished. */
+async function counted(): Promise<{ sql: number; redis: number }> {
+  await sleep(1_000);
   await gateway('/stats/mark', 'POST');
-  // The spans since the reset (the counters are the gateway's lifetime totals).
   const { spans } = (await (await gateway('/stats?spans=1')).json()) as { spans: { label: string }[] };
-  const stats = {
+  return {
     sql: spans.filter((s) => s.label.startsWith('sql')).length,
     redis: spans.filter((s) => s.label.startsWith('redis')).length,
   };
+}
+
+/** Database queries and Redis calls at the distant gateway from an ingest to its delivery to `n` streams of one scope. */
+async function over(n: number): Promise<{ sql: number; redis: number }> {
+  const streams = await openLevel(n);
+  await settled();
+  const id = await ingestOne();
+  await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.data?.includes(id)), 15_000)));
+  const stats = await counted();
+  for (const s of streams) await s.close();
+  return stats;
+}
+
+/** The same over `isolates` groups of one scope, `per` streams each, as so many isolates would hold them. */
+async function overIsolates(isolates: number, per: number): Promise<{ sql: number; redis: number }> {
+  const streams: OpenStream[] = [];
+  for (let i = 0; i < isolates; i++) {
+    groupsAfresh();
+    streams.push(...(await openLevel(per)));
+  }
+  groupsAfresh();
+  await settled();
+  const id = await ingestOne();
+  await Promise.all(streams.map((s) => s.until((f) => f.some((x) => x.data?.includes(id)), 15_000)));
+  const stats = await counted();
+  for (const s of streams) expect(s.events('item').length, 'one item each').toBe(1);
+  for (const s of streams) await s.close();
+  return stats;
+}
+
+/** More new profiles in one commit than a group keeps (shared/streams/hub.ts BUFFER_EVENTS). */
+const BURST = 2_400;
+const urlIds = (s: OpenStream) => s.events('item').map((e) => (JSON.parse(e.data!) as { url_id: string }).url_id);
+
+/**
+ * The queries of a burst delivered to `n` streams of one scope, `slow` of which stop reading for a
+ * while as it arrives (a client on a slow link): every stream must get every profile exactly once.
+ */
+async function overBurst(n: number, slow: number): Promise<{ sql: number; redis: number }> {
+  const streams = await openLevel(n);
+  await settled();
+  for (const s of streams.slice(0, slow)) s.pause();
+  const ids = await ingestMany(BURST);
+  await sleep(5_000);
+  for (const s of streams) s.resume();
+  const all = (f: SseEvent[]) => f.filter((x) => x.event === 'item').length >= BURST;
+  await Promise.all(streams.map((s) => s.until(all, 60_000).catch(() => undefined)));
+  const stats = await counted();
+  for (const [i, s] of streams.entries()) {
+    const got = urlIds(s);
+    const sent = { received: got.length, distinct: new Set(got).size, in_order: got.every((u, j) => u === ids[j]) };
+    expect(sent, `stream ${i} (${i < slow ? 'slow' : 'reading'})`).toEqual({ received: BURST, distinct: BURST, in_order: true });
+  }
   for (const s of streams) await s.close();
   return stats;
 }
@@ -116,5 +183,19 @@ describe('fan-out', () => {
     expect(fifty.sql).toBe(one.sql);
     // Redis: each isolate reads the signals once a second whatever the number of streams (timing decides the count).
     expect(fifty.redis).toBeLessThan(one.redis + 10);
+  }, 90_000);
+
+  it('a burst larger than a group keeps: streams that stop reading for a while miss nothing and read nothing on their own', async () => {
+    const one = await overBurst(1, 0);
+    const six = await overBurst(6, 3);
+    expect(one.sql).toBeGreaterThan(BURST / 200);
+    expect(six.sql).toBe(one.sql);
+  }, 300_000);
+
+  it('one scope held by several isolates: one query per ingest between them (the others take its result from Redis)', async () => {
+    const alone = await overIsolates(1, 2);
+    const three = await overIsolates(3, 2);
+    expect(alone.sql).toBeGreaterThan(0);
+    expect(three.sql).toBe(alone.sql);
   }, 90_000);
 });

@@ -6,7 +6,7 @@ import { announceAuthChange } from '../../shared/admin/announce';
 import { revokeKey } from '../../shared/admin/keys';
 import { monthOf } from '../../shared/limits/quota';
 import { createStore } from '../../shared/redis';
-import { QUOTA_PERIOD_MS, spendPeriod } from '../../shared/streams/slots';
+import { QUOTA_PERIOD_MS, slotsKey, spendPeriod } from '../../shared/streams/slots';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
 import { ingest } from '../../shared/ingest/index';
 import { openStream, type OpenStream } from '../helpers/sse';
@@ -183,6 +183,20 @@ describe('GET /v2/live/stream', () => {
     await one.until((f) => f.some((x) => x.event === 'end'), 5_000);
     expect(Date.now() - t0).toBeLessThan(2_500);
     expect(JSON.parse(one.events('end')[0].data!).reason).toBe('key_revoked');
+  });
+
+  it("gives the slot back when the client goes: the loop and its cleanup run under the request's waitUntil", async () => {
+    // workerd cancels a request whose client went away, and its pending promises with it, unless
+    // waitUntil holds it: the cleanup that gives the slot back must be work the request waits for.
+    const start = await world.tenant({ plan: 'start', countries: ['US'], categories: ['/Tech'] });
+    const one = await stream('/v2/live/stream', start.key);
+    expect(one.status, one.text).toBe(200);
+    await one.until((f) => f.some((x) => x.retry !== undefined));
+    await one.close();
+    await one.settled();
+    expect(await signals().redis.zcard(slotsKey(signals(), start.keyId))).toBe(0);
+    const again = await stream('/v2/live/stream', start.key);
+    expect(again.status, again.text).toBe(200);
   });
 
   it('spends one request of the monthly quota to open, and one more per further 15 minutes open', async () => {

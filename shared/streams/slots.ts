@@ -51,14 +51,22 @@ export async function takeSlot(store: Store, auth: AuthContext, id: string, nowM
   return () => release(RELEASE_TRIES);
 }
 
+/** A fraction in [0, 1) from the stream's id (each stream's own): streams ending together retry apart. */
+function spreadOf(id: string): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
+  return (h % 1000) / 1000;
+}
+
 /**
  * Gives a slot back. Streams whose clients went away together end together (at the same failed
  * heartbeat), and each call is bounded by the Redis budget: a release that fails is tried again, spread
  * out, as a slot left taken blocks its key until it expires (ZREM twice is harmless).
  */
 async function giveBack(store: Store, key: string, id: string, tries: number): Promise<void> {
+  const spread = 0.5 + spreadOf(id);
   for (let i = 0; i < tries; i++) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** i * (0.5 + Math.random())));
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** i * spread));
     if (
       await store.redis.zrem(key, id).then(
         () => true,

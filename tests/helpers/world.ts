@@ -105,8 +105,8 @@ export async function createWorld(name: string): Promise<World> {
         { ...bindings, ...options.env, ...(options.queue ? { JOBS_QUEUE: options.queue } : {}) } as any,
         ctx,
       );
-      await waitOnExecutionContext(ctx);
-      const text = await response.text();
+      // Read beside the waitUntil work: a stream's loop runs under waitUntil and waits on its reader.
+      const [text] = await Promise.all([response.text(), waitOnExecutionContext(ctx)]);
       let parsed: unknown = text;
       try {
         parsed = JSON.parse(text);

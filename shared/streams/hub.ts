@@ -34,15 +34,25 @@ interface Signals {
   polling: boolean;
   /** Topics with open streams, counted. */
   topics: Map<string, number>;
+  /** The slots of this isolate's open streams (stream id -> its key's slot set), renewed together (slots.ts). */
+  slots: Map<string, string>;
+  slotsRenewedAt: number;
 }
 
 const hubs = new Map<string, Signals>();
 
 function signalsOf(store: Store): Signals {
   let s = hubs.get(store.prefix);
-  if (!s) hubs.set(store.prefix, (s = { values: new Map(), authVersion: null, polledAt: 0, polling: false, topics: new Map() }));
+  if (!s)
+    hubs.set(
+      store.prefix,
+      (s = { values: new Map(), authVersion: null, polledAt: 0, polling: false, topics: new Map(), slots: new Map(), slotsRenewedAt: 0 }),
+    );
   return s;
 }
+
+/** This isolate's open slots under `store`'s namespace (shared/streams/slots.ts takes, renews and releases them). */
+export const heldSlots = (store: Store): Pick<Signals, 'slots' | 'slotsRenewedAt'> => signalsOf(store);
 
 export function listen(store: Store, topic: string): () => void {
   const s = signalsOf(store);

@@ -1,12 +1,14 @@
 // Stream limits (README "Plans and limits", "Streams"): at most STREAM_CAP[plan] streams open per key,
-// counted in one Redis sorted set per key whose members expire by themselves when the stream's
-// longest life is over (an isolate that dies cannot hold a slot longer than that); opening spends one
-// request of the monthly quota (the limits middleware), and every further QUOTA_PERIOD_MS open one more.
+// counted in one Redis sorted set per key. Each member is a lease: it expires SLOT_LEASE_MS after it was
+// taken or last renewed, and the isolate holding open streams renews all of theirs in one call every
+// SLOT_RENEW_MS, so a slot whose release never arrived (its isolate died, Redis failed every try) is
+// free within a minute. Opening spends one request of the monthly quota (the limits middleware), and
+// every further QUOTA_PERIOD_MS open one more.
 import type { AuthContext } from '../auth/types';
 import type { Plan } from '../db/schema';
 import { coded } from '../errors';
 import type { Store } from '../redis';
-import { MAX_STREAM_MS } from './sse';
+import { heldSlots } from './hub';
 
 /** Concurrent streams per key; keys without a project (internal) have the enterprise cap. */
 export const STREAM_CAP: Record<Plan, number> = { start: 1, grow: 5, scale: 20, enterprise: 100 };
@@ -16,8 +18,10 @@ export const QUOTA_PERIOD_MS = 15 * 60_000;
 
 /** The key's open streams (a sorted set of slots; benchmarks wait for a configuration's to be given back). */
 export const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
-/** A slot outlives its stream by this margin at most, should its isolate die before closing it. */
-const SLOT_MS = MAX_STREAM_MS + 60_000;
+/** How often an isolate renews its open streams' slots. */
+export const SLOT_RENEW_MS = 15_000;
+/** A slot not renewed for this long is free (three renewals may fail before an open stream's lapses). */
+export const SLOT_LEASE_MS = 4 * SLOT_RENEW_MS;
 /** Tries to give a slot back at a stream's end. */
 const RELEASE_TRIES = 4;
 
@@ -28,10 +32,14 @@ export async function takeSlot(store: Store, auth: AuthContext, id: string, nowM
   const key = slotsKey(store, auth.keyId);
   const p = store.redis.pipeline();
   p.zremrangebyscore(key, 0, nowMs);
-  p.zadd(key, { score: nowMs + SLOT_MS, member: id });
+  p.zadd(key, { score: nowMs + SLOT_LEASE_MS, member: id });
   p.zcard(key);
-  p.pexpire(key, SLOT_MS);
-  const release = (tries = 1) => giveBack(store, key, id, tries);
+  p.pexpire(key, SLOT_LEASE_MS);
+  const held = heldSlots(store);
+  const release = (tries = 1) => {
+    held.slots.delete(id);
+    return giveBack(store, key, id, tries);
+  };
   // A pipeline that timed out may still have taken the slot: give it back before the error answers.
   const [, , open] = (await p.exec().catch(async (err: unknown) => {
     await release();
@@ -47,8 +55,29 @@ export async function takeSlot(store: Store, auth: AuthContext, id: string, nowM
       { 'Retry-After': '5' },
     );
   }
+  if (held.slots.size === 0) held.slotsRenewedAt = nowMs;
+  held.slots.set(id, key);
   // A stream's end gives its slot back under waitUntil, where it may take a few tries.
   return () => release(RELEASE_TRIES);
+}
+
+/**
+ * Renews this isolate's open slots under `store` in one pipeline, at most every SLOT_RENEW_MS (open
+ * streams call it every tick). `XX`: a slot given back meanwhile is not taken again; a failed renewal
+ * waits for the next.
+ */
+export async function renewSlots(store: Store, nowMs = Date.now()): Promise<void> {
+  const held = heldSlots(store);
+  if (held.slots.size === 0 || nowMs - held.slotsRenewedAt < SLOT_RENEW_MS) return;
+  held.slotsRenewedAt = nowMs;
+  const p = store.redis.pipeline();
+  const keys = new Set<string>();
+  for (const [id, key] of held.slots) {
+    p.zadd(key, { xx: true }, { score: nowMs + SLOT_LEASE_MS, member: id });
+    keys.add(key);
+  }
+  for (const key of keys) p.pexpire(key, SLOT_LEASE_MS);
+  await p.exec().catch(() => undefined);
 }
 
 /** A fraction in [0, 1) from the stream's id (each stream's own): streams ending together retry apart. */
@@ -61,7 +90,7 @@ function spreadOf(id: string): number {
 /**
  * Gives a slot back. Streams whose clients went away together end together (at the same failed
  * heartbeat), and each call is bounded by the Redis budget: a release that fails is tried again, spread
- * out, as a slot left taken blocks its key until it expires (ZREM twice is harmless).
+ * out, as a slot left taken counts against its key until its lease lapses (ZREM twice is harmless).
  */
 async function giveBack(store: Store, key: string, id: string, tries: number): Promise<void> {
   const spread = 0.5 + spreadOf(id);

@@ -11,7 +11,7 @@ import type { Env } from '../env';
 import { iso } from '../format';
 import { advance, authVersionOf, claim, type Event, firstAfter, joinGroup, listen, pollSignals, roomToRead, signalOf } from './hub';
 import { readOnce } from './read-once';
-import { QUOTA_PERIOD_MS, spendPeriod } from './slots';
+import { QUOTA_PERIOD_MS, renewSlots, spendPeriod } from './slots';
 import { commentText, encode, eventText, HEARTBEAT_MS, MAX_STREAM_MS, retryText, STREAM_HEADERS } from './sse';
 
 /** How often a stream looks at the shared state (no I/O unless something moved). */
@@ -145,6 +145,7 @@ export function eventStream<P>(
           break;
         }
         await pollSignals(store).catch(() => undefined);
+        await renewSlots(store);
         const version = authVersionOf(store);
         if (version !== authSeen && version !== null) {
           authSeen = version;

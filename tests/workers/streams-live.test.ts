@@ -6,7 +6,8 @@ import { announceAuthChange } from '../../shared/admin/announce';
 import { revokeKey } from '../../shared/admin/keys';
 import { monthOf } from '../../shared/limits/quota';
 import { createStore } from '../../shared/redis';
-import { QUOTA_PERIOD_MS, slotsKey, spendPeriod } from '../../shared/streams/slots';
+import type { AuthContext } from '../../shared/auth/types';
+import { QUOTA_PERIOD_MS, renewSlots, SLOT_LEASE_MS, SLOT_RENEW_MS, slotsKey, spendPeriod, takeSlot } from '../../shared/streams/slots';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
 import { ingest } from '../../shared/ingest/index';
 import { openStream, type OpenStream } from '../helpers/sse';
@@ -197,6 +198,42 @@ describe('GET /v2/live/stream', () => {
     expect(await signals().redis.zcard(slotsKey(signals(), start.keyId))).toBe(0);
     const again = await stream('/v2/live/stream', start.key);
     expect(again.status, again.text).toBe(200);
+  });
+
+  it('frees a slot whose release never arrived once its lease lapses, a minute later, not at the 61st minute', async () => {
+    const store = signals();
+    const auth = { keyId: crypto.randomUUID(), plan: 'start' } as AuthContext;
+    const now = Date.now();
+    // Taken and never given back: the stream's isolate died, or Redis failed every try of its release.
+    await takeSlot(store, auth, 'lost', now);
+    await expect(takeSlot(store, auth, 'next', now + SLOT_LEASE_MS - 1_000)).rejects.toMatchObject({ status: 429 });
+    const release = await takeSlot(store, auth, 'next', now + SLOT_LEASE_MS + 1);
+    expect(await store.redis.zrange(slotsKey(store, auth.keyId), 0, -1)).toEqual(['next']);
+    await release();
+    expect(SLOT_LEASE_MS).toBe(60_000);
+  });
+
+  it("renews an open stream's slot with the isolate's others, and never a slot given back", async () => {
+    const store = signals();
+    const auth = { keyId: crypto.randomUUID(), plan: 'grow' } as AuthContext;
+    const key = slotsKey(store, auth.keyId);
+    const now = Date.now();
+    const releaseA = await takeSlot(store, auth, 'a', now);
+    const releaseB = await takeSlot(store, auth, 'b', now);
+    await renewSlots(store, now + 1_000);
+    expect(await store.redis.zscore(key, 'a'), 'not due yet').toBe(now + SLOT_LEASE_MS);
+    await renewSlots(store, now + SLOT_RENEW_MS);
+    expect(await store.redis.zscore(key, 'a')).toBe(now + SLOT_RENEW_MS + SLOT_LEASE_MS);
+    expect(await store.redis.zscore(key, 'b')).toBe(now + SLOT_RENEW_MS + SLOT_LEASE_MS);
+    // Renewed, a slot outlives its first lease: an open stream keeps counting.
+    const releaseC = await takeSlot(store, auth, 'c', now + SLOT_LEASE_MS + 1);
+    expect((await store.redis.zrange(key, 0, -1)).sort()).toEqual(['a', 'b', 'c']);
+    await releaseC();
+    await releaseA();
+    await renewSlots(store, now + 2 * SLOT_RENEW_MS);
+    expect(await store.redis.zscore(key, 'a'), 'given back stays given back').toBeNull();
+    expect(await store.redis.zscore(key, 'b')).toBe(now + 2 * SLOT_RENEW_MS + SLOT_LEASE_MS);
+    await releaseB();
   });
 
   it('spends one request of the monthly quota to open, and one more per further 15 minutes open', async () => {

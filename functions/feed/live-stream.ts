@@ -36,7 +36,7 @@ const route = createRoute({
     'markets, plan categories and visibility. `since_minutes` sends the profiles first seen in that many minutes first (oldest first, as `/v2/live` ' +
     'at the opening minute lists them); 0 (default) sends only what arrives from now on. Each event: `id:` (its resume token), `event: item`, ' +
     '`data:` one feed item (schema `FeedItem`). Reconnect with the last `id:` as `Last-Event-ID` to continue exactly after that event (within 1440 ' +
-    'minutes); `since_minutes` is then ignored. A comment line every 15 s; `retry: 5000`; the server ends every stream after 60 minutes with ' +
+    'minutes); `since_minutes` is then ignored. A comment line every 15 s (and a blank line, no event, each second between); `retry: 5000`; the server ends every stream after 60 minutes with ' +
     '`event: end` (also on revocation, a plan change or a used-up quota). Opening spends one request of the monthly quota, every further 15 ' +
     'minutes open one more; concurrent streams per key are capped by plan (README "Streams"): the next is 429 `too_many_streams`.',
   security: keyed,

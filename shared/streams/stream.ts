@@ -16,6 +16,8 @@ import { commentText, encode, eventText, HEARTBEAT_MS, MAX_STREAM_MS, retryText,
 
 /** How often a stream looks at the shared state (no I/O unless something moved). */
 const TICK_MS = 250;
+/** A blank line this often between events (not an event, nor a comment a client sees): a write to a client that went away fails. */
+const PROBE_MS = 1_000;
 
 export interface Read<P> {
   events: Event<P>[];
@@ -56,7 +58,8 @@ export function eventStream<P>(
   const lifetime = Math.min(maxMs, MAX_STREAM_MS);
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
-  // The client went away: the body was cancelled, which errors the writer at once (checked every tick).
+  // The client went away: the body was cancelled, which errors the writer (checked every tick). The
+  // runtime learns of it when a write fails, the second after the client left: hence a probe every second.
   let gone = false;
   writer.closed.catch(() => {
     gone = true;
@@ -72,6 +75,7 @@ export function eventStream<P>(
     const { group, member, leave } = joinGroup<P>(src.group);
     const opened = Date.now();
     let beat = opened;
+    let probed = opened;
     let spendAt = opened + QUOTA_PERIOD_MS;
     const deliver = async (events: Event<P>[]) => {
       for (const e of events) {
@@ -170,8 +174,11 @@ export function eventStream<P>(
         }
         await step();
         if (now - beat >= HEARTBEAT_MS) {
-          beat = now;
+          beat = probed = now;
           await send(commentText(`heartbeat ${iso(new Date(now))}`));
+        } else if (now - probed >= PROBE_MS) {
+          probed = now;
+          await send('\n');
         }
         await sleep(TICK_MS);
       }

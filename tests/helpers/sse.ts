@@ -90,7 +90,8 @@ export async function openStream(
         buffer += decoder.decode(value, { stream: true });
         let cut = buffer.indexOf('\n\n');
         while (cut >= 0) {
-          frames.push(parse(buffer.slice(0, cut)));
+          // A blank line alone is no event (the stream's probe between events).
+          if (buffer.slice(0, cut).trim()) frames.push(parse(buffer.slice(0, cut)));
           buffer = buffer.slice(cut + 2);
           cut = buffer.indexOf('\n\n');
         }

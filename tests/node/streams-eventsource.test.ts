@@ -6,10 +6,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type StartedApi } from './support/npm-start';
 
 let api: StartedApi | undefined;
+const base = () => api!.base;
 let dataDir = '';
 /** Every opening's statuses in order, and the client's errors. */
 const openings: string[] = [];
@@ -28,18 +29,36 @@ const until = async (done: () => boolean, ms: number, what: string) => {
   }
 };
 
+let key = '';
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'discovery-streams-'));
+  api = await startEmbedded(dataDir, { LIVE_STEP_MS: '2000', LIVE_NEW_URLS: '2' }, 240_000);
+  const keys = JSON.parse(await readFile(join(dataDir, 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
+  key = keys.find((k) => k.name === 'full')!.key;
+}, 250_000);
+
+/** Opens `n` streams of the key at once: each one's status, and its abort once its first bytes arrived. */
+async function openMany(n: number) {
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const controller = new AbortController();
+      const res = await fetch(`${base()}/v2/live/stream`, { headers: { 'X-API-Key': key }, signal: controller.signal });
+      if (res.status === 200) await res.body!.getReader().read();
+      else await res.text();
+      return { status: res.status, abort: () => controller.abort() };
+    }),
+  );
+}
+
 describe('the eventsource client against npm start', () => {
   it('receives the live items, reconnects with Last-Event-ID after the server ends the stream, no duplicates', async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'discovery-streams-'));
-    api = await startEmbedded(dataDir, { LIVE_STEP_MS: '2000', LIVE_NEW_URLS: '2' }, 240_000);
-    const keys = JSON.parse(await readFile(join(dataDir, 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
-    const key = keys.find((k) => k.name === 'full')!.key;
     const seen: string[] = [];
     const sentIds: (string | null)[] = [];
     let ends = 0;
     let opens = 0;
     let retried = 0;
-    const es = new EventSource(`${api.base}/v2/live/stream?since_minutes=60&max_seconds=6`, {
+    const es = new EventSource(`${base()}/v2/live/stream?since_minutes=60&max_seconds=6`, {
       // EventSource gives up for good on a non-200: a 503 (here Redis answering late while the embedded
       // PGlite runs an ingest in the same process) or a 429 (the slot of the stream that just ended not
       // given back yet) is retried after its Retry-After, as the README says.
@@ -80,7 +99,7 @@ describe('the eventsource client against npm start', () => {
       expect(sentIds, 'the reconnection sends the last id').toContain(idsAtEnd[0]);
       expect(new Set(seen).size, 'nothing twice').toBe(seen.length);
       // What /v2/live lists now is what the stream sent (the stream catches up with its last items first).
-      const live = (await (await fetch(`${api.base}/v2/live?since_minutes=60&limit=200`, { headers: { 'X-API-Key': key } })).json()) as {
+      const live = (await (await fetch(`${base()}/v2/live?since_minutes=60&limit=200`, { headers: { 'X-API-Key': key } })).json()) as {
         items: { url_id: string; country: string; language: string }[];
       };
       const listed = live.items.map((i) => `${i.url_id}|${i.country}|${i.language}`);
@@ -92,5 +111,21 @@ describe('the eventsource client against npm start', () => {
     } finally {
       es.close();
     }
-  }, 560_000);
+  }, 300_000);
+});
+
+describe('streams whose clients go away, against npm start', () => {
+  it('give their slots back within seconds: a key whose every slot they held opens as many again', async () => {
+    // The demo's full key is on Scale: 20 streams at once (README "Streams").
+    await new Promise((r) => setTimeout(r, 2_000)); // the eventsource client's last stream gives its slot back
+    const first = await openMany(20);
+    expect(first.map((s) => s.status)).toEqual(Array(20).fill(200));
+    expect((await openMany(1))[0].status, 'the cap is full').toBe(429);
+    for (const s of first) s.abort();
+    // The server learns of a client's leaving when a write to it fails: the probe's second write after, not the heartbeat's (15-30 s).
+    await new Promise((r) => setTimeout(r, 3_500));
+    const again = await openMany(20);
+    for (const s of again) s.abort();
+    expect(again.map((s) => s.status)).toEqual(Array(20).fill(200));
+  }, 60_000);
 });

@@ -5,7 +5,7 @@
 import type { RouteTable } from '../../shared/route-table';
 import { MCP_AREA } from './options';
 
-const endpoint = () => import('./endpoint');
+const endpoint = () => import('./routes/mcp');
 
 export const mcpRoutes: RouteTable = {
   options: MCP_AREA,

@@ -3,7 +3,7 @@
 // all-in-one app and the OpenAPI document are built from it.
 import type { RouteTable } from '../../shared/route-table';
 
-/** widget.ts registers the script and its demo page: one module, loaded once for both lines. */
+/** routes/widget.ts registers the script and its demo page: one module, loaded once for both lines. */
 const widget = () => import('./routes/widget');
 
 export const publicRoutes: RouteTable = {

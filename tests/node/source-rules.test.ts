@@ -12,10 +12,11 @@
 // - endpoints are named as endpoints: every route module lives in its area's `functions/<area>/routes/`,
 //   named by the operation it registers (`routes/list-trends.ts`), and is loaded by a line of the area's
 //   table (`functions/<area>/routes.ts`); no file of that folder is left unloaded, and no other file of
-//   the area declares or registers a route. The `plain` loader of a line (a handler alone, public's
-//   widget.js: shared/route-table.ts) is not a route module and may load a helper.
+//   the area declares or registers a route. Served code reaches an endpoint file only through its
+//   table: what two endpoints share is a helper beside the folder. The `plain` loader of a line (a
+//   handler alone, public's widget.js: shared/route-table.ts) is not a route module and may load a helper.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -226,6 +227,17 @@ describe('endpoints live in functions/<area>/routes/, each loaded by its area ta
         .filter((file) => !loaded.has(file))
         .map((file) => `functions/${area}/${file.slice(2)}.ts: in no line of functions/${area}/routes.ts`);
     });
+    expect(out).toEqual([]);
+  });
+
+  it('served code reaches an endpoint file only through its table (no helper or other endpoint imports one)', () => {
+    const files = [...tsFiles('functions'), ...tsFiles('shared')].filter((f) => !/^functions\/[^/]+\/routes\.ts$/.test(f));
+    const out = files.flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/(?:from|import\()\s*'(\.[^']*)'/g)]
+        .map((m) => join(dirname(file), m[1]!))
+        .filter((target) => /^functions\/[^/]+\/routes\//.test(target))
+        .map((target) => `${file}: imports ${target}`),
+    );
     expect(out).toEqual([]);
   });
 

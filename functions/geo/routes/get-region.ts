@@ -8,7 +8,7 @@ import { iso } from '../../../shared/format';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { assertCountryAllowed, scopeOf } from '../../../shared/scope';
 import { articleTotals, dailyImpressions, getRegion, listCities } from '../queries';
-import { toStats } from './list-regions';
+import { toStats } from '../serialize';
 import { alpha2Param, RegionDetailSchema } from '../schemas';
 import { DAY_MS } from '../../../shared/windows';
 

@@ -6,8 +6,9 @@ import { referenceRead } from '../../../shared/cache/reference';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { scopeOf } from '../../../shared/scope';
 import { windowEndingAt } from '../../../shared/windows';
-import { dailyImpressions, entityImpressions, listRegions, type RegionRow } from '../queries';
+import { dailyImpressions, entityImpressions, listRegions } from '../queries';
 import { RegionSchema, RegionsQuerySchema } from '../schemas';
+import { toStats } from '../serialize';
 
 const route = (version: string) =>
   createRoute({
@@ -32,16 +33,6 @@ const route = (version: string) =>
       ...errorResponses(401, 402, 403, 422, 429, 503),
     },
   });
-
-export function toStats(row: RegionRow, perDay: number | undefined) {
-  if (row.population === null) return undefined;
-  return {
-    population: row.population,
-    internet_population: row.internet_population ?? 0,
-    mobile_chrome_population: row.mobile_chrome_population ?? 0,
-    total_discover_impressions_per_day: perDay ?? 0,
-  };
-}
 
 export function register(app: App, { version }: Mount) {
   app.openapi(route(version), async (c) => {

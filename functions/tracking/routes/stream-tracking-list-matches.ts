@@ -11,7 +11,7 @@ import { takeSlot } from '../../../shared/streams/slots';
 import { eventStream } from '../../../shared/streams/stream';
 import { streamBinding } from '../../../shared/streams/token';
 import { DEMO } from '../../../shared/demo-ids';
-import { MatchesQuery, matchTypes } from './get-tracking-list-matches';
+import { MatchesQuery, matchTypes } from '../matches-params';
 import { PublicationHitsSchema, PublicationSchema } from '../matches-schema';
 import { matchesSource } from '../matches-source';
 import { listNotFound, trackingProject } from '../project';

@@ -1,5 +1,5 @@
 // The API's name, version and tags: the OpenAPI document's (combined-app.ts) and the MCP server's
-// (mcp/endpoint.ts).
+// (mcp/routes/mcp.ts).
 
 export const OPENAPI_INFO = {
   title: 'Discovery analytics API',

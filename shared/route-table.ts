@@ -29,7 +29,7 @@ export type PlainHandler = (c: Context<Env>) => Response | Promise<Response>;
 /** Loads a plain route's handler: `() => import('./script').then((m) => m.serveScript)`. */
 export type PlainLoader = () => Promise<PlainHandler>;
 
-/** Loads a route module: `() => import('./region')`. */
+/** Loads a route module: `() => import('./routes/get-region')` (functions/<area>/routes/). */
 export type Loader = () => Promise<RouteModule>;
 
 export interface RouteTable {

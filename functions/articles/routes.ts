@@ -7,8 +7,8 @@ import { ARTICLES_AREA } from './options';
 export const articlesRoutes: RouteTable = {
   options: ARTICLES_AREA,
   routes: [
-    ['GET', '/v1/articles', () => import('./list')],
-    ['GET', '/v1/articles/:id', () => import('./article')],
-    ['GET', '/v1/analytics/categories', () => import('./categories')],
+    ['GET', '/v1/articles', () => import('./routes/list-articles')],
+    ['GET', '/v1/articles/:id', () => import('./routes/get-article')],
+    ['GET', '/v1/analytics/categories', () => import('./routes/get-category-analytics')],
   ],
 };

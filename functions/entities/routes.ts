@@ -8,9 +8,9 @@ import { ENTITIES_AREA } from './options';
 export const entitiesRoutes: RouteTable = {
   options: ENTITIES_AREA,
   routes: [
-    ['GET', '/v1/entities', () => import('./list')],
-    ['GET', '/v1/entities/trending', () => import('./trending')],
-    ['GET', '/v1/entities/:entity_name', () => import('./detail')],
-    ['GET', '/v1/entities/:entity_name/articles', () => import('./articles')],
+    ['GET', '/v1/entities', () => import('./routes/list-entities')],
+    ['GET', '/v1/entities/trending', () => import('./routes/list-trending-entities')],
+    ['GET', '/v1/entities/:entity_name', () => import('./routes/get-entity')],
+    ['GET', '/v1/entities/:entity_name/articles', () => import('./routes/list-entity-articles')],
   ],
 };

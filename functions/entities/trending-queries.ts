@@ -24,7 +24,7 @@ export interface TrendingRow {
   entity_types: string[];
   mentions: number;
   articles: number;
-  /** The top article (null only if the roll-ups disagreed, see trending.ts). */
+  /** The top article (null only if the roll-ups disagreed, see routes/list-trending-entities.ts). */
   top_url_id: string | null;
   top_title: string | null;
   top_domain: string | null;

@@ -7,9 +7,9 @@ import { FEED_AREA } from './options';
 export const feedRoutes: RouteTable = {
   options: FEED_AREA,
   routes: [
-    ['GET', '/v2/feed', () => import('./feed')],
-    ['GET', '/v2/feed/:url_id', () => import('./profile')],
-    ['GET', '/v2/live', () => import('./live')],
-    ['GET', '/v2/live/stream', () => import('./live-stream')],
+    ['GET', '/v2/feed', () => import('./routes/list-feed')],
+    ['GET', '/v2/feed/:url_id', () => import('./routes/get-feed-profiles')],
+    ['GET', '/v2/live', () => import('./routes/list-live')],
+    ['GET', '/v2/live/stream', () => import('./routes/stream-live')],
   ],
 };

@@ -9,9 +9,9 @@ export const geoRoutes: RouteTable = {
   // Each module registers its route once per version, under /v1 then /v2; its operationId names the version.
   mirror: ['v1', 'v2'],
   routes: [
-    ['GET', '/geo/regions', () => import('./regions')],
-    ['GET', '/geo/regions/:alpha_2', () => import('./region')],
-    ['GET', '/geo/regions/:alpha_2/cities', () => import('./region-cities')],
-    ['GET', '/geo/languages', () => import('./languages')],
+    ['GET', '/geo/regions', () => import('./routes/list-regions')],
+    ['GET', '/geo/regions/:alpha_2', () => import('./routes/get-region')],
+    ['GET', '/geo/regions/:alpha_2/cities', () => import('./routes/list-cities')],
+    ['GET', '/geo/languages', () => import('./routes/list-languages')],
   ],
 };

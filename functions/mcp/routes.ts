@@ -1,11 +1,11 @@
 // The MCP area's route table: /mcp, whose tools run the REST routes of the app the area is mounted
-// in (endpoint.ts). One module registers the POST and the 405 of the other two methods.
+// in (routes/mcp.ts). One module registers the POST and the 405 of the other two methods.
 // One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
 // all-in-one app and the OpenAPI document are built from it.
 import type { RouteTable } from '../../shared/route-table';
 import { MCP_AREA } from './options';
 
-const endpoint = () => import('./endpoint');
+const endpoint = () => import('./routes/mcp');
 
 export const mcpRoutes: RouteTable = {
   options: MCP_AREA,

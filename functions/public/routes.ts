@@ -3,15 +3,15 @@
 // all-in-one app and the OpenAPI document are built from it.
 import type { RouteTable } from '../../shared/route-table';
 
-/** widget.ts registers the script and its demo page: one module, loaded once for both lines. */
-const widget = () => import('./widget');
+/** routes/widget.ts registers the script and its demo page: one module, loaded once for both lines. */
+const widget = () => import('./routes/widget');
 
 export const publicRoutes: RouteTable = {
   options: () => import('./options').then((m) => m.publicArea()),
   routes: [
-    ['GET', '/public/platform-profile', () => import('./check')],
-    ['POST', '/public/platform-profile/bulk', () => import('./bulk')],
-    ['GET', '/public/platform-profile/query', () => import('./query')],
+    ['GET', '/public/platform-profile', () => import('./routes/check-platform-profile')],
+    ['POST', '/public/platform-profile/bulk', () => import('./routes/check-platform-profiles-bulk')],
+    ['GET', '/public/platform-profile/query', () => import('./routes/query-platform-profiles')],
     // The script's Worker answer needs neither the route module nor a client (route-table.ts, `plain`).
     ['GET', '/public/widget.js', widget, () => import('./script').then((m) => m.serveScript)],
     ['GET', '/public/widget-demo', widget],

@@ -10,7 +10,7 @@ import { listTopic } from '../../shared/streams/signal';
 import type { StreamSource } from '../../shared/streams/stream';
 import { resumeOf, tokenSigner } from '../../shared/streams/token';
 import { DAY_MS } from '../../shared/windows';
-import { publicationOf } from './matches';
+import { publicationOf } from './serialize';
 import { compareFound, type Found, latestFound, readFound, type StreamFilter } from './matches-stream-query';
 
 /** Rows per read: the hub's most events per read (a group reads only with room for them). */

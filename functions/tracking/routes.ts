@@ -7,12 +7,12 @@ import { TRACKING_AREA } from './options';
 export const trackingRoutes: RouteTable = {
   options: TRACKING_AREA,
   routes: [
-    ['GET', '/v1/tracking/lists', () => import('./lists')],
-    ['GET', '/v1/tracking/lists/:list_id', () => import('./list')],
-    ['GET', '/v1/tracking/lists/:list_id/metrics', () => import('./metrics')],
-    ['GET', '/v1/tracking/lists/:list_id/rollup', () => import('./rollup')],
-    ['GET', '/v1/tracking/lists/:list_id/matches', () => import('./matches')],
-    ['GET', '/v1/tracking/lists/:list_id/matches/stream', () => import('./matches-stream')],
-    ['GET', '/v1/usage', () => import('./usage')],
+    ['GET', '/v1/tracking/lists', () => import('./routes/list-tracking-lists')],
+    ['GET', '/v1/tracking/lists/:list_id', () => import('./routes/get-tracking-list')],
+    ['GET', '/v1/tracking/lists/:list_id/metrics', () => import('./routes/get-tracking-list-metrics')],
+    ['GET', '/v1/tracking/lists/:list_id/rollup', () => import('./routes/get-tracking-list-rollup')],
+    ['GET', '/v1/tracking/lists/:list_id/matches', () => import('./routes/get-tracking-list-matches')],
+    ['GET', '/v1/tracking/lists/:list_id/matches/stream', () => import('./routes/stream-tracking-list-matches')],
+    ['GET', '/v1/usage', () => import('./routes/get-usage')],
   ],
 };

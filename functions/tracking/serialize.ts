@@ -1,6 +1,7 @@
 // Tracking-list rows as the spec shapes them.
-import { iso } from '../../shared/format';
+import { cabinetUrl, iso } from '../../shared/format';
 import type { ResolvedItem } from './items';
+import type { PublicationRow } from './matches-query';
 import type { ItemRow, ListRow } from './queries';
 
 export function toListRow(row: ListRow) {
@@ -45,3 +46,18 @@ export function toTerm(item: ItemRow) {
     added_at: iso(item.added_at),
   };
 }
+
+/** One entry of `publications` (also the `publication` of a match stream's event). */
+export const publicationOf = (p: PublicationRow, appUrl: string, snippet: string) => ({
+  id: p.id,
+  url: p.url,
+  cabinet_url: cabinetUrl(appUrl, 'article', p.id),
+  title: p.title,
+  publisher: p.publisher,
+  domain: p.domain,
+  country: p.country.toUpperCase(),
+  lang: p.language.toUpperCase(),
+  first_seen_at: iso(p.first_seen),
+  article_first_seen_at: iso(p.article_first_seen_at),
+  snippet,
+});

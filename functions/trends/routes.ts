@@ -7,14 +7,14 @@ import { TRENDS_AREA } from './options';
 export const trendsRoutes: RouteTable = {
   options: TRENDS_AREA,
   routes: [
-    ['GET', '/v1/trends', () => import('./list')],
-    ['GET', '/v1/trends/:trend_id', () => import('./detail')],
-    ['GET', '/v1/trends/:trend_id/articles', () => import('./articles')],
-    ['GET', '/v1/trends/:trend_id/parents', () => import('./parents')],
-    ['GET', '/v1/trends/:trend_id/children', () => import('./children')],
-    ['GET', '/v1/themes', () => import('./themes')],
-    ['GET', '/v1/themes/:theme_id/topics', () => import('./theme-topics')],
-    ['GET', '/v1/topics/:topic_id/trends', () => import('./topic-trends')],
-    ['GET', '/v1/trends/:trend_id/rollup', () => import('./rollup')],
+    ['GET', '/v1/trends', () => import('./routes/list-trends')],
+    ['GET', '/v1/trends/:trend_id', () => import('./routes/get-trend')],
+    ['GET', '/v1/trends/:trend_id/articles', () => import('./routes/list-trend-articles')],
+    ['GET', '/v1/trends/:trend_id/parents', () => import('./routes/list-trend-parents')],
+    ['GET', '/v1/trends/:trend_id/children', () => import('./routes/list-trend-children')],
+    ['GET', '/v1/themes', () => import('./routes/list-themes')],
+    ['GET', '/v1/themes/:theme_id/topics', () => import('./routes/list-theme-topics')],
+    ['GET', '/v1/topics/:topic_id/trends', () => import('./routes/list-topic-trends')],
+    ['GET', '/v1/trends/:trend_id/rollup', () => import('./routes/get-trend-rollup')],
   ],
 };

@@ -1,4 +1,4 @@
-// Two rules of the source tree that no compiler checks, in `npm test`:
+// Rules of the source tree that no compiler checks, in `npm test`:
 // - every benchmark sets up its services through the harness (scripts/lib/bench-harness.ts, and
 //   scripts/lib/demo-stack.ts on top of it): no bench file under scripts/bench/ starts a gateway,
 //   creates or drops a database, picks the servers or writes a Worker's service bindings itself.
@@ -9,8 +9,14 @@
 //   comment keeps the reason (with a pointer to the section). Budgets, limits and timeouts the code
 //   enforces ("within 2 s", "a 300 ms budget", "(30 s)") are settings, not measurements, and do not
 //   match: a measurement is what the patterns below describe.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// - endpoints are named as endpoints: every route module lives in its area's `functions/<area>/routes/`,
+//   named by the operation it registers (`routes/list-trends.ts`), and is loaded by a line of the area's
+//   table (`functions/<area>/routes.ts`); no file of that folder is left unloaded, and no other file of
+//   the area declares or registers a route. Served code reaches an endpoint file only through its
+//   table: what two endpoints share is a helper beside the folder. The `plain` loader of a line (a
+//   handler alone, public's widget.js: shared/route-table.ts) is not a route module and may load a helper.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -137,5 +143,168 @@ describe('served code carries no measured timings in its comments', () => {
       "statement_timeout (ms) of a request's queries. Default 60,000",
     ])
       expect(verdict(setting), setting).toBe(false);
+  });
+});
+
+/** The areas: the folders of functions/ that hold a route table (routes.ts). */
+const AREAS = readdirSync(join(ROOT, 'functions'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(ROOT, 'functions', d.name, 'routes.ts')))
+  .map((d) => d.name)
+  .sort();
+
+/** A line of an area's table (shared/route-table.ts RouteLine), as written in its routes.ts. */
+interface TableLine {
+  line: number;
+  method: string;
+  /** The path as OpenAPI and the tests write it: `{alpha_2}`, under the table's first mirror version. */
+  path: string;
+  /** The module the line's loader imports (`./routes/get-region`), else undefined (not an `import()` of a literal). */
+  module: string | undefined;
+}
+
+/** The lines of functions/<area>/routes.ts, a loader named by a const (`const widget = () => import(...)`) resolved. */
+function tableLines(area: string): TableLine[] {
+  const file = join('functions', area, 'routes.ts');
+  const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+  const consts = new Map<string, ts.Expression>();
+  const arrays = new Map<string, ts.ArrayLiteralExpression>();
+  const visit = (node: ts.Node) => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) consts.set(node.name.text, node.initializer);
+    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && ts.isArrayLiteralExpression(node.initializer))
+      arrays.set(node.name.text, node.initializer);
+    node.forEachChild(visit);
+  };
+  visit(source);
+  const importOf = (node: ts.Node): string | undefined => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      return arg && ts.isStringLiteral(arg) ? arg.text : undefined;
+    }
+    return node.forEachChild(importOf);
+  };
+  const text = (node: ts.Expression | undefined) => (node && ts.isStringLiteralLike(node) ? node.text : '');
+  const prefix = text(arrays.get('mirror')?.elements[0]);
+  const lines: readonly ts.Expression[] = arrays.get('routes')?.elements ?? [];
+  const entries = lines.filter(ts.isArrayLiteralExpression);
+  return entries.map((entry) => {
+    const [method, path, load] = entry.elements;
+    const loader = load && ts.isIdentifier(load) ? consts.get(load.text) : load;
+    return {
+      line: source.getLineAndCharacterOfPosition(entry.getStart()).line + 1,
+      method: text(method),
+      path: (prefix ? `/${prefix}` : '') + text(path).replace(/:(\w+)/g, '{$1}'),
+      module: loader && importOf(loader),
+    };
+  });
+}
+
+/** The endpoint files of an area: functions/<area>/routes/*.ts, as `./routes/<name>`. */
+const endpointFiles = (area: string) =>
+  readdirSync(join(ROOT, 'functions', area, 'routes'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `./routes/${f.replace(/\.ts$/, '')}`)
+    .sort();
+
+describe('endpoints live in functions/<area>/routes/, each loaded by its area table', () => {
+  it('finds every area and its table', () => {
+    expect(AREAS).toEqual(['articles', 'entities', 'feed', 'geo', 'mcp', 'public', 'tracking', 'trends']);
+    for (const area of AREAS) expect(tableLines(area).length, area).toBeGreaterThan(0);
+  });
+
+  it("every line's loader imports a module of its area's routes/ folder", () => {
+    const out = AREAS.flatMap((area) =>
+      tableLines(area)
+        .filter(({ module }) => !/^\.\/routes\/[a-z0-9-]+$/.test(module ?? ''))
+        .map(({ line, path, module }) => `functions/${area}/routes.ts:${line}: ${path} loads ${module ?? 'no literal import()'}`),
+    );
+    expect(out).toEqual([]);
+  });
+
+  it('every file of functions/<area>/routes/ is loaded by its table (no orphan endpoint)', () => {
+    const out = AREAS.flatMap((area) => {
+      const loaded = new Set(tableLines(area).map(({ module }) => module));
+      return endpointFiles(area)
+        .filter((file) => !loaded.has(file))
+        .map((file) => `functions/${area}/${file.slice(2)}.ts: in no line of functions/${area}/routes.ts`);
+    });
+    expect(out).toEqual([]);
+  });
+
+  it('served code reaches an endpoint file only through its table (no helper or other endpoint imports one)', () => {
+    const files = [...tsFiles('functions'), ...tsFiles('shared')].filter((f) => !/^functions\/[^/]+\/routes\.ts$/.test(f));
+    const out = files.flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/(?:from|import\()\s*'(\.[^']*)'/g)]
+        .map((m) => join(dirname(file), m[1]!))
+        .filter((target) => /^functions\/[^/]+\/routes\//.test(target))
+        .map((target) => `${file}: imports ${target}`),
+    );
+    expect(out).toEqual([]);
+  });
+
+  it('no other file of an area declares or registers a route (no endpoint outside routes/)', () => {
+    const ROUTE: [RegExp, string][] = [
+      [/\bcreateRoute\s*\(/, "declares a route's contract"],
+      [/\bexport (async )?function register\b|\bexport const register\b/, 'registers routes'],
+    ];
+    const files = AREAS.flatMap((area) => tsFiles(join('functions', area))).filter((f) => !f.includes('/routes/'));
+    expect(files.length).toBeGreaterThan(50);
+    expect(offenders(files, sourceLines, ROUTE)).toEqual([]);
+    // The patterns match what every endpoint file holds (so the rule above cannot pass by matching nothing).
+    for (const area of AREAS)
+      for (const file of endpointFiles(area)) {
+        const text = readFileSync(join(ROOT, 'functions', area, `${file.slice(2)}.ts`), 'utf8');
+        expect(
+          ROUTE.filter(([re]) => !re.test(text)).map(([, why]) => why),
+          file,
+        ).toEqual([]);
+      }
+  });
+});
+
+/** Every `describe` title of the test files (tests/**\/*.test.ts), with its file. */
+function describeTitles(): { file: string; title: string }[] {
+  return tsFiles('tests')
+    .filter((f) => f.endsWith('.test.ts'))
+    .flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\bdescribe(?:\.\w+)*(?:\([^)]*\))?\(\s*(['"`])(.*?)\1/g)].map((m) => ({
+        file,
+        title: m[2]!,
+      })),
+    );
+}
+
+/** The endpoint files tests/README.md maps to their tests: `functions/<area>/routes/<name>.ts` -> the test files its row names. */
+function testMap(): Map<string, string[]> {
+  const rows = readFileSync(join(ROOT, 'tests/README.md'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('| `'));
+  return new Map(
+    rows.map((row) => {
+      const [endpoint = '', ...tests] = [...row.matchAll(/`([^`]+\.ts)`/g)].map((m) => m[1]!);
+      return [endpoint, tests];
+    }),
+  );
+}
+
+describe("an endpoint's tests are found by its name", () => {
+  it('each endpoint has a describe title naming its path, or a row in tests/README.md', () => {
+    const titles = describeTitles();
+    expect(titles.length).toBeGreaterThan(100);
+    const named = (path: string) => titles.some(({ title }) => new RegExp(`${path.replace(/[{}.]/g, '\\$&')}(?![\\w/{-])`).test(title));
+    const map = testMap();
+    const out = AREAS.flatMap((area) =>
+      tableLines(area)
+        .filter(({ path, module }) => !named(path) && !map.has(`functions/${area}/${module?.slice(2)}.ts`))
+        .map(({ method, path, module }) => `${method} ${path} (functions/${area}/${module?.slice(2)}.ts)`),
+    );
+    expect(out).toEqual([]);
+  });
+
+  it("tests/README.md's rows name endpoint files and test files that exist", () => {
+    const map = testMap();
+    expect(map.size).toBeGreaterThan(0);
+    const missing = [...map].flatMap(([endpoint, tests]) => [endpoint, ...tests].filter((f) => !existsSync(join(ROOT, f))));
+    expect(missing).toEqual([]);
+    expect([...map].filter(([endpoint, tests]) => !endpoint.includes('/routes/') || tests.length === 0).map(([e]) => e)).toEqual([]);
   });
 });

@@ -3,8 +3,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createList } from '../../shared/admin/lists';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';
-import { MCP_MAX_BATCH } from '../../functions/mcp/endpoint';
-import { DEMO_MAX_DOMAINS } from '../../functions/public/widget';
+import { MCP_MAX_BATCH } from '../../functions/mcp/routes/mcp';
+import { DEMO_MAX_DOMAINS } from '../../functions/public/routes/widget';
 import { createWorld, show, type World } from '../helpers/world';
 
 const NOW = '2026-11-20T12:00:00.000Z';

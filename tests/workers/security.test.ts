@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
 import { BULK_BODY_MAX_BYTES } from '../../functions/public/body-limits';
-import { MCP_BODY_MAX_BYTES } from '../../functions/mcp/endpoint';
+import { MCP_BODY_MAX_BYTES } from '../../functions/mcp/routes/mcp';
 import { chunkMessages } from '../../functions/jobs/jobs';
 import { scanErrorOf } from '../../functions/tracking/scan';
 import { MAX_LIST_ITEMS } from '../../shared/list-caps';

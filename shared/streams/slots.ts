@@ -5,6 +5,7 @@
 import type { AuthContext } from '../auth/types';
 import type { Plan } from '../db/schema';
 import { coded } from '../errors';
+import { redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 import { MAX_STREAM_MS } from './sse';
 
@@ -15,7 +16,7 @@ export const STREAM_CAP: Record<Plan, number> = { start: 1, grow: 5, scale: 20, 
 export const QUOTA_PERIOD_MS = 15 * 60_000;
 
 /** The key's open streams (a sorted set of slots; benchmarks wait for a configuration's to be given back). */
-export const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
+export const slotsKey = (store: Store, keyId: string) => store.key(redisNamespaces.streams.name, 'open', keyId);
 /** A slot outlives its stream by this margin at most, should its isolate die before closing it. */
 const SLOT_MS = MAX_STREAM_MS + 60_000;
 /** Tries to give a slot back at a stream's end. */

@@ -1,7 +1,8 @@
 // One registry of what outlives a request (shared/cache/namespaces.ts, docs/PERFORMANCE.md "Cache
 // lifetimes"), in `npm test`: no module of served code (functions/, shared/) keeps state at module
 // level of its own (a `let`, or a Map, Set, WeakMap, WeakSet or cache built there), and every
-// declaration of the registry is read by the modules it names as its owners. Constant lookup tables
+// declaration of the registry carries its tier, key, lifetime, stale rule, bounds, owners and why, and
+// is read by the modules it names as its owners. Constant lookup tables
 // stay where they are, typed `ReadonlySet`/`ReadonlyMap` so that this rule tells them apart.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

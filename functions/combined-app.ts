@@ -49,7 +49,7 @@ export function openApiDocument(app: App) {
   return completeDocument(doc, app.openAPIRegistry);
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * "Try it" with the demo key `npm start` printed: only when scripts/dev.ts set DOCS_DEMO_KEY and the

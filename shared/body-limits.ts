@@ -6,13 +6,14 @@
 // carries another area's paths.
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { namespaces } from './cache/namespaces';
 import { ApiError } from './errors';
 
 export const KiB = 1024;
 /** Every path an area does not name (no route takes a body there). */
 export const DEFAULT_BODY_LIMIT = 8 * KiB;
 
-const limiters = new Map<number, MiddlewareHandler>();
+const limiters = namespaces.bodyLimiters.held;
 function limiter(maxSize: number): MiddlewareHandler {
   let limit = limiters.get(maxSize);
   if (!limit) {

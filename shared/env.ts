@@ -3,6 +3,7 @@ import type { Db } from './db/client';
 import type { Store } from './redis';
 import type { Clock } from './clock';
 import type { AuthContext } from './auth/types';
+import { namespaces } from './cache/namespaces';
 import type { LimitState } from './limits/check';
 import type { IpDecision } from './limits/ip';
 import type { DropBucket } from './ingest/drop/apply';
@@ -182,7 +183,13 @@ const RULES: [key: keyof Config, rule: Rule, fallback?: unknown][] = [
   ['NOW', (v) => (typeof v === 'string' && DATETIME.test(v) ? v : BAD), OPTIONAL],
 ];
 
-const parsed = new WeakMap<object, Config>();
+declare module './cache/namespaces' {
+  interface NamespaceValues {
+    config: Config;
+  }
+}
+
+const parsed = namespaces.config.held;
 
 /** Validates the bindings once per env object; a misconfigured Worker fails loudly, once. */
 export function readConfig(bindings: Bindings): Config {

@@ -91,7 +91,11 @@ export const apiCodeOf = (err: unknown): string | undefined =>
 const markOutage = (c: Context) => (c as Context<{ Variables: { outage: true } }>).set('outage', true);
 
 /** 503 codes that mean a dependency could not be reached (not `computing`, not configuration). */
-const OUTAGE_CODES = new Set<string>(['entitlement_unavailable', 'scope_unavailable', 'dependency_unavailable'] satisfies ErrorCode[]);
+const OUTAGE_CODES: ReadonlySet<string> = new Set<string>([
+  'entitlement_unavailable',
+  'scope_unavailable',
+  'dependency_unavailable',
+] satisfies ErrorCode[]);
 
 /**
  * The error's answer. A dependency outage's 503 is marked (`c.var.outage`): only those, never a

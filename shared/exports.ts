@@ -5,6 +5,7 @@
 import { z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
+import { namespaces } from './cache/namespaces';
 import type { Env } from './env';
 import { strongTag } from './etag';
 
@@ -43,8 +44,14 @@ interface Export {
   columns?: string[][];
 }
 
+declare module './cache/namespaces' {
+  interface NamespaceValues {
+    exportRoutes: Export;
+  }
+}
+
 /** By `METHOD /hono/:path`, filled as route modules load. */
-const byRoute = new Map<string, Export>();
+const byRoute = namespaces.exportRoutes.held;
 
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 

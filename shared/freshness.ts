@@ -4,8 +4,7 @@
 // kept (aggregate and reference caches, the public edge) keeps the value it was computed with, and
 // says how long ago with `Age`.
 import type { MiddlewareHandler } from 'hono';
-import { Flights } from './cache/flights';
-import { IsolateCache } from './cache/memory';
+import { namespaces } from './cache/namespaces';
 import type { Db } from './db/client';
 import { queryRows } from './db/raw';
 import type { Config, Env } from './env';
@@ -18,9 +17,10 @@ const WATERMARK_SECONDS = 2;
 /**
  * The watermark each database last gave this isolate, and when. Fresher than WATERMARK_SECONDS it is
  * used as is; older, it is read again beside the request's own work; it is what an answer made while
- * the database cannot be read reports.
+ * the database cannot be read reports. A burst of requests on an isolate that holds none reads it
+ * once (`reads`).
  */
-const watermarks = new IsolateCache<{ value: string | null; readAt: number }>({ entries: 16, bytes: 4_096 });
+const { held: watermarks, flights: reads } = namespaces.watermarks;
 /** How long a held watermark still answers for a database that cannot be read. */
 const HELD_MS = 3_600_000;
 
@@ -36,9 +36,6 @@ export const carriesDataAsOf = (path: string) => !NOT_DATA.some((pattern) => pat
 type WatermarkConfig = Pick<Config, 'DATABASE_URL' | 'ISOLATE_CACHE_SECONDS'>;
 
 const lifetimeMs = (config: WatermarkConfig) => Math.min(WATERMARK_SECONDS, config.ISOLATE_CACHE_SECONDS) * 1000;
-
-/** Reads in flight: a burst of requests on an isolate that holds none reads the watermark once. */
-const reads = new Flights<string | null>();
 
 /** Reads the watermark (one SQL statement) and keeps it as this isolate's value. */
 function readWatermark(db: Db, config: WatermarkConfig): Promise<string | null> {

@@ -3,6 +3,7 @@
 import type { AggregateKind } from '../../shared/aggregates/kind';
 import type { Db } from '../../shared/db/client';
 import { rankTrending, rankTrendingInPlan, type TrendingRequest } from './trending-queries';
+import { aggregateKinds } from '../../shared/cache/namespaces';
 
 /**
  * The ranking with each entity's top article: what every key allowed the region gets, or, for a
@@ -37,8 +38,8 @@ export type CachedTrendingRequest = Omit<TrendingRequest, 'from' | 'to'> & { fro
  * minute shows after it.
  */
 export const trendingAggregate = {
-  name: 'entities.trending',
-  ttlSeconds: 60,
+  name: aggregateKinds.entitiesTrending.name,
+  ttlSeconds: aggregateKinds.entitiesTrending.seconds,
   warm: false,
   compute: ({ db }, { planCategories, ...r }) => trendingEntities(db, { ...r, from: new Date(r.from), to: new Date(r.to) }, planCategories),
 } satisfies AggregateKind<CachedTrendingRequest>;

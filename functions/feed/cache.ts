@@ -6,8 +6,9 @@ import type { Context } from 'hono';
 import { serveBuiltResponse, type BuiltKind } from '../../shared/aggregates/serve';
 import type { Env } from '../../shared/env';
 import { nextLink } from './page';
+import { aggregateKinds } from '../../shared/cache/namespaces';
 
-export const FEED_CACHE_SECONDS = 30;
+export const FEED_CACHE_SECONDS = aggregateKinds.feedAnswer.seconds;
 
 export interface CachedAnswer {
   body: object;
@@ -22,7 +23,7 @@ interface FeedCacheRequest {
 }
 
 const FEED_ANSWER: BuiltKind<FeedCacheRequest, CachedAnswer> = {
-  name: 'feed.answer',
+  name: aggregateKinds.feedAnswer.name,
   ttlSeconds: FEED_CACHE_SECONDS,
   respond: ({ body, link }) => ({ body, headers: link ? { Link: link } : undefined }),
 };

@@ -27,7 +27,7 @@ export interface ObjectNotification {
 }
 
 /** The actions that put a new object version in the bucket; deletions are acknowledged and ignored. */
-const NEW_OBJECT = new Set(['PutObject', 'CopyObject', 'CompleteMultipartUpload']);
+const NEW_OBJECT: ReadonlySet<string> = new Set(['PutObject', 'CopyObject', 'CompleteMultipartUpload']);
 
 /** Session advisory lock of the drop: one run at a time per database (the CLI's batches take INGEST_LOCK). */
 export const DROP_LOCK = 7_420_114;

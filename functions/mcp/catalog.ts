@@ -6,6 +6,7 @@
 // API's does (tests/workers/mcp.test.ts compares them); tools/list builds every tool this way.
 import type { App } from '../../shared/app';
 import { areaApp } from '../../shared/area-app';
+import { namespaces } from '../../shared/cache/namespaces';
 import { once } from '../../shared/lazy-area';
 import { optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/route-table';
 import { completeDocument } from '../../shared/schemas/document';
@@ -28,8 +29,16 @@ function lineOf(path: string): { table: RouteTable; load: Loader } {
   throw new Error(`MCP tool route GET ${path}: in no route table`);
 }
 
+declare module '../../shared/cache/namespaces' {
+  interface NamespaceValues {
+    mcpApps: () => Promise<App>;
+    mcpDocuments: OpenApiDoc;
+    mcpSites: () => Promise<ToolSite>;
+  }
+}
+
 /** One app per loader, per isolate: tools whose routes one module registers share it. */
-const apps = new Map<Loader, () => Promise<App>>();
+const apps = namespaces.mcp.apps;
 const appOf = ({ table, load }: { table: RouteTable; load: Loader }) => {
   let app = apps.get(load);
   if (!app) {
@@ -43,7 +52,7 @@ const appOf = ({ table, load }: { table: RouteTable; load: Loader }) => {
 };
 
 /** An area app's document, built once: tools whose routes one app holds share it. */
-const documents = new WeakMap<App, OpenApiDoc>();
+const documents = namespaces.mcp.documents;
 function documentOf(app: App): OpenApiDoc {
   let doc = documents.get(app);
   if (!doc) {
@@ -55,7 +64,7 @@ function documentOf(app: App): OpenApiDoc {
   return doc;
 }
 
-const sites = new Map<string, () => Promise<ToolSite>>();
+const sites = namespaces.mcp.sites;
 const siteOf = (spec: ToolSpec) => {
   let site = sites.get(spec.name);
   if (!site) {

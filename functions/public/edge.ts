@@ -3,7 +3,7 @@
 // round trip: its rate-limit hit is decided at the edge from the isolate's state of the client and
 // sent to Redis after the answer (shared/limits/ip.ts).
 import type { Context, MiddlewareHandler } from 'hono';
-import { IsolateCache } from '../../shared/cache/memory';
+import { namespaces, PUBLIC_ANSWER_TTL_MS } from '../../shared/cache/namespaces';
 import { readConfig, type Env } from '../../shared/env';
 import { ifNoneMatch, strongTag } from '../../shared/etag';
 import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/freshness';
@@ -12,8 +12,7 @@ import { clientIp, decideIp, ipHeaders, ipLimited } from '../../shared/limits/ip
 
 /** Data answers: browsers reuse them for a minute, shared caches for 5, then revalidate in the background. */
 export const DATA_CACHE_CONTROL = 'public, max-age=60, s-maxage=300, stale-while-revalidate=600';
-const CACHED_PATHS = new Set(['/public/platform-profile', '/public/platform-profile/query', '/public/widget-demo']);
-const MEMORY_TTL_MS = 60_000;
+const CACHED_PATHS: ReadonlySet<string> = new Set(['/public/platform-profile', '/public/platform-profile/query', '/public/widget-demo']);
 
 const CORS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
@@ -37,8 +36,14 @@ interface Entry {
   storedAt: number;
 }
 
+declare module '../../shared/cache/namespaces' {
+  interface NamespaceValues {
+    publicAnswers: Entry;
+  }
+}
+
 /** Per isolate; keyed by the Redis namespace too, so deployments (and test worlds) sharing an isolate never mix. */
-const memory = new IsolateCache<Entry>({ entries: 2_000, bytes: 16 * 1024 * 1024 });
+const memory = namespaces.publicAnswers.held;
 
 function cacheKey(prefix: string, url: URL): string {
   const params = [...url.searchParams].sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : 1) : a < b ? -1 : 1));
@@ -102,7 +107,7 @@ export function publicEdge(): MiddlewareHandler<Env> {
         dataAsOf: c.res.headers.get(DATA_AS_OF),
         storedAt: Date.now(),
       };
-      memory.set(key, entry, body.length, MEMORY_TTL_MS);
+      memory.set(key, entry, body.length, PUBLIC_ANSWER_TTL_MS);
       const limits = Object.fromEntries(
         ['RateLimit', 'RateLimit-Policy'].flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])),
       );

@@ -9,7 +9,7 @@ import type { Env } from '../../shared/env';
 import { clientIp, decideIp, ipHeaders, ipLimited, ipRefusedLately } from '../../shared/limits/ip';
 
 /** Static files cost nothing to serve: no limit. */
-const FREE_PATHS = new Set(['/public/widget.js']);
+const FREE_PATHS: ReadonlySet<string> = new Set(['/public/widget.js']);
 
 /**
  * The route's data read under the client's limit: `read` runs beside the decision of `cost`

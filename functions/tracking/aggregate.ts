@@ -13,6 +13,7 @@ import { listNotFound } from './project';
 import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
 import { windowHours } from '../../shared/windows';
+import { aggregateKinds } from '../../shared/cache/namespaces';
 
 /** A metrics page or roll-up of one list, as its route validated it (plain JSON: queued jobs carry it). */
 export interface AggregateRequest<Q extends WindowParams = WindowParams> {
@@ -54,11 +55,12 @@ async function computeListRollup({ db, config, now }: AggregateServices, request
   return computeRollup(db, { list, scope, appUrl: config.APP_URL });
 }
 
-export const metricsAggregate = { name: 'tracking.metrics', compute: computeMetricsPage, identity } satisfies AggregateKind<
-  AggregateRequest<MetricsParams>,
-  ListRow
->;
-export const rollupAggregate = { name: 'tracking.rollup', compute: computeListRollup, identity } satisfies AggregateKind<
+export const metricsAggregate = {
+  name: aggregateKinds.trackingMetrics.name,
+  compute: computeMetricsPage,
+  identity,
+} satisfies AggregateKind<AggregateRequest<MetricsParams>, ListRow>;
+export const rollupAggregate = { name: aggregateKinds.trackingRollup.name, compute: computeListRollup, identity } satisfies AggregateKind<
   AggregateRequest,
   ListRow
 >;

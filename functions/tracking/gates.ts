@@ -1,6 +1,7 @@
 // Checks a metrics/roll-up request must pass before anything is cached, computed or queued.
 import type { AuthContext } from '../../shared/auth/types';
-import { heldOrLoaded, IsolateCache } from '../../shared/cache/memory';
+import { heldOrLoaded } from '../../shared/cache/memory';
+import { namespaces } from '../../shared/cache/namespaces';
 import type { Db } from '../../shared/db/client';
 import type { Config } from '../../shared/env';
 import { queryRows } from '../../shared/db/raw';
@@ -13,13 +14,19 @@ import { resolveWindow } from '../../shared/window-scope';
 
 type WindowParams = Parameters<typeof resolveWindow>[3];
 
+declare module '../../shared/cache/namespaces' {
+  interface NamespaceValues {
+    listAdmissions: ListRow;
+  }
+}
+
 /**
  * Lists this isolate admitted in the last ISOLATE_CACHE_SECONDS (default 10), per deployment,
  * project, list and minute of "now", so that a warm cached page costs no SQL. Like the key cache
  * (30 s), an operator's change to a list reaches an isolate that holds it within that time; an
  * unknown list is never held, so a new one answers at once.
  */
-const lists = new IsolateCache<ListRow>({ entries: 5_000, bytes: 8 * 1024 * 1024 });
+const lists = namespaces.listAdmissions.held;
 const LIST_ROW_BYTES = 1_024;
 
 function admittedList(config: Config, db: Db, projectId: string, listId: string, now: Date): Promise<ListRow | undefined> {

@@ -11,6 +11,7 @@ import { isTrendVisible } from './queries';
 import { computeTrendRollup } from './rollup-compute';
 import { scopeOf } from '../../shared/scope';
 import { windowHours } from '../../shared/windows';
+import { aggregateKinds } from '../../shared/cache/namespaces';
 
 export interface TrendRollupRequest {
   trendId: string;
@@ -27,7 +28,7 @@ async function compute({ db, config, now }: AggregateServices, request: TrendRol
 }
 
 export const trendRollupAggregate = {
-  name: 'trends.rollup',
+  name: aggregateKinds.trendRollup.name,
   compute,
   // Everything that scopes the answer: the question, the project (two projects of the same scope never
   // share an entry: docs/SECURITY.md "Tenants"), the markets, the history and the plan's categories.

@@ -7,8 +7,7 @@
 // neither look it up nor poll Redis.
 // No Hono here: serve.ts adapts a request to `Caller`, the consumer (warm.ts) calls `computeStored`.
 import { sha256Hex } from '../hash';
-import { Flights } from '../cache/flights';
-import { IsolateCache } from '../cache/memory';
+import { namespaces, redisNamespaces } from '../cache/namespaces';
 import { pack, toCached, unpack, type CachedResponse } from '../cache/response';
 import type { Config, JobQueue } from '../env';
 import { apiCodeOf, coded } from '../errors';
@@ -25,18 +24,21 @@ export const INLINE_LOCK_TTL_SECONDS = 20;
 export const FOLLOWER_WAIT_MS = 3_000;
 export const RETRY_AFTER_SECONDS = 15;
 export const INLINE_RETRY_AFTER_SECONDS = 2;
-/** Stored answers are packed responses (shared/cache/response.ts); the segment keeps older formats apart. */
-const FORMAT = 'r2';
+
+declare module '../cache/namespaces' {
+  interface NamespaceValues {
+    aggregateAnswers: CachedResponse;
+    aggregateFlights: Served<unknown>;
+  }
+}
 
 /**
  * Hits of this isolate, in front of Redis: a warm aggregate costs no Redis read here. Keyed by the
  * Redis endpoint and the full cache key (namespace, kind, identity: project, scope, parameters,
- * "now"), for ISOLATE_CACHE_SECONDS at most; bounded in entries and bytes.
+ * "now"), for ISOLATE_CACHE_SECONDS at most. Misses in flight (`flights`), by the same key: identical
+ * requests join the first one's.
  */
-const answers = new IsolateCache<CachedResponse>({ entries: 256, bytes: 32 * 1024 * 1024 });
-
-/** Misses in flight in this isolate, by the same key as `answers`: identical requests join the first one's. */
-const flights = new Flights<Served<unknown>>();
+const { held: answers, flights } = namespaces.aggregateAnswers;
 
 /** Work that finishes after the answer (ctx.waitUntil). */
 export type Later = (work: Promise<unknown>) => void;
@@ -55,7 +57,12 @@ export type Served<V> = { cached: CachedResponse; outcome: CacheOutcome } | { ca
 
 export async function aggregateKey(store: Store, kind: AggregateKind, request: unknown): Promise<string> {
   const identity = kind.identity ? kind.identity(request) : request;
-  return store.key('agg', FORMAT, kind.name, await sha256Hex(JSON.stringify(identity)));
+  return store.key(
+    redisNamespaces.aggregates.name,
+    redisNamespaces.aggregates.format,
+    kind.name,
+    await sha256Hex(JSON.stringify(identity)),
+  );
 }
 
 /** The answer a computed value makes, as it is stored and sent, with the watermark read beside the computation. */

@@ -1,12 +1,13 @@
 // The recently asked aggregates the cron keeps warm: per owner (project, or project-less key), the
 // newest questions of the last hour, so one tenant asking thousands of distinct questions keeps only
 // its newest ones warm, never the whole warm queue.
+import { redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 import type { AggregateJob } from './kind';
 
 export const MAX_RECENT_PER_OWNER = 50;
-const RECENT = 'recent-aggregates';
-const RECENT_WINDOW_MS = 3_600_000;
+const RECENT = redisNamespaces.recentAggregates.name;
+const RECENT_WINDOW_MS = redisNamespaces.recentAggregates.lifetime;
 
 const ownersKey = (store: Store) => store.key(RECENT, 'owners');
 const ownerKey = (store: Store, owner: string) => store.key(RECENT, 'owner', owner);

@@ -5,7 +5,7 @@ import type { Addons, KeyKind, LimitsMode, Plan, SubscriptionStatus } from '../d
 import { PLAN_RULES } from '../plans';
 import type { AuthContext } from './types';
 import { sha256Hex } from '../hash';
-import { Flights } from '../cache/flights';
+import { KEY_TTL_MS, namespaces } from '../cache/namespaces';
 
 export { sha256Hex };
 
@@ -21,16 +21,23 @@ export function generateKey(): string {
 /** What generateKey makes. Anything else cannot be a key: refused without a lookup, and never cached. */
 const KEY_FORMAT = /^dk_[0-9A-Za-z]{40}$/;
 
+declare module '../cache/namespaces' {
+  interface NamespaceValues {
+    keyAuth: AuthContext;
+  }
+}
+
 /**
  * How long a cached key is kept. A revocation or plan change reaches warm isolates sooner, through
  * the auth version (shared/auth/version.ts): within 2 s.
  */
-const CACHE_TTL_MS = 30_000;
-const cache = new Map<string, { auth: AuthContext | null; until: number; loadedAt: number }>();
-/** Key lookups in flight (shared/cache/flights.ts). */
-const lookups = new Flights<AuthContext | null>();
-/** Contexts read before the cache was last forgotten: a request holding one is authenticated again. */
-const outdated = new WeakSet<AuthContext>();
+const CACHE_TTL_MS = KEY_TTL_MS;
+/**
+ * The isolate's keys (at most 10,000: past it the oldest goes), the lookups in flight
+ * (shared/cache/flights.ts), and the contexts read before the cache was last forgotten: a request
+ * holding one is authenticated again.
+ */
+const { held: cache, flights: lookups, outdated } = namespaces.keyAuth;
 
 /**
  * Cache expiry uses wall time, not the business clock: a pinned NOW must not pin the cache. `fresh`:
@@ -48,7 +55,6 @@ export async function resolveKey(db: Db, key: string, fresh = false): Promise<Au
     lookups.once(hash, async () => {
       const auth = await loadKey(db, hash);
       cache.set(hash, { auth, until: nowMs + CACHE_TTL_MS, loadedAt: nowMs });
-      if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
       return auth;
     });
   // A key past its lifetime answers while it is read again, beside the request's first wave rather

@@ -3,17 +3,17 @@
 // strict mode included); an isolate decides a request without Redis only while its last read is
 // younger than AUTH_VERSION_FRESH_MS (shared/limits/edge.ts); a new value drops
 // the isolate's cached keys and edge states, so a change reaches every isolate within 2 s.
+import { namespaces, redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 import { forgetCachedKeys, shortenCachedKeys } from './keys';
 
 /** The last version seen, per deployment (Redis namespace), and when it was read (wall time). */
-const seen = new Map<string, number>();
-const readAt = new Map<string, number>();
+const { seen, readAt } = namespaces.authVersions;
 
 /** How old the version read may be for a cached key to be honoured without asking Redis. */
 export const AUTH_VERSION_FRESH_MS = 1_000;
 
-export const authVersionKey = (store: Store) => store.key('auth-version');
+export const authVersionKey = (store: Store) => store.key(redisNamespaces.authVersion.name);
 
 /**
  * Records the version just read; true when it differs from the last one seen (or none was seen yet,

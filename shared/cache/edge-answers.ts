@@ -9,15 +9,18 @@
 import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../hash';
 import type { Env } from '../env';
-import { Flights } from './flights';
-import { IsolateCache } from './memory';
+import { namespaces } from './namespaces';
 import { strongTag } from '../etag';
 import { respond, type CachedResponse } from './response';
 
-const answers = new IsolateCache<CachedResponse>({ entries: 1_000, bytes: 32 * 1024 * 1024 });
+declare module './namespaces' {
+  interface NamespaceValues {
+    edgeAnswers: CachedResponse;
+  }
+}
 
-/** Identical requests in flight: those arriving meanwhile get the first one's answer (shared/cache/flights.ts). */
-const flights = new Flights<CachedResponse | undefined>();
+/** Identical requests in flight (shared/cache/flights.ts) join the first one's answer. */
+const { held: answers, flights } = namespaces.edgeAnswers;
 
 /** The reads kept here; the others have their own caches (aggregates, feed pages, geo) or must not be kept (usage). */
 const KEPT = [

@@ -9,8 +9,7 @@ import { sha256Hex } from '../hash';
 import type { Env } from '../env';
 import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
 import { locationCache } from './location';
-import { Flights } from './flights';
-import { IsolateCache } from './memory';
+import { cacheApiNamespaces, namespaces } from './namespaces';
 import { afterResponse } from '../after-response';
 import { respondAs, toCached, type CachedResponse, type JsonAnswer } from './response';
 
@@ -21,11 +20,15 @@ interface Entry {
   computed?: boolean;
 }
 
-const memory = new IsolateCache<Entry>({ entries: 1_000, bytes: 16 * 1024 * 1024 });
-/** Identical reads in flight: those arriving meanwhile get the first one's answer. */
-const flights = new Flights<Entry>();
-/** Never fetched: only a key for the Cache API, which wants a URL. */
-const ORIGIN = 'https://reference-cache.internal';
+declare module './namespaces' {
+  interface NamespaceValues {
+    referenceAnswers: Entry;
+  }
+}
+
+/** Identical reads in flight join the first one's answer. */
+const { held: memory, flights } = namespaces.referenceAnswers;
+const ORIGIN = cacheApiNamespaces.referenceShared.origin;
 const ETAG = 'X-Reference-ETag';
 const EXPIRES = 'X-Reference-Expires';
 const STORED = 'X-Reference-Stored';

@@ -1,6 +1,7 @@
 // Multi-row upserts through `unnest`: one array parameter per column, so one statement (and one
 // plan) serves any row count. Unchanged rows are not rewritten (`IS DISTINCT FROM` guard) and are
 // not returned, which is how a second load of the same file reports zero changes.
+import { namespaces } from '../cache/namespaces';
 import type { Queryable } from '../db/queryable';
 import type { CopyFrom } from './types';
 
@@ -106,8 +107,7 @@ export function json(value: unknown): string | null {
   return value == null ? null : JSON.stringify(value);
 }
 
-const statements = new WeakMap<UpsertSpec, string>();
-const copiedStatements = new WeakMap<UpsertSpec, string>();
+const { params: statements, copied: copiedStatements } = namespaces.upsertStatements;
 
 /** The table an upsert's rows are copied into, in its transaction (upsert with `copyFrom`). */
 const inputTable = (spec: UpsertSpec) => `${spec.table}_input`;

@@ -8,15 +8,15 @@ import { answerGone } from '../after-response';
 import { coded, type ApiError } from '../errors';
 import type { Store } from '../redis';
 import { limitLocally } from './local';
+import { namespaces, redisNamespaces } from '../cache/namespaces';
 
 /** 401s one client address may cause per minute before it is answered 429 without a key lookup. */
 export const AUTH_FAILURES_PER_MINUTE = 20;
 
-/** Client (store prefix + address) -> blocked until (epoch ms), in this isolate. */
-const blockedUntil = new Map<string, number>();
-const ephemeral = new Map<string, number>();
+/** Client (store prefix + address) -> blocked until (epoch ms), in this isolate (at most 10,000: past it the oldest goes). */
+const { held: blockedUntil, windows: ephemeral } = namespaces.authFailures;
 
-const prefixOf = (store: Store) => `${store.prefix}rl-401`;
+const prefixOf = (store: Store) => `${store.prefix}${redisNamespaces.authFailures.name}`;
 const idOf = (store: Store, ip: string) => `${prefixOf(store)}:${ip}`;
 
 /**
@@ -62,6 +62,5 @@ export async function countAuthFailure(store: Store, ip: string): Promise<void> 
   }
   if (!spent.success || spent.remaining <= 0) {
     blockedUntil.set(idOf(store, ip), Math.max(spent.reset, Date.now() + 1_000));
-    if (blockedUntil.size > 10_000) blockedUntil.delete(blockedUntil.keys().next().value!);
   }
 }

@@ -5,10 +5,11 @@ import type { AuthContext } from '../auth/types';
 import type { Store } from '../redis';
 import { countAndLease, type LeaseRequest } from './lease';
 import { limitLocally } from './local';
+import { namespaces, redisNamespaces } from '../cache/namespaces';
 import { monthlyQuota, monthOf, nextMonthStart } from './quota';
 
 /** Denials remembered in the isolate so a hammering key costs no Redis call until reset. */
-const blocked = new Map<string, number>();
+const blocked = namespaces.rateLimitBlocks.held;
 
 export interface MinuteState {
   limit: number;
@@ -35,14 +36,14 @@ export interface LimitState {
 
 /** The project's quota counter for the month of `now`; null for keys without a project. */
 export function quotaKeyOf(store: Store, auth: AuthContext, now: Date): string | null {
-  return auth.projectId ? store.key('quota', auth.projectId, monthOf(now)) : null;
+  return auth.projectId ? store.key(redisNamespaces.quota.name, auth.projectId, monthOf(now)) : null;
 }
 
 export function limiterFor(store: Store, perMinute: number) {
   return new Ratelimit({
     redis: store.redis,
     limiter: Ratelimit.slidingWindow(perMinute, '60 s'),
-    prefix: store.key('rl'),
+    prefix: store.key(redisNamespaces.rateLimit.name),
     analytics: false,
     ephemeralCache: blocked,
     // The Redis client's own per-request timeout bounds the call; ratelimit's fail-open timeout

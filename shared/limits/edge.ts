@@ -20,6 +20,7 @@
 // its answer; one that asks Redis in any case (strict, /v1/usage, MCP) sends its own call at once.
 import { isOutdated } from '../auth/keys';
 import type { AuthContext } from '../auth/types';
+import { namespaces, redisNamespaces } from '../cache/namespaces';
 import { authVersionFresh, authVersionKey, observeAuthVersion } from '../auth/version';
 import type { Store } from '../redis';
 import { countLimits, quotaKeyOf, type Hits, type LimitState, type MinuteState } from './check';
@@ -282,8 +283,8 @@ export class EdgeLimits {
         hits,
         {
           holder: `${(this.#id ??= crypto.randomUUID())}:${auth.keyId}`,
-          minuteKey: store.key('edge-lease', auth.keyId),
-          monthKey: quotaKey && store.key('edge-lease', quotaKey.slice(store.prefix.length)),
+          minuteKey: store.key(redisNamespaces.edgeLease.name, auth.keyId),
+          monthKey: quotaKey && store.key(redisNamespaces.edgeLease.name, quotaKey.slice(store.prefix.length)),
           minuteSlack: limits.minute,
           monthSlack: limits.month,
           // Hits admitted under the lease that this call does not count stay covered by it.
@@ -322,5 +323,11 @@ export class EdgeLimits {
   }
 }
 
+declare module '../cache/namespaces' {
+  interface NamespaceValues {
+    edgeLimits: EdgeLimits;
+  }
+}
+
 /** This isolate's edge limits. */
-export const edgeLimits = new EdgeLimits();
+export const edgeLimits = (namespaces.edgeLimits.keys.value ??= new EdgeLimits());

@@ -11,6 +11,7 @@ import type { AuthContext } from '../auth/types';
 import { coded, type ApiError } from '../errors';
 import type { Store } from '../redis';
 import { clientIp } from './client-ip';
+import { namespaces } from '../cache/namespaces';
 import type { EdgeLimits } from './edge';
 import { policyHeader, rateLimitHeader } from './headers';
 
@@ -21,8 +22,8 @@ export { clientIp };
  * decision: the public chain's answers that need none (preflights, the widget script) evaluate
  * neither the edge limits nor @upstash/ratelimit.
  */
-let clients: EdgeLimits | undefined;
-const table = async () => (clients ??= new (await import('./edge')).EdgeLimits({ authVersion: false }));
+const clients = namespaces.edgeLimits.clients;
+const table = async (): Promise<EdgeLimits> => (clients.value ??= new (await import('./edge')).EdgeLimits({ authVersion: false }));
 
 export interface IpDecision {
   success: boolean;
@@ -71,7 +72,7 @@ export async function decideIp(
 
 /** Whether Redis refused this client lately (its window not turned yet): decide it before reading anything. */
 export const ipRefusedLately = (store: Store, ip: string, perMinute: number) =>
-  clients?.refusedLately(store, ipSubject(ip, perMinute)) ?? false;
+  clients.value?.refusedLately(store, ipSubject(ip, perMinute)) ?? false;
 
 const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
 

@@ -8,6 +8,7 @@
 // when they join at once; a holder leased nothing still counts among the holders (the others' shares
 // shrink to make room for it); a lease lapses after LEASE_MS unless its holder renews it. The gateway's
 // in-process engine runs the same text in its Lua interpreter (scripts/gateway/memory-lua.ts).
+import { redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 
 export const LEASE_SCRIPT = `-- discovery-api edge limits: quota batches counted once, a lease of the slack
@@ -60,7 +61,7 @@ return { used, lease }`;
 
 /** How long a lease holds unless renewed: an isolate recycled or gone idle frees its share after this. */
 export const LEASE_MS = 10_000;
-const TOKEN_TTL_MS = 600_000;
+const TOKEN_TTL_MS = redisNamespaces.edgeBatch.lifetime;
 const QUOTA_TTL_SECONDS = 40 * 24 * 3600;
 
 /** Monthly quota hits sent in one call under one token (negative: refunds of hits sent before). */
@@ -87,7 +88,7 @@ export interface LeaseRequest {
 }
 
 /** A fresh token for a batch (the token key, namespaced). */
-export const batchToken = (store: Store) => store.key('edge-batch', crypto.randomUUID());
+export const batchToken = (store: Store) => store.key(redisNamespaces.edgeBatch.name, crypto.randomUUID());
 
 /** Runs the script: the first batch's counter after it (-1 without one) and the lease granted. */
 export async function countAndLease(store: Store, request: LeaseRequest, nowMs: number): Promise<{ used: number; lease: number }> {

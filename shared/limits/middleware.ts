@@ -15,7 +15,7 @@ import { policyHeader, rateLimitHeader, type PolicyState } from './headers';
 
 const MONTH_WINDOW_SECONDS = 2_592_000;
 /** Paths that report usage and must not spend it. */
-const QUOTA_EXEMPT = new Set(['/v1/usage']);
+const QUOTA_EXEMPT: ReadonlySet<string> = new Set(['/v1/usage']);
 const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
 
 function policies(state: LimitState, nowMs: number): PolicyState[] {
@@ -68,7 +68,7 @@ export interface LimitsOptions {
   again?: (request: Request, env: object, ctx: ExecutionContext) => Response | Promise<Response>;
 }
 
-const READS = new Set(['GET', 'HEAD']);
+const READS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 /** The parts of a key that shape an answer: the same JSON means the same answer. */
 const sameKey = (a: AuthContext, b: AuthContext) => JSON.stringify(a) === JSON.stringify(b);
 

@@ -8,7 +8,7 @@ import type { MatchType } from '../db/schema';
 /** Same table as the SQL function search_norm (drizzle/0002_search.sql): one character for one. */
 const FOLD_FROM = 'áàâäãåāăąçćčďéèêëēėęěíìîïīįıñńňóòôöõøōőřśšşßťúùûüūůűųýÿźžż';
 const FOLD_TO = 'aaaaaaaaacccdeeeeeeeeiiiiiiinnnoooooooorsssstuuuuuuuuyyzzz';
-const FOLD = new Map([...FOLD_FROM].map((c, i) => [c, FOLD_TO[i]]));
+const FOLD: ReadonlyMap<string, string> = new Map([...FOLD_FROM].map((c, i) => [c, FOLD_TO[i]]));
 
 /** Lower-case and strip accents, keeping every index in place (one character for one). */
 export function fold(text: string): string {

@@ -11,14 +11,16 @@ interface Call {
   end?: number;
 }
 
-/** A request's calls, in the order they were sent. */
+/** A request's calls, in the order they were sent, and its work other requests may join (`keepAlive`). */
 export interface Trips {
   calls: Call[];
+  kept?: Promise<unknown>[];
 }
 
+// The one module state of served code outside shared/cache/namespaces.ts: the registry's holders stand
+// on this module (Flights keep their work alive through `keepAlive`), so it cannot import the registry.
+// Both are the request's context, not values kept for later requests.
 const storage = new AsyncLocalStorage<Trips>();
-/** Work of each request that other requests may join (`keepAlive`). */
-const kept = new WeakMap<Trips, Promise<unknown>[]>();
 let wrapped = false;
 
 function wrapFetch(): void {
@@ -70,14 +72,13 @@ export function tripsSoFar(trips: Trips): { sequential: number; calls: number } 
 export function keepAlive(work: Promise<unknown>): void {
   const trips = storage.getStore();
   if (!trips) return;
-  const list = kept.get(trips);
-  if (list) list.push(work);
-  else kept.set(trips, [work]);
+  if (trips.kept) trips.kept.push(work);
+  else trips.kept = [work];
 }
 
 /** Settles once every piece of work the request kept alive has (passed to ctx.waitUntil after the answer). */
 export async function settled(trips: Trips): Promise<void> {
-  const list = kept.get(trips) ?? [];
+  const list = trips.kept ?? [];
   // Work kept while waiting joins the list: the index reads its new length.
   for (let i = 0; i < list.length; i++) await list[i]!.catch(() => undefined);
 }

@@ -3,12 +3,13 @@
 // paths start that read beside their Redis wave (`prefetchMarketsWithData`), kept in the isolate for
 // ISOLATE_CACHE_SECONDS: the reads that need it then wait for nothing.
 import type { Config } from '../env';
-import { heldOrLoaded, IsolateCache } from '../cache/memory';
+import { heldOrLoaded } from '../cache/memory';
+import { namespaces } from '../cache/namespaces';
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 
-const perRequest = new WeakMap<Db, Promise<string[]>>();
-const held = new IsolateCache<string[]>({ entries: 16, bytes: 256 * 1024 });
+const perRequest = namespaces.marketsPerRequest.held;
+const held = namespaces.marketsWithData.held;
 
 const load = async (db: Db) => (await queryRows<{ country: string }>(db, 'SELECT DISTINCT country FROM market_days')).map((r) => r.country);
 

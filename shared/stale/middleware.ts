@@ -14,12 +14,11 @@ import { presentedKey } from '../auth/presented';
 import type { AuthContext } from '../auth/types';
 import { sha256Hex } from '../hash';
 import { locationCache } from '../cache/location';
-import { IsolateCache } from '../cache/memory';
+import { cacheApiNamespaces, namespaces, STALE_LIMITS, STALE_TTL_MS } from '../cache/namespaces';
 import type { Env } from '../env';
 import { ifNoneMatch } from '../etag';
 
-export const STALE_TTL_MS = 24 * 3600_000;
-export const STALE_LIMITS = { entries: 5_000, bytes: 64 * 1024 * 1024 };
+export { STALE_LIMITS, STALE_TTL_MS };
 /** One answer larger than this is not kept (a few of them would crowd out everything else). */
 export const STALE_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
@@ -32,9 +31,14 @@ interface Copy {
   version: number | null;
 }
 
-const copies = new IsolateCache<Copy>(STALE_LIMITS);
-/** Never fetched: only a key for the Cache API, which wants a URL. */
-const ORIGIN = 'https://stale-copies.internal';
+declare module '../cache/namespaces' {
+  interface NamespaceValues {
+    staleCopies: Copy;
+  }
+}
+
+const copies = namespaces.staleCopies.held;
+const ORIGIN = cacheApiNamespaces.staleShared.origin;
 const STORED_AT = 'X-Stale-Stored-At';
 const SCOPE = 'X-Stale-Scope';
 const VERSION = 'X-Stale-Auth-Version';

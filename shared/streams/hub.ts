@@ -11,6 +11,7 @@
 //   a burst larger than the buffer goes at its readers' pace and never trims what one has not sent; a
 //   member that stops reading altogether holds the group back for STALL_MS at most.
 import { authVersionKey } from '../auth/version';
+import { namespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 import { signalKey } from './signal';
 
@@ -39,7 +40,14 @@ interface Signals {
   slotsRenewedAt: number;
 }
 
-const hubs = new Map<string, Signals>();
+declare module '../cache/namespaces' {
+  interface NamespaceValues {
+    streamSignals: Signals;
+    streamGroups: Group<unknown>;
+  }
+}
+
+const hubs = namespaces.streams.signals;
 
 function signalsOf(store: Store): Signals {
   let s = hubs.get(store.prefix);
@@ -111,7 +119,7 @@ export interface Group<P> {
   room: { at: number; ok: boolean };
 }
 
-const groups = new Map<string, Group<unknown>>();
+const groups = namespaces.streams.groups;
 
 const newGroup = <P>(): Group<P> => ({
   head: null,

@@ -3,6 +3,7 @@
 // isolate holding the scope would read the same rows from the same head. The first to ask takes a short
 // lock in Redis, reads, and leaves the result under (group, signal, head); the others take it from
 // there. With Redis unreachable each isolate reads for itself, as a lone isolate does.
+import { redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 import type { Event } from './hub';
 
@@ -18,7 +19,7 @@ const LOCK_MS = 15_000;
 const RESULT_MS = 120_000;
 
 const readKey = (store: Store, group: string, signal: string | null | undefined, head: unknown) =>
-  store.key('streams', 'read', group, String(signal), JSON.stringify(head));
+  store.key(redisNamespaces.streams.name, 'read', group, String(signal), JSON.stringify(head));
 
 /**
  * The group's read from `head` after `signal`: another isolate's result, or this one's `read()`; null

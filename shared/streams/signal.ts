@@ -2,12 +2,13 @@
 // that the writers bump after they commit (an ingest run: `feed`; a mention list's scan: `list:<id>`).
 // Open streams read every topic they listen to in one call per isolate per second (shared/streams/hub.ts)
 // and query the database only when a counter moved: no new data, no query, however many listen.
+import { redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 
 export const FEED_TOPIC = 'feed';
 export const listTopic = (listId: string) => `list:${listId}`;
 
-export const signalKey = (store: Store, topic: string) => store.key('streams', 'signal', topic);
+export const signalKey = (store: Store, topic: string) => store.key(redisNamespaces.streams.name, 'signal', topic);
 
 /** Tells every open stream of `topic` that new data committed. */
 export async function announce(store: Store, topic: string): Promise<void> {

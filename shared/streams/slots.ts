@@ -7,6 +7,7 @@
 import type { AuthContext } from '../auth/types';
 import type { Plan } from '../db/schema';
 import { coded } from '../errors';
+import { redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 import { heldSlots } from './hub';
 
@@ -17,7 +18,7 @@ export const STREAM_CAP: Record<Plan, number> = { start: 1, grow: 5, scale: 20, 
 export const QUOTA_PERIOD_MS = 15 * 60_000;
 
 /** The key's open streams (a sorted set of slots; benchmarks wait for a configuration's to be given back). */
-export const slotsKey = (store: Store, keyId: string) => store.key('streams', 'open', keyId);
+export const slotsKey = (store: Store, keyId: string) => store.key(redisNamespaces.streams.name, 'open', keyId);
 /** How often an isolate renews its open streams' slots. */
 export const SLOT_RENEW_MS = 15_000;
 /** A slot not renewed for this long is free (three renewals may fail before an open stream's lapses). */

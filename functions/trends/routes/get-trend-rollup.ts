@@ -3,7 +3,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../../shared/app';
 import type { AuthContext } from '../../../shared/auth/types';
-import { heldOrLoaded, IsolateCache } from '../../../shared/cache/memory';
+import { heldOrLoaded } from '../../../shared/cache/memory';
+import { namespaces } from '../../../shared/cache/namespaces';
 import type { Db } from '../../../shared/db/client';
 import type { Config } from '../../../shared/env';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
@@ -40,7 +41,7 @@ const route = createRoute({
  * that a warm roll-up costs no SQL (as a tracking list's admission, functions/tracking/gates.ts). An
  * unknown or hidden trend is never held.
  */
-const admitted = new IsolateCache<number>({ entries: 5_000, bytes: 1024 * 1024 });
+const admitted = namespaces.trendAdmissions.held;
 
 function admittedTrendSize(config: Config, db: Db, auth: AuthContext, trendId: string): Promise<number | undefined> {
   const scope = scopeOf(auth);

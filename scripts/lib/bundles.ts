@@ -34,7 +34,8 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   // 292 since 2026-11-28: the public area's plain line (its handler module, plainArea, the lazy imports).
   // 294 since issue 46: the edge limits' lease script (its Lua text), plan-gates.ts and grant.ts.
   // 302 since issue 45: both streams' routes (the MCP Worker mounts every area's routes).
-  mcp: 302,
+  // 303 since issue 48: the cache registry's holders and names, beside the streams' slot leases.
+  mcp: 303,
 };
 
 /** A path literal that only the named area registers. */

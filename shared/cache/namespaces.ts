@@ -128,7 +128,7 @@ export const namespaces = {
    * @lifetime ISOLATE_CACHE_SECONDS (default 10 s)
    * @stale never
    * @bounds 5,000 entries, 1 MiB
-   * @owner functions/trends/rollup.ts
+   * @owner functions/trends/routes/get-trend-rollup.ts
    */
   trendAdmissions: { held: new IsolateCache<number>({ entries: 5_000, bytes: 1 * MiB }) },
   /**

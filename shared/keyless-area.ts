@@ -10,7 +10,7 @@ import type { MiddlewareHandler } from 'hono';
 // hono/tiny's PatternRouter: nothing to compile before the first match (the RegExpRouter of `hono`
 // builds its matcher on the first request), for the few patterns this app holds.
 import { Hono } from 'hono/tiny';
-import { chainHead, chainTail, type AreaOptions } from './area-chain';
+import { publicChain, untilKey, type AreaOptions } from './chain';
 import { createClock } from './clock';
 import { readConfig, type Config, type Env } from './env';
 import { onError, onNotFound } from './errors';
@@ -67,16 +67,13 @@ function chainApp(options: AreaOptions, chain: MiddlewareHandler<Env>[]): Hono<E
 /** The keyed area's chain up to its key check. */
 export function keylessArea(options: AreaOptions): Hono<Env> {
   if (!options.auth) throw new Error('keylessArea: the area takes no key');
-  return chainApp(options, chainHead(options, keylessServices()));
+  return chainApp(options, untilKey(options, keylessServices()));
 }
 
-/**
- * A keyless area's whole chain (a keyless area's chain has nothing between its head and its tail)
- * and one plain route: its handler reads nothing, so the request gets no client.
- */
+/** A keyless area's whole chain and one plain route: its handler reads nothing, so the request gets no client. */
 export function plainArea(options: AreaOptions, method: Method, path: string, handler: PlainHandler): Hono<Env> {
   if (options.auth) throw new Error('plainArea: a keyed area limits every route, which needs its clients');
-  const app = chainApp(options, [...chainHead(options, keylessServices()), ...chainTail(options)]);
+  const app = chainApp(options, publicChain(options, keylessServices()));
   app.on(method, path, handler);
   return app;
 }

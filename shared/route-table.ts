@@ -5,7 +5,7 @@
 //
 // No runtime imports: a deployed Worker's router holds its table at startup (docs/PERFORMANCE.md).
 import type { Context } from 'hono';
-import type { AreaOptions } from './area-chain';
+import type { AreaOptions } from './chain';
 import type { App } from './app';
 import type { Env } from './env';
 

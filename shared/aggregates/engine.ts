@@ -13,7 +13,8 @@ import type { Config, JobQueue } from '../env';
 import { apiCodeOf, coded } from '../errors';
 import { dataAsOf } from '../freshness';
 import type { Store } from '../redis';
-import { ttlOf, type AggregateJob, type AggregateKind, type AggregateServices, type CacheOutcome, type ServeOptions } from './kind';
+import { ttlOf, type AggregateJob, type AggregateKind, type AggregateServices, type ServeOptions } from './kind';
+import type { CacheOutcome } from '../cache/outcome';
 import { noteAsked } from './recent';
 
 /** The queued path's lock: held from the request that queues the job until the consumer stores it. */

@@ -71,7 +71,4 @@ export interface ServeOptions<H> {
   background?: boolean;
 }
 
-/** How the answer came about, in the `X-Aggregate-Cache` header: tests and benchmarks count `miss`. */
-export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass';
-
 export const ttlOf = (kind: AggregateKind) => kind.ttlSeconds ?? AGGREGATE_TTL_SECONDS;

@@ -2,11 +2,12 @@
 // the outcome noted for the log line, the answer sent as stored or its value handed to the route.
 import type { Context } from 'hono';
 import { afterResponse } from '../after-response';
-import { respond, respondAs, type JsonAnswer } from '../cache/response';
+import { respondAs, type JsonAnswer } from '../cache/response';
 import type { Env } from '../env';
 import { DATA_AS_OF } from '../freshness';
 import { serveCached, type Caller, type Served } from './engine';
-import type { AggregateKind, CacheOutcome, ServeOptions } from './kind';
+import { noteOutcome } from '../cache/outcome';
+import type { AggregateKind, ServeOptions } from './kind';
 import { throwIfRefusal } from './refusal';
 
 /** Who an asked aggregate is counted against: the project, or the key when it has none. */
@@ -20,16 +21,6 @@ function callerOf(c: Context<Env>): Caller {
     owner: ownerOf(c),
     later: (work) => void afterResponse(c, work),
   };
-}
-
-/**
- * Records the outcome for the request's log line; the `X-Aggregate-Cache` header goes to internal keys
- * (no project) only: to anyone else it would tell whether another tenant asked the same question (docs/SECURITY.md "Tenants").
- * A private deployment (the benchmarks) may send it to every key (CACHE_OUTCOME_HEADER=all).
- */
-function noteOutcome(c: Context<Env>, outcome: CacheOutcome): void {
-  c.set('aggregateCache', outcome);
-  if (c.get('auth')?.projectId === null || c.get('config')?.CACHE_OUTCOME_HEADER === 'all') c.header('X-Aggregate-Cache', outcome);
 }
 
 async function served<R, H, V>(
@@ -77,21 +68,4 @@ export async function serveAggregateResponse<R, H, V>(
 ): Promise<JsonAnswer<V>> {
   const answer = await served(c, kind, request, admit);
   return respondAs<V>(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
-}
-
-/** A kind computed on the request path only (never queued or warmed): its computation is the request's own closure. */
-export type BuiltKind<R, V> = Omit<AggregateKind<R, unknown, V>, 'compute' | 'warm'>;
-
-/**
- * The answer `build` makes, as the whole 200 answer, cached and computed once across callers like any
- * aggregate, but only ever computed here (no consumer could rebuild the closure).
- */
-export async function serveBuiltResponse<R, V>(
-  c: Context<Env>,
-  kind: BuiltKind<R, V>,
-  request: R,
-  build: () => Promise<V>,
-): Promise<Response> {
-  const answer = await served(c, { ...kind, warm: false, compute: () => build() }, request, {});
-  return respond(c, answer.cached, answer.outcome === 'hit' || answer.outcome === 'shared');
 }

@@ -78,6 +78,19 @@ export const namespaces = {
     flights: new Flights<Value<'aggregateFlights'>>(),
   },
   /**
+   * A warm feed page costs no Redis read; identical misses in flight join the first one's.
+   * @tier isolate
+   * @key redis endpoint, feed page key (redisNamespaces.feedPages: scope among it)
+   * @lifetime ISOLATE_CACHE_SECONDS, at most FEED_CACHE_SECONDS
+   * @stale never
+   * @bounds 256 entries, 32 MiB
+   * @owner functions/feed/cache.ts
+   */
+  feedPages: {
+    held: new IsolateCache<Value<'feedPages'>>({ entries: 256, bytes: 32 * MiB }),
+    flights: new Flights<Value<'feedPageFlights'>>(),
+  },
+  /**
    * A public profile check asked again within a minute costs no SQL, and mostly no Redis round trip.
    * No scope: the public routes take no key.
    * @tier isolate
@@ -336,6 +349,15 @@ export const redisNamespaces = {
    */
   aggregates: { name: 'agg', format: 'r2' },
   /**
+   * A feed page one isolate built serves the others for 30 s. A page is a read: no lock across isolates.
+   * @tier redis
+   * @key 'feed', format, sha256 of scope (markets, plan categories, history, project or key), parameters, minute of now
+   * @lifetime `seconds` (30 s)
+   * @stale never
+   * @owner functions/feed/cache.ts
+   */
+  feedPages: { name: 'feed', format: 'r2', seconds: 30 },
+  /**
    * The cron keeps warm what each tenant asked in the last hour.
    * @tier redis
    * @key 'recent-aggregates', 'owners' | 'owner' and scope (the owner: project, or key:<id>)
@@ -423,8 +445,6 @@ export const aggregateKinds = {
   trendRollup: { name: 'trends.rollup', consumer: true },
   /** @owner functions/entities/trending-aggregate.ts */
   entitiesTrending: { name: 'entities.trending', seconds: 60, consumer: true },
-  /** @owner functions/feed/cache.ts */
-  feedAnswer: { name: 'feed.answer', seconds: 30, consumer: false },
 } as const;
 
 type Kinds = typeof aggregateKinds;

@@ -26,7 +26,7 @@ import type { Store } from '../redis';
 import { countLimits, quotaKeyOf, type Hits, type LimitState, type MinuteState } from './check';
 import { batchToken, LEASE_MS, type Batch } from './lease';
 import { monthlyQuota } from './quota';
-import { ENTRIES_MAX, grantOf, MINUTE_SLACK_SHARE, MONTH_SLACK_MIN, MONTH_SLACK_SHARE, newEntry, type Entry } from './grant';
+import { ENTRIES_MAX, grantOf, MINUTE_SLACK_SHARE, MONTH_SLACK_MIN, MONTH_SLACK_SHARE, newEntry, wantOf, type Entry } from './grant';
 
 export { ENTRIES_MAX, grantOf, MINUTE_SLACK_SHARE, MONTH_SLACK_MIN, MONTH_SLACK_SHARE, slackOf } from './grant';
 
@@ -92,6 +92,7 @@ export class EdgeLimits {
       const entry = this.#entries.get(key);
       const nowMs = Date.now();
       const local = !options.sync && !options.decided && charge;
+      if (entry && local) entry.demand = Math.max(entry.demand, entry.unconfirmed + cost);
       if (entry?.state && local && this.#current(entry, store, nowMs, cost)) {
         entry.unconfirmed += cost;
         entry.owed += cost;
@@ -268,6 +269,7 @@ export class EdgeLimits {
     const older = [...entry.retry, ...this.#orphans.splice(0)].map((b) => (b.token ? b : { ...b, token: batchToken(store) }));
     entry.retry = [];
     const sentAt = Date.now();
+    entry.demand = Math.floor(entry.demand / 2);
     // While the call is out, this isolate admits at most half of what its grant has left, and its
     // lease is renewed at least for that: the leases of busy isolates shrink to their shares within
     // a few calls, and what they admit meanwhile stays covered.
@@ -289,7 +291,7 @@ export class EdgeLimits {
           monthSlack: limits.month,
           // Hits admitted under the lease that this call does not count stay covered by it.
           floor: entry.unconfirmed - owed.minute + during,
-          want: auth.limitsMode !== 'strict',
+          want: auth.limitsMode === 'strict' ? 0 : wantOf(entry),
           batches: [...own, ...older],
         },
         decided,

@@ -6,6 +6,12 @@ import type { Batch } from './lease';
 export const MINUTE_SLACK_SHARE = 0.1;
 export const MONTH_SLACK_SHARE = 0.01;
 export const MONTH_SLACK_MIN = 5;
+/**
+ * The least lease an isolate asks for; it asks for twice its demand when more (`wantOf`). Asking for
+ * what it needs, not for all it could have, leaves the slack to the isolates that join while one that
+ * went quiet (or was recycled) still holds its lease.
+ */
+export const WANT_MIN = 10;
 /** Entries per isolate; past it the oldest is dropped, its quota batches handed to the isolate's next call. */
 export const ENTRIES_MAX = 10_000;
 
@@ -31,12 +37,17 @@ export interface Entry {
   retry: Batch[];
   /** The Redis call in flight for this key (a flush or a synchronous check): at most one. */
   busy: Promise<unknown> | null;
+  /** The most requests it had to admit at once before Redis confirmed them; halved at each call. */
+  demand: number;
 }
 
 /** A key's entry before Redis has answered for it. */
 export function newEntry(quotaKey: string | null): Entry {
-  return { state: null, quotaKey, at: 0, grant: 0, lease: 0, leaseUntil: 0, unconfirmed: 0, owed: 0, owedMonth: 0, retry: [], busy: null };
+  return { state: null, quotaKey, at: 0, grant: 0, lease: 0, leaseUntil: 0, unconfirmed: 0, owed: 0, owedMonth: 0, retry: [], busy: null, demand: 0 };
 }
+
+/** The lease an isolate asks for (shared/limits/lease.ts `want`). */
+export const wantOf = (entry: Entry) => Math.max(WANT_MIN, 2 * entry.demand);
 
 /** The slack of each window: what all isolates and keys together may admit beyond the limit. */
 export function slackOf(state: LimitState): { minute: number; month: number } {

@@ -6,14 +6,15 @@
 // isolate is leased at most its share (the slack over the live holders) of what the other holders
 // have not reserved, so the leases of every key and isolate together never exceed the slack, also
 // when they join at once; a holder leased nothing still counts among the holders (the others' shares
-// shrink to make room for it); a lease lapses after LEASE_MS unless its holder renews it. The gateway's
+// shrink to make room for it); a holder asks for no more than it needs (`want`), so what an isolate
+// gone quiet still holds leaves the rest to the others; a lease lapses after LEASE_MS unless its holder renews it. The gateway's
 // in-process engine runs the same text in its Lua interpreter (scripts/gateway/memory-lua.ts).
 import { redisNamespaces } from '../cache/namespaces';
 import type { Store } from '../redis';
 
 export const LEASE_SCRIPT = `-- discovery-api edge limits: quota batches counted once, a lease of the slack
 local now, ms, holder = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local floor, want, n = tonumber(ARGV[4]), ARGV[5] == '1', tonumber(ARGV[10])
+local floor, want, n = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[10])
 local used = -1
 for i = 1, n do
   local quota, token, hits = KEYS[1 + 2 * i], KEYS[2 + 2 * i], tonumber(ARGV[10 + i])
@@ -42,15 +43,15 @@ local function share(key, slack)
 end
 local monthly = tonumber(ARGV[7]) >= 0
 local lease = 0
-if want then
-  lease = share(KEYS[1], tonumber(ARGV[6]))
+if want > 0 then
+  lease = math.min(want, share(KEYS[1], tonumber(ARGV[6])))
   if monthly then lease = math.min(lease, share(KEYS[2], tonumber(ARGV[7]))) end
 end
 lease = math.max(floor, lease)
 local keys = { KEYS[1] }
 if monthly then keys[2] = KEYS[2] end
 for _, key in ipairs(keys) do
-  if want or lease > 0 then
+  if want > 0 or lease > 0 then
     redis.call('HSET', key, holder, lease .. ':' .. (now + ms))
     redis.call('PEXPIRE', key, 2 * ms)
   else
@@ -81,8 +82,8 @@ export interface LeaseRequest {
   monthSlack: number;
   /** Lease at least this much (hits admitted under the current lease that this call does not count). */
   floor: number;
-  /** False when the isolate will not decide on its own (strict mode): only the floor is kept. */
-  want: boolean;
+  /** The most it asks for (what the isolate needs; 0 when it will not decide on its own, strict mode: only the floor is kept). */
+  want: number;
   /** The call's own batch first (its counter's value is answered), then any older batches. */
   batches: Batch[];
 }
@@ -99,7 +100,7 @@ export async function countAndLease(store: Store, request: LeaseRequest, nowMs: 
     LEASE_MS,
     request.holder,
     Math.max(0, Math.floor(request.floor)),
-    request.want ? 1 : 0,
+    Math.max(0, Math.floor(request.want)),
     Math.max(0, Math.floor(request.minuteSlack)),
     request.monthKey ? Math.max(0, Math.floor(request.monthSlack)) : -1,
     QUOTA_TTL_SECONDS,

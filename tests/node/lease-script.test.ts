@@ -29,7 +29,8 @@ interface Call {
   now: number;
   holder: string;
   floor?: number;
-  want?: boolean;
+  /** The most the holder asks for (0: strict); the whole slack by default. */
+  want?: number;
   minuteSlack?: number;
   monthSlack?: number;
   batches?: [token: string, hits: number][];
@@ -39,7 +40,7 @@ interface Call {
 function command(c: Call): string[] {
   const batches = c.batches ?? [['', 0]];
   const keys = [MINUTE, MONTH, ...batches.flatMap(([token]) => [QUOTA, `${P}batch:${token || 'none'}`])];
-  const args = [c.now, LEASE_MS, c.holder, c.floor ?? 0, c.want === false ? 0 : 1, c.minuteSlack ?? 10, c.monthSlack ?? 5, 3600, 600_000];
+  const args = [c.now, LEASE_MS, c.holder, c.floor ?? 0, c.want ?? 100, c.minuteSlack ?? 10, c.monthSlack ?? 5, 3600, 600_000];
   return ['EVAL', LEASE_SCRIPT, String(keys.length), ...keys, ...[...args, batches.length, ...batches.map(([, hits]) => hits)].map(String)];
 }
 
@@ -50,7 +51,7 @@ const SEQUENCE: Call[] = [
   { now: T0 + 2, holder: 'c', batches: [['t1', 3]] }, // t1 again (a call that timed out after it ran): not counted
   { now: T0 + 3, holder: 'a', floor: 1, batches: [['t3', 2]] }, // a renews with three holders: its share (or its floor)
   { now: T0 + 4, holder: 'b', batches: [['t4', -1]] }, // a refund
-  { now: T0 + 5, holder: 'c', want: false }, // strict: leaves
+  { now: T0 + 5, holder: 'c', want: 0 }, // strict: leaves
   { now: T0 + LEASE_MS + 10, holder: 'd', batches: [['t5', 1]] }, // every other lease lapsed
 ];
 
@@ -103,6 +104,19 @@ describe('the lease script', () => {
         second.every((lease) => lease >= 1),
         JSON.stringify(second),
       ).toBe(true);
+    }
+  });
+
+  it('a holder asks for what it needs: a quiet holder leaves the rest of the slack to one that joins', async () => {
+    const memory = new MemoryRedis();
+    for (const exec of [(cmd: string[]) => real.exec(cmd), (cmd: string[]) => memory.exec(cmd)]) {
+      await exec(['DEL', MINUTE, MONTH]);
+      const lease = async (call: Call) => ((await exec(command({ minuteSlack: 100, monthSlack: 100, ...call }))) as number[])[1];
+      expect(await lease({ now: T0, holder: 'quiet', want: 10 })).toBe(10);
+      // Without `want` the first holder took the whole slack, and a holder joining got nothing until it lapsed.
+      expect(await lease({ now: T0 + 1, holder: 'new', want: 10 })).toBe(10);
+      expect(await lease({ now: T0 + 2, holder: 'busy', want: 200 })).toBe(33);
+      expect(await lease({ now: T0 + 3, holder: 'quiet', want: 0, floor: 2 })).toBe(2);
     }
   });
 });

@@ -108,6 +108,24 @@ describe('edge limits with several isolates sending at once', () => {
     expect(local).toBe(19); // the first asks Redis, which grants the rest
     expect(await quotaUsed(tenant)).toBe(20);
   });
+
+  it('an isolate that replaces a quiet one still holding its lease decides its warm requests at the edge', async () => {
+    // A recycled isolate's lease lingers for LEASE_MS; it held only what it needed, so its successor is leased the rest.
+    const tenant = await world.tenant({ plan: 'scale', rateLimitPerMinute: 1_000 });
+    const auth = (await resolveKey(world.db, tenant.key))!;
+    const background: Promise<unknown>[] = [];
+    const later = (work: Promise<unknown>) => background.push(work);
+    const quiet = new EdgeLimits();
+    for (let i = 0; i < 3; i++) await quiet.decide(store, auth, new Date(), { charge: true, later }).then(() => Promise.all(background));
+    const successor = new EdgeLimits();
+    let local = 0;
+    for (let i = 0; i < 10; i++) {
+      if ((await successor.decide(store, auth, new Date(), { charge: true, later })).local) local++;
+      await Promise.all(background);
+    }
+    expect(local).toBe(9);
+    expect(await quotaUsed(tenant)).toBe(13);
+  });
 });
 
 describe('reconciliation', () => {

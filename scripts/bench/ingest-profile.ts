@@ -6,14 +6,16 @@
 // roll-ups rebuilt at the end (not profiled), then one hour of observations for every profile (seen
 // in the last --active-days days, when given) is profiled (scripts/bench/hourly.ts). `--from-db` runs
 // the hour on a copy of a loaded database instead (the whole bench set of `npm run bench:data`:
-// `--from-db bench_rollups`), whose data ends at the same now.
+// `--from-db bench_rollups`), whose data ends at the same now. Beside the figure: the floor of the same
+// run, the slice's raw lines COPYed into a one-column table, and the ingest's rate as a ratio to it.
 import type { Queryable } from '../../shared/db/queryable';
 import { type CopyFrom, ingest } from '../../shared/ingest';
 import { copyFromClient } from '../lib/copy-from';
 import { connectTo, copyDatabase, freshDatabase } from '../lib/bench-harness';
 import { BENCH_NOW, firstLines } from './generate';
 import { activeProfiles, hourLines } from './hourly';
-import { fmt, log, table } from './stats';
+import { fmt, log, median, table } from './stats';
+import type pg from 'pg';
 
 /** Clients whose statements (and COPYs) are timed into one table (a rebuild's second connection included). */
 function timed(): { wrap(db: Queryable): Queryable; copy(copyFrom: CopyFrom): CopyFrom; report(top: number): string; total(): number } {
@@ -48,6 +50,24 @@ function timed(): { wrap(db: Queryable): Queryable; copy(copyFrom: CopyFrom): Co
   };
 }
 
+/**
+ * The floor of the same run (issue 43's goals are ratios to it): the slice's raw lines as text, COPYed
+ * into a one-column table, the cost of merely storing their bytes; the median of three copies, in lines/s.
+ */
+async function copyFloor(db: pg.Client, lines: readonly string[]): Promise<number> {
+  const copy = copyFromClient(db);
+  const text = `${lines.map((l) => l.replace(/\\/g, '\\\\')).join('\n')}\n`;
+  const rates: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    await db.query('CREATE TEMP TABLE IF NOT EXISTS copy_floor (line text); TRUNCATE copy_floor');
+    const started = performance.now();
+    await copy('COPY copy_floor FROM STDIN', text);
+    rates.push(lines.length / ((performance.now() - started) / 1000));
+  }
+  await db.query('DROP TABLE copy_floor');
+  return median(rates);
+}
+
 export async function run(argv: string[]): Promise<void> {
   const at = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const lines = Number(at('--lines') ?? 100_000);
@@ -78,9 +98,11 @@ export async function run(argv: string[]): Promise<void> {
       batchSize: mode === 'hourly' ? batch.length : undefined,
     });
     const seconds = (performance.now() - started) / 1000;
+    const floor = await copyFloor(db, input.length ? input : await firstLines('bench', lines));
     log(
       `${mode}: ${fmt(batch.length)} lines in ${fmt(seconds, 2)} s (${fmt(batch.length / seconds)} lines/s), ` +
-        `${fmt(profiled.total() / 1000, 2)} s in the database, ${summary.skipped} skipped`,
+        `${fmt(profiled.total() / 1000, 2)} s in the database, ${summary.skipped} skipped; ` +
+        `COPY of the slice's ${fmt(lines)} lines into a one-column table: ${fmt(floor)} lines/s (the ingest at ${(batch.length / seconds / floor).toPrecision(2)}x of it)`,
     );
     console.log(profiled.report(top));
   } finally {

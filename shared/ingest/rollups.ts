@@ -73,6 +73,8 @@ const KEYS = `k AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::te
 // Two statements: a CTE's DELETE and the INSERT of the same keys would share one snapshot.
 const CLEAR_SPANS = `WITH ${KEYS}
 DELETE FROM url_spans s USING k WHERE (s.url_id, s.country, s.language) = (k.url_id, k.country, k.language) AND s.url_id = ANY($4::uuid[])`;
+// Profiles that lost an active hour ($1-$3 of the statement below: an hour corrected to zero) are
+// recomputed from their observations; the others only gained hours (MERGE_SPANS).
 const RECOMPUTE_SPANS = `
 WITH ${KEYS},
 active AS (
@@ -83,6 +85,29 @@ active AS (
 INSERT INTO url_spans (url_id, country, language, start_hour, end_hour)
 SELECT url_id, country, language, min(hour), max(hour) + interval '1 hour' FROM active
 GROUP BY url_id, country, language, grp`;
+/**
+ * A profile that only gained hours ($1-$4: each newly active hour) keeps its old spans (spans_before)
+ * with the new hours merged in: intervals that overlap or touch become one. It reads the profile's
+ * spans, never its observations, so it costs the same however long the profile has been seen.
+ * $5-$7: the profiles recomputed instead (RECOMPUTE_SPANS), left out here.
+ */
+const MERGE_SPANS = `
+WITH lost AS (SELECT DISTINCT * FROM unnest($5::uuid[], $6::text[], $7::text[]) AS l(url_id, country, language)),
+iv AS (
+  SELECT s.url_id, s.country, s.language, s.start_hour, s.end_hour FROM spans_before s
+  WHERE NOT EXISTS (SELECT 1 FROM lost l WHERE (l.url_id, l.country, l.language) = (s.url_id, s.country, s.language))
+  UNION ALL
+  SELECT g.url_id, g.country, g.language, g.hour, g.hour + interval '1 hour'
+  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) AS g(url_id, country, language, hour)),
+reach AS (
+  SELECT *, max(end_hour) OVER (PARTITION BY url_id, country, language ORDER BY start_hour, end_hour
+    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach FROM iv),
+runs AS (
+  SELECT *, count(*) FILTER (WHERE reach IS NULL OR start_hour > reach) OVER (PARTITION BY url_id, country, language
+    ORDER BY start_hour, end_hour ROWS UNBOUNDED PRECEDING) AS run FROM reach)
+INSERT INTO url_spans (url_id, country, language, start_hour, end_hour)
+SELECT url_id, country, language, min(start_hour), max(end_hour) FROM runs
+GROUP BY url_id, country, language, run`;
 
 export interface MembershipChange {
   kind: string;
@@ -175,18 +200,42 @@ WHERE o.url_id = ANY($1::uuid[]) AND NOT EXISTS (
   SELECT 1 FROM spans_after n WHERE n.url_id = o.url_id AND n.country = o.country AND n.language = o.language
     AND n.start_hour <= h.hour AND n.end_hour > h.hour)`;
 
-/** Recomputes the spans of the URL-markets; returns the URLs that lost activity (see LOST_SPANS), their lost hours in spans_lost. */
-export async function recomputeSpans(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<string[]> {
-  if (keys.length === 0) return [];
-  const params = [
-    keys.map((k) => k.url_id),
-    keys.map((k) => k.country),
-    keys.map((k) => k.language),
-    [...new Set(keys.map((k) => k.url_id))],
-  ];
+/** An hour of a profile whose impressions changed: now, and before (null: not stored). */
+export interface SpanChange {
+  url_id: string;
+  country: string;
+  language: string;
+  hour: string;
+  impressions: number;
+  old_impressions: number | null;
+}
+
+const profileKey = (c: SpanChange) => `${c.url_id}|${c.country}|${c.language}`;
+const profileParams = (keys: readonly SpanChange[]) => [
+  keys.map((k) => k.url_id),
+  keys.map((k) => k.country),
+  keys.map((k) => k.language),
+  [...new Set(keys.map((k) => k.url_id))],
+];
+
+/**
+ * Brings the spans of the changed profiles up to date: a profile that lost an active hour is
+ * recomputed from its observations, the others merge their newly active hours into their spans.
+ * Returns the URLs that lost activity (see LOST_SPANS), their lost hours in spans_lost.
+ */
+export async function recomputeSpans(db: Queryable, changes: readonly SpanChange[]): Promise<string[]> {
+  if (changes.length === 0) return [];
+  const byProfile = new Map(changes.map((c) => [profileKey(c), c]));
+  const keys = [...byProfile.values()];
+  const lostKeys = new Set(changes.filter((c) => c.impressions <= 0 && Number(c.old_impressions ?? 0) > 0).map(profileKey));
+  const gained = changes.filter((c) => c.impressions > 0 && Number(c.old_impressions ?? 0) <= 0 && !lostKeys.has(profileKey(c)));
+  const recomputed = keys.filter((k) => lostKeys.has(profileKey(k)));
+  const params = profileParams(keys);
   await db.query(SAVE_SPANS, params);
   await db.query(CLEAR_SPANS, params);
-  await db.query(RECOMPUTE_SPANS, params);
+  const [lu, lc, ll] = profileParams(recomputed);
+  await db.query(MERGE_SPANS, [gained.map((g) => g.url_id), gained.map((g) => g.country), gained.map((g) => g.language), gained.map((g) => g.hour), lu, lc, ll]);
+  if (recomputed.length) await db.query(RECOMPUTE_SPANS, profileParams(recomputed));
   const { rows } = await db.query<{ url_id: string }>(LOST_SPANS);
   await db.query(SAVE_NEW_SPANS, params);
   await db.query(ADDED_TABLE);

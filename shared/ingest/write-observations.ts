@@ -32,10 +32,18 @@ export const FIT_SQL = (article: string, language: string) =>
 
 const UTC_DAY = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
-/** The batch's hours into observations (a stored hour is replaced, an identical one left alone), with their old values. */
+/**
+ * The batch's hours into observations (a stored hour is replaced, an identical one left alone), with
+ * their old values: one primary-key probe per hour of the batch, never the URLs' other hours (what a
+ * batch costs must not grow with the history of its URLs).
+ */
 const UPSERT_OBSERVATIONS = `
 WITH old AS MATERIALIZED (
-  SELECT o.url_id, o.country, o.language, o.hour, o.impressions, o.position FROM observations o WHERE o.url_id = ANY($7::uuid[])),
+  SELECT o.url_id, o.country, o.language, o.hour, o.impressions, o.position
+  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) AS k(url_id, country, language, hour)
+  CROSS JOIN LATERAL (
+    SELECT * FROM observations o
+    WHERE o.url_id = k.url_id AND o.country = k.country AND o.language = k.language AND o.hour = k.hour) o),
 up AS (
   INSERT INTO observations (url_id, country, language, hour, impressions, position)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::real[])
@@ -181,7 +189,7 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     tally(ctx, 'observation', items.length, 0, 0);
     return;
   }
-  const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, [...hours(), [...new Set(rows.map((r) => r.url_id))]]);
+  const res = await ctx.db.query<ChangedHour>(UPSERT_OBSERVATIONS, hours());
   const inserted = res.rows.filter((r) => r.inserted).length;
   tally(ctx, 'observation', items.length, inserted, res.rows.length - inserted);
   if (res.rows.length === 0) return;
@@ -204,7 +212,8 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
       position_sum: Number(h.position_sum_delta),
     })),
   );
-  for (const url of await recomputeSpans(ctx.db, keys)) ctx.lostSpanUrls.add(url);
+  const spanChanges = res.rows.map((h) => ({ ...h, hour: new Date(h.hour).toISOString() }));
+  for (const url of await recomputeSpans(ctx.db, spanChanges)) ctx.lostSpanUrls.add(url);
   for (const k of keys) ctx.spanUrls.add(k.url_id);
   const profileUrls = [...new Set(keys.map((p) => p.url_id))];
   const entityHours = await trackProfileFirsts(ctx.db, profileUrls, ctx.entityTops);

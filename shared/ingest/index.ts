@@ -46,22 +46,52 @@ const TABLE_OF: Record<RecordType, string> = {
 
 /**
  * Refreshes planner statistics of the tables a run changed: after a bulk load the API's queries
- * would otherwise be planned on empty-table estimates (PGlite has no autovacuum at all). Best
- * effort: a role that may not ANALYZE still gets its data loaded. `analyzed`: tables the run
- * analyzed after its last write to them (the deferred indexes' tables, when they were recreated).
+ * would otherwise be planned on empty-table estimates (PGlite has no autovacuum at all). A table is
+ * analyzed when it never was, or when what changed since (the server's count, or this run's where the
+ * server keeps none, as PGlite) passes autovacuum's threshold: 50 rows and 10% of the table. So an
+ * hourly run pays no ANALYZE of tables a thousand times its size. Best effort: a role that may not
+ * ANALYZE still gets its data loaded. `analyzed`: tables the run analyzed after its last write to them
+ * (the deferred indexes' tables, when they were recreated).
  */
 async function analyzeChanged(client: Queryable, s: IngestSummary, analyzed: Set<string>): Promise<void> {
-  const tables = new Set(changedTables(s.byType, s.derived));
-  for (const table of analyzed) tables.delete(table);
-  await analyzeTables(client, [...tables]);
+  const changed = changedRows(s.byType, s.derived);
+  for (const table of analyzed) changed.delete(table);
+  if (changed.size === 0) return;
+  const { rows } = await client
+    .query<{ name: string; tuples: number; mods: number }>(
+      `SELECT c.relname AS name, c.reltuples::float8 AS tuples, coalesce(st.n_mod_since_analyze, 0)::float8 AS mods
+       FROM pg_class c LEFT JOIN pg_stat_user_tables st ON st.relid = c.oid
+       WHERE c.relname = ANY($1::text[]) AND pg_table_is_visible(c.oid)`,
+      [[...changed.keys()]],
+    )
+    .catch(() => ({ rows: [] as { name: string; tuples: number; mods: number }[] }));
+  const stats = new Map(rows.map((r) => [r.name, r]));
+  const due = [...changed].filter(([table, n]) => {
+    const st = stats.get(table);
+    return !st || st.tuples < 0 || Math.max(Number(st.mods), n) > ANALYZE_BASE + ANALYZE_SHARE * Number(st.tuples);
+  });
+  await analyzeTables(
+    client,
+    due.map(([table]) => table),
+  );
 }
 
-/** The tables that counts of a run or a batch say changed (record types' own tables and derived ones). */
+/** Autovacuum's analyze threshold (autovacuum_analyze_threshold, autovacuum_analyze_scale_factor). */
+const ANALYZE_BASE = 50;
+const ANALYZE_SHARE = 0.1;
+
+/** Rows each table gained, changed or lost, by the counts of a run or a batch (record types' own tables and derived ones). */
+function changedRows(byType: Partial<Record<RecordType, TypeCounts>>, derived: Record<string, DerivedCounts>): Map<string, number> {
+  const rows = new Map<string, number>();
+  const add = (table: string, n: number) => n > 0 && rows.set(table, (rows.get(table) ?? 0) + n);
+  for (const [type, c] of Object.entries(byType)) if (c) add(TABLE_OF[type as RecordType], c.inserted + c.updated);
+  for (const [table, d] of Object.entries(derived)) add(table, d.inserted + d.updated + d.deleted);
+  return rows;
+}
+
+/** The tables that counts of a run or a batch say changed. */
 export function changedTables(byType: Partial<Record<RecordType, TypeCounts>>, derived: Record<string, DerivedCounts>): string[] {
-  const tables = new Set<string>();
-  for (const [type, c] of Object.entries(byType)) if (c && c.inserted + c.updated > 0) tables.add(TABLE_OF[type as RecordType]);
-  for (const [table, d] of Object.entries(derived)) if (d.inserted + d.updated + d.deleted > 0) tables.add(table);
-  return [...tables].sort();
+  return [...changedRows(byType, derived).keys()].sort();
 }
 
 /** ANALYZE, best effort (a role that may not still gets its data loaded). */

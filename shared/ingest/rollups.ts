@@ -234,7 +234,15 @@ export async function recomputeSpans(db: Queryable, changes: readonly SpanChange
   await db.query(SAVE_SPANS, params);
   await db.query(CLEAR_SPANS, params);
   const [lu, lc, ll] = profileParams(recomputed);
-  await db.query(MERGE_SPANS, [gained.map((g) => g.url_id), gained.map((g) => g.country), gained.map((g) => g.language), gained.map((g) => g.hour), lu, lc, ll]);
+  await db.query(MERGE_SPANS, [
+    gained.map((g) => g.url_id),
+    gained.map((g) => g.country),
+    gained.map((g) => g.language),
+    gained.map((g) => g.hour),
+    lu,
+    lc,
+    ll,
+  ]);
   if (recomputed.length) await db.query(RECOMPUTE_SPANS, profileParams(recomputed));
   const { rows } = await db.query<{ url_id: string }>(LOST_SPANS);
   await db.query(SAVE_NEW_SPANS, params);

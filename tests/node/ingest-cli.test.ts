@@ -99,6 +99,42 @@ describe('generate | ingest', () => {
     expect(seen).toEqual(Object.fromEntries(tables.sort().map((t) => [t, 1])));
   });
 
+  it("a small run later analyzes no table it changed by less than autovacuum's threshold (50 rows and 10%)", async () => {
+    const stats = () =>
+      withClient(DB, async (c) => {
+        const { rows } = await c.query(
+          `SELECT analyze_count::int AS analyzed, n_mod_since_analyze::int AS changed FROM pg_stat_user_tables WHERE relname = 'observations'`,
+        );
+        return rows[0] as { analyzed: number; changed: number };
+      });
+    // Statistics taken now: what the run changes is all that changed since.
+    await withClient(DB, (c) => c.query('ANALYZE observations'));
+    let before = await stats();
+    for (let i = 0; i < 20 && before.changed !== 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      before = await stats();
+    }
+    const hours = await withClient(
+      DB,
+      async (c) =>
+        (await c.query(`SELECT url_id::text, country, language FROM url_profiles ORDER BY url_id, country, language LIMIT 3`)).rows,
+    );
+    const file = await ndjsonFile(
+      'three-hours.ndjson',
+      hours.map((p, i) => ({ type: 'observation', ...p, hour: '2026-11-20T09:00:00Z', impressions: 100 + i, position: 2.5 })),
+    );
+    const run = sh(`npx tsx scripts/ingest.ts --json < ${file}`);
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).changed).toBeGreaterThan(0);
+    let after = await stats();
+    for (let i = 0; i < 20 && after.changed === before.changed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await stats();
+    }
+    expect(after.changed, 'the run changed observations').toBeGreaterThan(before.changed);
+    expect(after.analyzed, 'and left their statistics, still right, alone').toBe(before.analyzed);
+  });
+
   it("leaves the feed windows built after a bulk load, ending at the run's hour", async () => {
     // The first load above ran in bulk mode: its batches set the windows back, and its end builds them,
     // which a feed request's statement timeout could not do on a large load (docs/DATA.md "Feed windows").

@@ -91,12 +91,14 @@ const PROFILE_UPSERT = (from: string) => `
   ON CONFLICT (url_id, country, language) DO UPDATE SET ${PROFILE_COLS.map((c) => `${c} = excluded.${c}`).join(', ')}
   WHERE (${PROFILE_COLS.map((c) => `url_profiles.${c}`).join(', ')}) IS DISTINCT FROM (${PROFILE_COLS.map((c) => `excluded.${c}`).join(', ')})`;
 
-// prev and agg read every profile of the batch's URLs, rows of markets not in k drop out at the join.
+// prev reads every profile of the batch's URLs (rows of markets not in k drop out at the join); agg
+// aggregates each touched profile's own hours (a primary-key range each), not its URL's other markets.
 const RECOMPUTE_PROFILES = `
 WITH k AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k(url_id, country, language)),
 prev AS MATERIALIZED (
   SELECT p.url_id, p.country, p.language, p.first_seen FROM url_profiles p WHERE p.url_id = ANY($4::uuid[])),
-agg AS (${PROFILE_AGG('WHERE o.url_id = ANY($4::uuid[])')}),
+agg AS (
+  SELECT a.* FROM k CROSS JOIN LATERAL (${PROFILE_AGG('WHERE o.url_id = k.url_id AND o.country = k.country AND o.language = k.language')}) a),
 up AS (${PROFILE_UPSERT(`agg JOIN k USING (url_id, country, language)
   CROSS JOIN LATERAL (SELECT content_language FROM articles a WHERE a.id = agg.url_id LIMIT 1) a`)}
   RETURNING url_id, country, language, first_seen, (xmax = 0) AS inserted)

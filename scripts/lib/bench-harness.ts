@@ -1,15 +1,19 @@
 // What every benchmark stands on, set up one way: the machine's PostgreSQL and Redis, scratch
 // databases of the benchmarks (named bench_*), the local gateway in front of both, the bindings a
 // Worker gets to reach them through it, and one close() for all of it (scripts/lib/demo-stack.ts
-// builds the demo database on the same pieces).
+// builds the demo database on the same pieces); for the benches that drive the product's own stack,
+// `npm start` as a child (scripts/lib/npm-start.ts), alone or on a throwaway PostgreSQL and Redis.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createStore, type Store } from '../../shared/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { migrate } from './migrations';
-import { freePort } from './throwaway';
+import { freePort } from './npm-start';
 import { startWorker, type RunningWorker } from './worker';
+
+export { freePort, type NpmStart, startNpmStart } from './npm-start';
+export { startThrowaway, type ThrowawayStack } from './throwaway';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

@@ -1,9 +1,9 @@
 // Rules of the source tree that no compiler checks, in `npm test`:
 // - every benchmark sets up its services through the harness (scripts/lib/bench-harness.ts, and
 //   scripts/lib/demo-stack.ts on top of it): no bench file under scripts/bench/ starts a gateway,
-//   creates or drops a database, picks the servers or writes a Worker's service bindings itself.
-//   Benches that run `npm start` (chaos, freshness, soak, streams) measure the product's own stack,
-//   gateway included: starting it is what they are about, and this rule does not look for it.
+//   creates or drops a database, picks the servers, writes a Worker's service bindings or spawns
+//   `npm start` itself. Benches that measure the product's own stack (chaos, freshness, soak, streams)
+//   start it through the harness too (startNpmStart, startThrowaway: scripts/lib/npm-start.ts).
 // - comments of served code (functions/, shared/) carry no measured timings: a figure ages with the
 //   machine and the code around it, so it lives in docs/BENCHMARKS.md or docs/PERFORMANCE.md and the
 //   comment keeps the reason (with a pointer to the section). Budgets, limits and timeouts the code
@@ -45,7 +45,7 @@ const sourceLines = (file: string) =>
     .map((text, i) => ({ line: i + 1, text }));
 
 describe('benchmarks set up their services through the harness', () => {
-  /** What only scripts/lib/bench-harness.ts (and the demo stack built on it) does. */
+  /** What only scripts/lib/bench-harness.ts (with its npm-start.ts, and the demo stack built on it) does. */
   const SET_UP: [RegExp, string][] = [
     [/\bstartGateway\s*\(|from '[./]*\/gateway\/index'/, 'starts a gateway (startBenchGateway, startBenchServices)'],
     [/gateway\/cli(\.ts)?\b/, 'runs the gateway process (startBenchGateway({ gatewayProcess: true }))'],
@@ -55,6 +55,7 @@ describe('benchmarks set up their services through the harness', () => {
       /\b(NEON_HTTP_ENDPOINT|NEON_WS_PROXY|UPSTASH_REDIS_REST_URL|UPSTASH_REDIS_REST_TOKEN)\s*:/,
       'writes service bindings (BenchServices.bindings)',
     ],
+    [/\bspawn\(\s*['"]npm['"],\s*\[\s*['"]start['"]/, 'spawns npm start (startNpmStart, startThrowaway)'],
   ];
 
   it('no bench file under scripts/bench/ does what the harness does', () => {
@@ -64,7 +65,7 @@ describe('benchmarks set up their services through the harness', () => {
   });
 
   it('each pattern finds the harness doing it (so the rule above cannot pass by matching nothing)', () => {
-    const harness = sourceLines('scripts/lib/bench-harness.ts');
+    const harness = ['scripts/lib/bench-harness.ts', 'scripts/lib/npm-start.ts'].flatMap(sourceLines);
     expect(SET_UP.filter(([re]) => !harness.some(({ text }) => re.test(text))).map(([, why]) => why)).toEqual([]);
   });
 });
@@ -101,6 +102,8 @@ const MEASURED: [RegExp, string][] = [
     'a timing as a measurement reads ("took 3 s", "instead of 5 ms", "~25 s")',
   ],
   [/\b\d+(?:\.\d+)? ?x (?:faster|slower|quicker|cheaper|as fast)\b/, 'a speed-up'],
+  [/\b\d+\.\d+ ?[x×](?![\w-])/, 'a ratio with decimals ("2.7x the minimal Worker")'],
+  [/\b\d[\d,]*(?:\.\d+)? ?(?:ms|µs|us) of\b/, 'a share of a timing ("12 ms of its CPU")'],
   [/\b(?:lines|rows|observations|requests|calls)\/s\b|\brps\b/, 'a throughput'],
   [/\((?:sampled|measured)\b|\bmedian of \d/, 'a sampled figure'],
 ];
@@ -127,6 +130,10 @@ describe('served code carries no measured timings in its comments', () => {
       '/v1/usage waited out BUSY_WAIT_MS (p50 1.1 s under the load bench)',
       'took ~3,030 ms with little database time',
       'loads at 19.5k lines/s',
+      'the rebuild took 3.2 s on the first million lines',
+      'parsing the schemas is 12 ms of the first request',
+      'a first read at 2.7x the minimal Worker',
+      'one SQL read (0.85x)',
     ])
       expect(verdict(measured), measured).toBe(true);
     // Budgets, limits, timeouts and schedules the code enforces.
@@ -141,6 +148,11 @@ describe('served code carries no measured timings in its comments', () => {
       'a third sequential round trip every 30 s',
       '401s one client address may cause per minute',
       "statement_timeout (ms) of a request's queries. Default 60,000",
+      // Constants and their units, and "ms" inside identifiers.
+      '`FOLLOWER_WAIT_MS = 3_000` is how long a follower polls',
+      'HELD_MS (1 h), FRESH_MS (10 s) for a state',
+      'the timeoutMs of a call; msPerHour; 3_600_000 ms an hour',
+      'the budget of a request, ms of wall time (REQUEST_BUDGET_MS)',
     ])
       expect(verdict(setting), setting).toBe(false);
   });

@@ -16,7 +16,7 @@ import { createKey } from '../../shared/admin/keys';
 import type { Store } from '../../shared/redis';
 import { signalKey } from '../../shared/streams/signal';
 import { slotsKey } from '../../shared/streams/slots';
-import { startNpmStart } from '../lib/bench-harness';
+import { type GatewayCounts, gatewayStats, startNpmStart } from '../lib/bench-harness';
 import { fmt, log, median, p95, table } from './stats';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -100,13 +100,6 @@ async function openClient(base: string, path: string, key: string, deadlineMs = 
   return { received, retries, close: () => controller.abort() };
 }
 
-interface GatewayStats {
-  sql: number;
-  redis: number;
-  callers: Record<string, { sql: number; redis: number }>;
-  spans?: { label: string }[];
-}
-
 export async function run(argv: string[]): Promise<void> {
   const seconds = Number(arg(argv, 'seconds', '45'));
   const sizes = arg(argv, 'sizes', '10,100,500').split(',').map(Number);
@@ -140,9 +133,12 @@ export async function run(argv: string[]): Promise<void> {
     };
     // npm start's Redis has no prefix (REDIS_PREFIX unset).
     const store = { key: (...parts: string[]) => parts.join(':') } as Store;
-    const gateway = (path: string, method = 'GET') => fetch(new URL(path, info.neonHttpUrl), { method });
-    const stats = async (spans = false) => (await (await gateway(spans ? '/stats?spans=1' : '/stats')).json()) as GatewayStats;
-    const workers = (s: GatewayStats) => ({ sql: s.sql - (s.callers[CALLER]?.sql ?? 0), redis: s.redis - (s.callers[CALLER]?.redis ?? 0) });
+    const counts = gatewayStats(info);
+    const stats = (spans = false) => counts.read(spans);
+    const workers = (s: GatewayCounts) => ({
+      sql: s.sql - (s.callers[CALLER]?.sql ?? 0),
+      redis: s.redis - (s.callers[CALLER]?.redis ?? 0),
+    });
     // Fresh internal keys per configuration (all markets, 100 streams each, no quota).
     let made = 0;
     const keysFor = async (n: number) => {
@@ -191,7 +187,7 @@ export async function run(argv: string[]): Promise<void> {
       const openS = (Date.now() - opening) / 1000;
       await sleep(5_000);
       const rss1 = workerdRss(child.pid!);
-      await gateway('/stats/reset', 'POST');
+      await counts.reset();
       const s0 = workers(await stats());
       const t0 = Date.now();
       await sleep(seconds * 1000);

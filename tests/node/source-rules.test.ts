@@ -10,6 +10,8 @@
 //   comment keeps the reason (with a pointer to the section). Budgets, limits and timeouts the code
 //   enforces ("within 2 s", "a 300 ms budget", "(30 s)") are settings, not measurements, and do not
 //   match: a measurement is what the patterns below describe.
+// - docs/BENCHMARKS.md opens with one current row per bench section (figure, command, date, a link
+//   to a section that exists), and its command list names every bench of scripts/bench/index.ts.
 // - endpoints are named as endpoints: every route module lives in its area's `functions/<area>/routes/`,
 //   named by the operation it registers (`routes/list-trends.ts`), and is loaded by a line of the area's
 //   table (`functions/<area>/routes.ts`); no file of that folder is left unloaded, and no other file of
@@ -162,6 +164,60 @@ describe('served code carries no measured timings in its comments', () => {
       'the budget of a request, ms of wall time (REQUEST_BUDGET_MS)',
     ])
       expect(verdict(setting), setting).toBe(false);
+  });
+});
+
+/** GitHub's anchor of a Markdown heading. */
+const anchorOf = (heading: string) =>
+  heading
+    .replace(/^#+\s*/, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+describe('docs/BENCHMARKS.md opens with the current figure of every bench', () => {
+  const text = readFileSync(join(ROOT, 'docs/BENCHMARKS.md'), 'utf8');
+  const lines = text.split('\n');
+  const headings = lines.filter((l) => /^#{1,4} /.test(l));
+  const sections = headings.filter((h) => h.startsWith('## ') && h !== '## Current figures');
+  const start = lines.indexOf('## Current figures');
+  // The table's rows: the lines after its header and separator, up to the first line that is not a row.
+  const header = lines.findIndex((l, i) => i > start && l.startsWith('| bench |'));
+  const end = lines.findIndex((l, i) => i > header && !l.startsWith('|'));
+  const rows = lines.slice(header + 2, end);
+  const cells = rows.map((row) => row.slice(2, -2).split(' | '));
+
+  it('each row gives a figure, a command and a date, and links a section that exists', () => {
+    expect(start).toBeGreaterThan(0);
+    expect(header).toBeGreaterThan(start);
+    expect(rows.length).toBeGreaterThan(10);
+    const anchors = new Set(headings.map(anchorOf));
+    const bad = cells.flatMap(([bench, figure, command, date, section]) => {
+      const link = /\]\(#([^)]+)\)/.exec(section ?? '')?.[1];
+      const problems = [
+        !figure?.trim() && 'no figure',
+        !/`[^`]*(npm run|npx) /.test(command ?? '') && 'no command',
+        !/\b20\d\d-\d\d-\d\d\b/.test(date ?? '') && 'no date',
+        !(link && anchors.has(link)) && `no section #${link}`,
+      ].filter(Boolean);
+      return problems.length ? [`${bench}: ${problems.join(', ')}`] : [];
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it('every bench section has a row', () => {
+    const linked = new Set(cells.map((c) => /\]\(#([^)]+)\)/.exec(c[4] ?? '')?.[1]));
+    expect(sections.length).toBeGreaterThan(10);
+    expect(sections.filter((h) => !linked.has(anchorOf(h)))).toEqual([]);
+  });
+
+  it('its command list names every bench of scripts/bench/index.ts', () => {
+    const names = [...readFileSync(join(ROOT, 'scripts/bench/index.ts'), 'utf8').matchAll(/^\s+'?([\w:]+)'?: \(\) => import\(/gm)].map(
+      (m) => m[1]!,
+    );
+    expect(names.length).toBeGreaterThan(15);
+    const block = text.slice(0, text.indexOf('## Current figures'));
+    expect(names.filter((n) => !new RegExp(`npm run bench -- ${n}(?![\\w:])`).test(block))).toEqual([]);
   });
 });
 

@@ -10,6 +10,8 @@
 //   comment keeps the reason (with a pointer to the section). Budgets, limits and timeouts the code
 //   enforces ("within 2 s", "a 300 ms budget", "(30 s)") are settings, not measurements, and do not
 //   match: a measurement is what the patterns below describe.
+//   A pointer to a doc's section (`docs/BENCHMARKS.md "Startup and bundles"`) names a heading or a
+//   bold paragraph lead of that doc that exists.
 // - docs/BENCHMARKS.md opens with one current row per bench section (figure, command, date, a link
 //   to a section that exists), and its command list names every bench of scripts/bench/index.ts.
 // - endpoints are named as endpoints: every route module lives in its area's `functions/<area>/routes/`,
@@ -164,6 +166,42 @@ describe('served code carries no measured timings in its comments', () => {
       'the budget of a request, ms of wall time (REQUEST_BUDGET_MS)',
     ])
       expect(verdict(setting), setting).toBe(false);
+  });
+});
+
+describe('code points to doc sections that exist', () => {
+  /** Headings and bold paragraph leads (`**Bulk loads.**`) of a Markdown file. */
+  const sectionsOf = (doc: string) => {
+    const text = readFileSync(join(ROOT, doc), 'utf8');
+    return [
+      ...text
+        .split('\n')
+        .filter((l) => l.startsWith('#'))
+        .map((l) => l.replace(/^#+\s*/, '')),
+      ...[...text.matchAll(/\*\*([^*]+?)\.?\*\*/g)].map((m) => m[1]!),
+    ];
+  };
+
+  it("every pointer to a doc's section in functions/, shared/, scripts/ and tests/ names one of that doc", () => {
+    const sections = new Map<string, string[]>();
+    let pointers = 0;
+    const out: string[] = [];
+    for (const file of ['functions', 'shared', 'scripts', 'tests'].flatMap(tsFiles)) {
+      // A pointer may run over a comment's line break.
+      const text = readFileSync(join(ROOT, file), 'utf8').replace(/\n\s*(?:\/\/|\*)\s*/g, ' ');
+      for (const [, name, section] of text.matchAll(/\b((?:docs\/)?[A-Z]+\.md)[,;:]? "([^"]+)"/g)) {
+        const doc = name!.startsWith('docs/') || name === 'README.md' ? name! : `docs/${name}`;
+        if (!existsSync(join(ROOT, doc))) {
+          out.push(`${file}: ${doc} does not exist`);
+          continue;
+        }
+        if (!sections.has(doc)) sections.set(doc, sectionsOf(doc));
+        pointers++;
+        if (!sections.get(doc)!.some((s) => s.startsWith(section!))) out.push(`${file}: ${doc} has no section "${section}"`);
+      }
+    }
+    expect(pointers).toBeGreaterThan(100);
+    expect(out).toEqual([]);
   });
 });
 

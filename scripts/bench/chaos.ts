@@ -1,13 +1,13 @@
 // `npm run bench -- chaos [--seconds 150] [--rate 25] [--dump outcomes.json]`: `npm start` on a throwaway PostgreSQL and
-// redis-server (scripts/lib/throwaway.ts, the live simulation off so answers hold still), keyed reads
-// at a steady rate over lists, metrics, feed, trends, entities, articles and geo, while PostgreSQL is
+// redis-server (the harness' startThrowaway, scripts/lib/throwaway.ts; the live simulation off so answers hold
+// still), keyed reads at a steady rate over lists, metrics, feed, trends, entities, articles and geo, while PostgreSQL is
 // killed for a tenth of the run, then Redis, then both. Per phase: reads, answered (200/304), stale
 // copies, 503s, other statuses, and wrong answers (a 200 whose body no healthy phase ever gave for
 // that URL). The healthy phases are the baseline of the same run. Goal (docs/BENCHMARKS.md "Chaos"): >= 95% of reads
 // answered while PostgreSQL is down, none wrong, no unexpected status.
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { startThrowaway, type ThrowawayStack } from '../lib/throwaway';
+import { startThrowaway, type ThrowawayStack } from '../lib/bench-harness';
 import { fmt, log, table } from './stats';
 
 interface Outcome {

@@ -12,6 +12,7 @@
 // printed twice, as counted at the gateway (the critical path of request spans, scripts/gateway/trips.ts)
 // and as (ms with delay - ms without) / rtt, the black-box measure. Medians over --runs. `--spans`
 // prints the SQL and Redis requests of each delayed request, in the order they arrived.
+import { gatewayStats } from '../lib/bench-harness';
 import { startStack, type Stack } from '../lib/demo-stack';
 import { discoverRouteIds, type RouteIds } from '../lib/route-ids';
 import { fmt, log, median, table } from './stats';
@@ -192,16 +193,13 @@ async function measure(
   body?: unknown,
   traced?: string,
 ): Promise<{ ms: number; trips: number; status: number }> {
-  const stats = (p: string, method = 'GET') => fetch(new URL(p, stack.gateway.neonHttpUrl), { method });
-  await stats('/stats/reset', 'POST');
+  const stats = gatewayStats(stack.gateway);
+  await stats.reset();
   const started = performance.now();
   const { status } = await send(stack, key, path, body);
   const ms = performance.now() - started;
-  await stats('/stats/mark', 'POST');
-  const { sequential, spans } = (await (await stats(traced ? '/stats?spans=1' : '/stats')).json()) as {
-    sequential: number;
-    spans?: { start: number; end: number; label?: string }[];
-  };
+  await stats.mark();
+  const { sequential, spans } = await stats.read(Boolean(traced));
   if (traced && spans) {
     const t0 = spans[0]?.start ?? 0;
     log(

@@ -6,14 +6,13 @@
 // the first API answer that includes it: its Data-As-Of and a count that moved), and loaded by the
 // CLI (`npm run ingest`, process start to exit) into the other copy. Goals (issue 44): drop -> visible
 // at most the CLI's time + 5 s; drop -> first chunk under 2 s.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectTo, copyDatabase, dbUrl, freshDatabase } from '../lib/bench-harness';
+import { connectTo, copyDatabase, dbUrl, freshDatabase, startNpmStart } from '../lib/bench-harness';
 import { putDrop } from '../lib/local-drop';
-import { freePort } from '../lib/throwaway';
 import { BENCH_NOW, generatedLines } from './generate';
 import { activeProfiles, hourLines } from './hourly';
 import { fmt, log, median, table } from './stats';
@@ -73,33 +72,10 @@ async function quiet(ledger: Awaited<ReturnType<typeof connectTo>>, database: st
   return (since - started) / 1000;
 }
 
+/** `npm start` against `database`, the live simulation off and the clock at `now`; its internal demo key. */
 async function startApi(dir: string, database: string, now: string) {
-  const port = await freePort();
-  const child = spawn('npm', ['start'], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: String(port), DATA_DIR: join(dir, 'data'), DATABASE_URL: dbUrl(database), LIVE: 'off', NOW: now },
-  });
-  let output = '';
-  child.stdout!.on('data', (b) => (output += b));
-  child.stderr!.on('data', (b) => (output += b));
-  const base = `http://127.0.0.1:${port}`;
-  const stop = () => child.pid && child.exitCode === null && process.kill(-child.pid, 'SIGTERM');
-  for (let waited = 0; ; waited += 1000) {
-    if (child.exitCode !== null || waited > 300_000) throw new Error(`npm start did not come up:\n${output.slice(-3_000)}`);
-    if (
-      output.includes('Discovery analytics API on') &&
-      (await fetch(`${base}/openapi.json`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    )
-      break;
-    await sleep(1000);
-  }
-  const keys = JSON.parse(await readFile(join(dir, 'data', 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
-  return { base, key: keys.find((k) => k.name === 'internal')!.key, stop };
+  const api = await startNpmStart({ dataDir: join(dir, 'data'), env: { DATABASE_URL: dbUrl(database), LIVE: 'off', NOW: now } });
+  return { base: api.base, key: api.key('internal'), stop: () => api.stop() };
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -198,7 +174,7 @@ export async function run(argv: string[]): Promise<void> {
       }
     } finally {
       await ledger.end();
-      api.stop();
+      await api.stop();
       await sleep(1500);
     }
     // The goal compares each file's drop with the CLI loading the same file right after it: the median

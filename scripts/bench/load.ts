@@ -8,6 +8,7 @@
 // Routes of the mix that the served /openapi.json does not have yet (feed, public) are skipped,
 // so the mix grows with the API.
 import autocannon from 'autocannon';
+import { gatewayStats } from '../lib/bench-harness';
 import { FUZZ_NOW, startStack } from '../lib/demo-stack';
 import { fmt, log, median, quantile, table } from './stats';
 
@@ -76,8 +77,8 @@ export async function run(argv: string[]): Promise<void> {
     if (skipped.length) log(`not in this API yet, left out of the mix: ${skipped.join(', ')}`);
 
     // Cost of one warm request of each route alone: gateway round trips per request.
-    const statsUrl = new URL('/stats', stack.gateway.neonHttpUrl);
-    const stats = async () => (await (await fetch(statsUrl)).json()) as { sql: number; redis: number };
+    const counts = gatewayStats(stack.gateway);
+    const stats = () => counts.read();
     const cost = new Map<string, { sql: number; redis: number; ms: number }>();
     for (const entry of mix) {
       for (let i = 0; i < 3; i++) {

@@ -17,7 +17,7 @@ import { createProject } from '../../shared/admin/projects';
 import { SORT_KEYS } from '../../functions/feed/schemas';
 import { createDb } from '../../shared/db/client';
 import { STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
-import { connectTo, runPrefix, startBenchServices } from '../lib/bench-harness';
+import { connectTo, gatewayStats, runPrefix, startBenchServices } from '../lib/bench-harness';
 import { discoverRouteIds, type RouteIds } from '../lib/route-ids';
 import type { RunningWorker } from '../lib/worker';
 import { feedWindowsCurrent } from './feed-windows';
@@ -190,7 +190,7 @@ export async function run(argv: string[]): Promise<void> {
     log('bundling the all-in-one Worker with wrangler (twice: cached, and with no isolate or reference cache)');
     const warm = await services.worker();
     const cold = await services.worker({ ISOLATE_CACHE_SECONDS: '0', REFERENCE_CACHE_SECONDS: '0' });
-    const stats = (path: string, method = 'GET') => fetch(new URL(path, services.gateway.neonHttpUrl), { method });
+    const stats = gatewayStats(services.gateway);
     const send = async (target: RunningWorker, scope: Scope, path: string, body?: unknown) => {
       const t = performance.now();
       const res = await target.mf.dispatchFetch(new URL(path, target.url), {
@@ -209,10 +209,10 @@ export async function run(argv: string[]): Promise<void> {
     };
     /** One request with its database time: the union of its SQL spans at the gateway. */
     const measured = async (target: RunningWorker, scope: Scope, path: string, body?: unknown): Promise<Sample> => {
-      await stats('/stats/reset', 'POST');
+      await stats.reset();
       const { ms } = await send(target, scope, path, body);
-      await stats('/stats/mark', 'POST');
-      const { spans } = (await (await stats('/stats?spans=1')).json()) as { spans: { start: number; end: number; label: string }[] };
+      await stats.mark();
+      const { spans = [] } = await stats.read(true);
       return { ms, dbMs: busy(spans.filter((s) => s.label.startsWith('sql'))) };
     };
     // Each scope's own ids: a URL or an article of another market is (rightly) 404 to the one-market key.

@@ -1,11 +1,12 @@
 // `npm start` on embedded defaults (PGlite and the in-process Redis) in a temp DATA_DIR for the soak
-// bench, with what the bench does to it from outside: the CLIs run against its gateway (as a user's
+// bench (started by the harness: scripts/lib/npm-start.ts), with what the bench does to it from outside: the CLIs run against its gateway (as a user's
 // second terminal would), the gateway process paused (SIGSTOP: every Redis and SQL call of the Workers
 // times out meanwhile) and the memory of its processes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startNpmStart } from '../lib/bench-harness';
 
 export interface SoakStack {
   base: string;
@@ -55,39 +56,24 @@ async function rssMb(pid: number | undefined): Promise<number> {
 }
 
 export async function startSoakStack(dataDir: string, port: number, readyWithinMs = 240_000): Promise<SoakStack> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const child = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = createWriteStream(join(dataDir, 'npm-start.log'));
   // Kept whole (the log file too): the report counts watchdog lines and timeouts in it.
   const lines: string[] = [];
   let partial = '';
-  const onData = (b: Buffer) => {
+  const onOutput = (b: Buffer) => {
     logFile.write(b);
     const parts = (partial + b.toString('utf8')).split('\n');
     partial = parts.pop() ?? '';
     lines.push(...parts);
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + readyWithinMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm start exited:\n${lines.slice(-40).join('\n')}`);
-    if (Date.now() > deadline) {
-      process.kill(-child.pid!, 'SIGTERM');
-      throw new Error(`npm start not ready:\n${lines.slice(-40).join('\n')}`);
-    }
-    const ok = await fetch(`${base}/openapi.json`, { signal: AbortSignal.timeout(2_000) }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  const keys = JSON.parse(await readFile(join(dataDir, 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
-  const gateway = JSON.parse(await readFile(join(dataDir, 'gateway.json'), 'utf8')) as { neonHttpUrl: string };
+  const start = await startNpmStart({ dataDir, port, embedded: true, readyWithinMs, onOutput }).catch((err) => {
+    logFile.end();
+    throw err;
+  });
+  const { base, child } = start;
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
   const tree = await processTree(child.pid!);
   // tsx runs dev.ts in a child node process: the deepest process whose command names dev.ts.
   const gatewayPid = tree.filter((p) => p.cmd.includes('scripts/dev.ts')).at(-1)?.pid;
@@ -95,8 +81,8 @@ export async function startSoakStack(dataDir: string, port: number, readyWithinM
   return {
     base,
     dataDir,
-    sqlUrl: gateway.neonHttpUrl,
-    key: (name) => keys.find((k) => k.name === name)!.key,
+    sqlUrl: start.gateway().neonHttpUrl,
+    key: start.key,
     count: (re) => lines.filter((l) => re.test(l)).length,
     matching: (re, max = 5) => lines.filter((l) => re.test(l)).slice(0, max),
     cli: (script, args) =>
@@ -112,14 +98,9 @@ export async function startSoakStack(dataDir: string, port: number, readyWithinM
       await new Promise((r) => setTimeout(r, ms));
       process.kill(gatewayPid, 'SIGCONT');
     },
-    running: () => child.exitCode === null,
+    running: start.running,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        process.kill(-child.pid!, 'SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-        if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-      }
+      await start.stop(15_000);
       logFile.end();
     },
   };

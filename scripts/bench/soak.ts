@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { freePort } from '../lib/throwaway';
+import { freePort } from '../lib/bench-harness';
 import { startSoakStack, type SoakStack } from './soak-stack';
 import { fmt, log, median, quantile, table } from './stats';
 import { prng } from '../fuzz/random';

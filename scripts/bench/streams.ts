@@ -10,13 +10,13 @@
 // configurations the bench waits until the server has given back every slot of the streams it closed
 // (until then they still count: a closed client is noticed at its stream's next writes).
 // Results: docs/BENCHMARKS.md "Streams".
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey } from '../../shared/admin/keys';
 import type { Store } from '../../shared/redis';
 import { signalKey } from '../../shared/streams/signal';
 import { slotsKey } from '../../shared/streams/slots';
+import { type GatewayCounts, gatewayStats, startNpmStart } from '../lib/bench-harness';
 import { fmt, log, median, p95, table } from './stats';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -100,38 +100,19 @@ async function openClient(base: string, path: string, key: string, deadlineMs = 
   return { received, retries, close: () => controller.abort() };
 }
 
-interface GatewayStats {
-  sql: number;
-  redis: number;
-  callers: Record<string, { sql: number; redis: number }>;
-  spans?: { label: string }[];
-}
-
 export async function run(argv: string[]): Promise<void> {
   const seconds = Number(arg(argv, 'seconds', '45'));
   const sizes = arg(argv, 'sizes', '10,100,500').split(',').map(Number);
   const wave = Number(arg(argv, 'wave', '20'));
   log(`npm start on :${PORT} (DATA_DIR ${DATA_DIR}), live steps every ${STEP_MS / 1000} s`);
-  const child = spawn('npm', ['start'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(PORT), DATA_DIR, LIVE_STEP_MS: String(STEP_MS), LIVE_NEW_URLS: '2' },
-    detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const api = await startNpmStart({
+    dataDir: DATA_DIR,
+    port: PORT,
+    env: { LIVE_STEP_MS: String(STEP_MS), LIVE_NEW_URLS: '2' },
+    echoStderr: true,
   });
-  const base = `http://127.0.0.1:${PORT}`;
+  const { base, child } = api;
   try {
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error('npm start exited');
-      if (i > 300) throw new Error('npm start not ready in 300 s');
-      if (
-        await fetch(`${base}/openapi.json`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      await sleep(1_000);
-    }
     // npm start's gateway (its gateway.json): connect.ts reads DATA_DIR when it loads.
     process.env.DATA_DIR = DATA_DIR;
     // Through npm start's gateway (whatever database it fronts), not a gateway of this process.
@@ -141,7 +122,7 @@ export async function run(argv: string[]): Promise<void> {
     const conn = await connect();
     // npm start's gateway: its Redis (the signal, the slots) and its request counters. The bench sends
     // its own Redis commands itself, naming itself, so they are counted apart from the Workers' calls.
-    const info = JSON.parse(readFileSync(join(DATA_DIR, 'gateway.json'), 'utf8'));
+    const info = api.gateway();
     const redis = async (...command: (string | number)[]) => {
       const r = await fetch(info.upstashUrl, {
         method: 'POST',
@@ -152,9 +133,12 @@ export async function run(argv: string[]): Promise<void> {
     };
     // npm start's Redis has no prefix (REDIS_PREFIX unset).
     const store = { key: (...parts: string[]) => parts.join(':') } as Store;
-    const gateway = (path: string, method = 'GET') => fetch(new URL(path, info.neonHttpUrl), { method });
-    const stats = async (spans = false) => (await (await gateway(spans ? '/stats?spans=1' : '/stats')).json()) as GatewayStats;
-    const workers = (s: GatewayStats) => ({ sql: s.sql - (s.callers[CALLER]?.sql ?? 0), redis: s.redis - (s.callers[CALLER]?.redis ?? 0) });
+    const counts = gatewayStats(info);
+    const stats = (spans = false) => counts.read(spans);
+    const workers = (s: GatewayCounts) => ({
+      sql: s.sql - (s.callers[CALLER]?.sql ?? 0),
+      redis: s.redis - (s.callers[CALLER]?.redis ?? 0),
+    });
     // Fresh internal keys per configuration (all markets, 100 streams each, no quota).
     let made = 0;
     const keysFor = async (n: number) => {
@@ -203,7 +187,7 @@ export async function run(argv: string[]): Promise<void> {
       const openS = (Date.now() - opening) / 1000;
       await sleep(5_000);
       const rss1 = workerdRss(child.pid!);
-      await gateway('/stats/reset', 'POST');
+      await counts.reset();
       const s0 = workers(await stats());
       const t0 = Date.now();
       await sleep(seconds * 1000);
@@ -308,6 +292,6 @@ export async function run(argv: string[]): Promise<void> {
       ),
     );
   } finally {
-    if (child.pid) process.kill(-child.pid, 'SIGTERM');
+    await api.stop();
   }
 }

@@ -1,15 +1,20 @@
 // What every benchmark stands on, set up one way: the machine's PostgreSQL and Redis, scratch
-// databases of the benchmarks (named bench_*), the local gateway in front of both, the bindings a
-// Worker gets to reach them through it, and one close() for all of it (scripts/lib/demo-stack.ts
-// builds the demo database on the same pieces).
+// databases of the benchmarks (named bench_*), the local gateway in front of both and its counters,
+// the bindings a Worker gets to reach them through it, and one close() for all of it
+// (scripts/lib/demo-stack.ts builds the demo database on the same pieces); for the benches that drive
+// the product's own stack, `npm start` as a child (scripts/lib/npm-start.ts), alone or on a throwaway
+// PostgreSQL and Redis.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createStore, type Store } from '../../shared/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { migrate } from './migrations';
-import { freePort } from './throwaway';
+import { freePort } from './npm-start';
 import { startWorker, type RunningWorker } from './worker';
+
+export { freePort, type NpmStart, startNpmStart } from './npm-start';
+export { startThrowaway, type ThrowawayStack } from './throwaway';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -145,6 +150,35 @@ async function gatewayChild(databaseUrl: string, redisUrl: string): Promise<Gate
   };
 }
 
+// ---- the gateway's counters ----
+
+/** What the gateway counted since its last reset (GET /stats; `spans` with ?spans=1). */
+export interface GatewayCounts {
+  sql: number;
+  redis: number;
+  /** Sequential round trips up to the last mark (scripts/gateway/trips.ts). */
+  sequential: number;
+  /** Per caller named by X-Gateway-Caller. */
+  callers: Record<string, { sql: number; redis: number }>;
+  spans?: { start: number; end: number; label: string }[];
+}
+
+/** The gateway's request counters and spans: reset, mark the end of a request, read (scripts/gateway/trips.ts). */
+export function gatewayStats(gateway: { neonHttpUrl: string }) {
+  const call = (path: string, method = 'GET') => fetch(new URL(path, gateway.neonHttpUrl), { method });
+  return {
+    async reset(): Promise<void> {
+      await call('/stats/reset', 'POST');
+    },
+    async mark(): Promise<void> {
+      await call('/stats/mark', 'POST');
+    },
+    async read(spans = false): Promise<GatewayCounts> {
+      return (await (await call(spans ? '/stats?spans=1' : '/stats')).json()) as GatewayCounts;
+    },
+  };
+}
+
 // ---- the services a Worker binds ----
 
 export interface BenchServicesOptions extends GatewayOptions {
@@ -210,7 +244,8 @@ export async function startBenchServices(options: BenchServicesOptions): Promise
       if (keys.length) await redis.del(...keys);
     },
     async counters() {
-      return (await (await fetch(new URL('/stats', gateway.neonHttpUrl))).json()) as { sql: number; redis: number };
+      const { sql, redis } = await gatewayStats(gateway).read();
+      return { sql, redis };
     },
     async worker(overrides = {}, start = startWorker) {
       const worker = await start({ ...bindings, ...overrides });

@@ -1,19 +1,11 @@
 // A throwaway PostgreSQL 15 cluster (initdb in a temp dir, its own port) and redis-server, with
-// `npm start` running against them: what the restart test and the chaos bench kill and bring back.
+// `npm start` running against them (scripts/lib/npm-start.ts): what the restart test and the chaos bench
+// kill and bring back.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmod, chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, type NpmStart, startNpmStart } from './npm-start';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,17 +75,8 @@ export async function startThrowaway(prefix: string, env: Record<string, string>
   startPostgres();
   await startRedis();
   const services = { DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/postgres`, REDIS_URL: `redis://127.0.0.1:${redisPort}` };
-  const start = spawn('npm', ['start'], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: String(apiPort), DATA_DIR: join(dir, 'data'), ...services, ...env },
-  });
-  let output = '';
-  start.stdout!.on('data', (b) => (output += b));
-  start.stderr!.on('data', (b) => (output += b));
-  const base = `http://127.0.0.1:${apiPort}`;
-  const close = async () => {
-    if (start.pid && start.exitCode === null) process.kill(-start.pid, 'SIGTERM');
+  const close = async (start?: { stop(): Promise<void> }) => {
+    await start?.stop();
     await sleep(1_500);
     await stopRedis();
     try {
@@ -101,32 +84,23 @@ export async function startThrowaway(prefix: string, env: Record<string, string>
     } catch {}
     await rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + readyWithinMs;
-  for (;;) {
-    if (start.exitCode !== null || Date.now() > deadline) {
-      await close();
-      throw new Error(`npm start ${start.exitCode !== null ? 'exited' : 'not ready'}:\n${output.slice(-3_000)}`);
-    }
-    const ready =
-      output.includes('Discovery analytics API on') &&
-      (await fetch(`${base}/openapi.json`).then(
-        (r) => r.ok,
-        () => false,
-      ));
-    if (ready) break;
-    await sleep(1_000);
+  let start: NpmStart;
+  try {
+    start = await startNpmStart({ dataDir: join(dir, 'data'), port: apiPort, env: { ...services, ...env }, readyWithinMs });
+  } catch (err) {
+    await close();
+    throw err;
   }
-  const keys = JSON.parse(await readFile(join(dir, 'data', 'demo-keys.json'), 'utf8')) as { name: string; key: string }[];
   return {
-    base,
+    base: start.base,
     env: services,
-    key: (name) => keys.find((k) => k.name === name)!.key,
-    output: () => output,
-    running: () => start.exitCode === null,
+    key: start.key,
+    output: start.output,
+    running: start.running,
     stopPostgres: () => pgCtl('-m', 'immediate', 'stop'),
     startPostgres,
     stopRedis,
     startRedis,
-    close,
+    close: () => close(start),
   };
 }

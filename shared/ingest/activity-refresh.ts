@@ -1,5 +1,5 @@
 // Incremental maintenance of the activity hulls (dim_activity, _gaps, _hours, _days) after a batch
-// or a mention scan, exact and proportional to what changed (docs/DATA.md "Distinct counts").
+// or a mention scan, exact and proportional to what changed (docs/DATA.md "Why distinct counts stay exact").
 //
 // A group's runs are the union of its URLs' spans, so a URL whose activity only GREW (new hours, a
 // new membership) can be merged into the stored runs of its groups: new runs = old runs (rebuilt

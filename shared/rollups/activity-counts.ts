@@ -1,4 +1,4 @@
-// Distinct counts from the activity hulls (dim_activity*; docs/DATA.md "Distinct counts"). An item
+// Distinct counts from the activity hulls (dim_activity*; docs/DATA.md "Why distinct counts stay exact"). An item
 // is active in [F, T) when its hull overlaps the window and the window does not fall inside one of
 // its gaps, so per key and unit:
 //   active = #{first_hour < T} - #{last_hour < F} - #{gaps with gap_start <= F and gap_end >= T}

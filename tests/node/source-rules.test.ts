@@ -1,14 +1,19 @@
 // Rules of the source tree that no compiler checks, in `npm test`:
 // - every benchmark sets up its services through the harness (scripts/lib/bench-harness.ts, and
 //   scripts/lib/demo-stack.ts on top of it): no bench file under scripts/bench/ starts a gateway,
-//   creates or drops a database, picks the servers or writes a Worker's service bindings itself.
-//   Benches that run `npm start` (chaos, freshness, soak, streams) measure the product's own stack,
-//   gateway included: starting it is what they are about, and this rule does not look for it.
+//   creates or drops a database, picks the servers, writes a Worker's service bindings, calls the
+//   gateway's counters or spawns `npm start` itself. Benches that measure the product's own stack
+//   (chaos, freshness, soak, streams) start it through the harness too (startNpmStart, startThrowaway:
+//   scripts/lib/npm-start.ts).
 // - comments of served code (functions/, shared/) carry no measured timings: a figure ages with the
 //   machine and the code around it, so it lives in docs/BENCHMARKS.md or docs/PERFORMANCE.md and the
 //   comment keeps the reason (with a pointer to the section). Budgets, limits and timeouts the code
 //   enforces ("within 2 s", "a 300 ms budget", "(30 s)") are settings, not measurements, and do not
 //   match: a measurement is what the patterns below describe.
+//   A pointer to a doc's section (`docs/BENCHMARKS.md "Startup and bundles"`) names a heading or a
+//   bold paragraph lead of that doc that exists.
+// - docs/BENCHMARKS.md opens with one current row per bench section (figure, command, date, a link
+//   to a section that exists), and its command list names every bench of scripts/bench/index.ts.
 // - endpoints are named as endpoints: every route module lives in its area's `functions/<area>/routes/`,
 //   named by the operation it registers (`routes/list-trends.ts`), and is loaded by a line of the area's
 //   table (`functions/<area>/routes.ts`); no file of that folder is left unloaded, and no other file of
@@ -45,7 +50,7 @@ const sourceLines = (file: string) =>
     .map((text, i) => ({ line: i + 1, text }));
 
 describe('benchmarks set up their services through the harness', () => {
-  /** What only scripts/lib/bench-harness.ts (and the demo stack built on it) does. */
+  /** What only scripts/lib/bench-harness.ts (with its npm-start.ts, and the demo stack built on it) does. */
   const SET_UP: [RegExp, string][] = [
     [/\bstartGateway\s*\(|from '[./]*\/gateway\/index'/, 'starts a gateway (startBenchGateway, startBenchServices)'],
     [/gateway\/cli(\.ts)?\b/, 'runs the gateway process (startBenchGateway({ gatewayProcess: true }))'],
@@ -55,6 +60,8 @@ describe('benchmarks set up their services through the harness', () => {
       /\b(NEON_HTTP_ENDPOINT|NEON_WS_PROXY|UPSTASH_REDIS_REST_URL|UPSTASH_REDIS_REST_TOKEN)\s*:/,
       'writes service bindings (BenchServices.bindings)',
     ],
+    [/\bspawn\(\s*['"]npm['"],\s*\[\s*['"]start['"]/, 'spawns npm start (startNpmStart, startThrowaway)'],
+    [/['"`]\/stats\b/, "calls the gateway's counters (gatewayStats, BenchServices.counters)"],
   ];
 
   it('no bench file under scripts/bench/ does what the harness does', () => {
@@ -64,7 +71,7 @@ describe('benchmarks set up their services through the harness', () => {
   });
 
   it('each pattern finds the harness doing it (so the rule above cannot pass by matching nothing)', () => {
-    const harness = sourceLines('scripts/lib/bench-harness.ts');
+    const harness = ['scripts/lib/bench-harness.ts', 'scripts/lib/npm-start.ts'].flatMap(sourceLines);
     expect(SET_UP.filter(([re]) => !harness.some(({ text }) => re.test(text))).map(([, why]) => why)).toEqual([]);
   });
 });
@@ -101,6 +108,11 @@ const MEASURED: [RegExp, string][] = [
     'a timing as a measurement reads ("took 3 s", "instead of 5 ms", "~25 s")',
   ],
   [/\b\d+(?:\.\d+)? ?x (?:faster|slower|quicker|cheaper|as fast)\b/, 'a speed-up'],
+  [/\b\d+\.\d+ ?[x×](?![\w-])/, 'a ratio with decimals ("2.7x the minimal Worker")'],
+  [
+    /(?<!(?:[<>]=?|≤|≥|under|within|at most|up to|budget of|limit of) ?)\b\d[\d,]*(?:\.\d+)? ?(?:ms|µs|us) of\b/,
+    'a share of a timing ("12 ms of its CPU"; a bound such as "<= 50 ms of database time" is a goal)',
+  ],
   [/\b(?:lines|rows|observations|requests|calls)\/s\b|\brps\b/, 'a throughput'],
   [/\((?:sampled|measured)\b|\bmedian of \d/, 'a sampled figure'],
 ];
@@ -127,6 +139,10 @@ describe('served code carries no measured timings in its comments', () => {
       '/v1/usage waited out BUSY_WAIT_MS (p50 1.1 s under the load bench)',
       'took ~3,030 ms with little database time',
       'loads at 19.5k lines/s',
+      'the rebuild took 3.2 s on the first million lines',
+      'parsing the schemas is 12 ms of the first request',
+      'a first read at 2.7x the minimal Worker',
+      'one SQL read (0.85x)',
     ])
       expect(verdict(measured), measured).toBe(true);
     // Budgets, limits, timeouts and schedules the code enforces.
@@ -141,8 +157,105 @@ describe('served code carries no measured timings in its comments', () => {
       'a third sequential round trip every 30 s',
       '401s one client address may cause per minute',
       "statement_timeout (ms) of a request's queries. Default 60,000",
+      'goal: cold p50 <= 50 ms of database time, within 150 ms of wall time',
+      'a budget of 300 ms of wall time',
+      // Constants and their units, and "ms" inside identifiers.
+      '`FOLLOWER_WAIT_MS = 3_000` is how long a follower polls',
+      'HELD_MS (1 h), FRESH_MS (10 s) for a state',
+      'the timeoutMs of a call; msPerHour; 3_600_000 ms an hour',
+      'the budget of a request, ms of wall time (REQUEST_BUDGET_MS)',
     ])
       expect(verdict(setting), setting).toBe(false);
+  });
+});
+
+describe('code points to doc sections that exist', () => {
+  /** Headings and bold paragraph leads (`**Bulk loads.**`) of a Markdown file. */
+  const sectionsOf = (doc: string) => {
+    const text = readFileSync(join(ROOT, doc), 'utf8');
+    return [
+      ...text
+        .split('\n')
+        .filter((l) => l.startsWith('#'))
+        .map((l) => l.replace(/^#+\s*/, '')),
+      ...[...text.matchAll(/\*\*([^*]+?)\.?\*\*/g)].map((m) => m[1]!),
+    ];
+  };
+
+  it("every pointer to a doc's section in functions/, shared/, scripts/ and tests/ names one of that doc", () => {
+    const sections = new Map<string, string[]>();
+    let pointers = 0;
+    const out: string[] = [];
+    for (const file of ['functions', 'shared', 'scripts', 'tests'].flatMap(tsFiles)) {
+      // A pointer may run over a comment's line break.
+      const text = readFileSync(join(ROOT, file), 'utf8').replace(/\n\s*(?:\/\/|\*)\s*/g, ' ');
+      for (const [, name, section] of text.matchAll(/\b((?:docs\/)?[A-Z]+\.md)[,;:]? "([^"]+)"/g)) {
+        const doc = name!.startsWith('docs/') || name === 'README.md' ? name! : `docs/${name}`;
+        if (!existsSync(join(ROOT, doc))) {
+          out.push(`${file}: ${doc} does not exist`);
+          continue;
+        }
+        if (!sections.has(doc)) sections.set(doc, sectionsOf(doc));
+        pointers++;
+        if (!sections.get(doc)!.some((s) => s.startsWith(section!))) out.push(`${file}: ${doc} has no section "${section}"`);
+      }
+    }
+    expect(pointers).toBeGreaterThan(100);
+    expect(out).toEqual([]);
+  });
+});
+
+/** GitHub's anchor of a Markdown heading. */
+const anchorOf = (heading: string) =>
+  heading
+    .replace(/^#+\s*/, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+describe('docs/BENCHMARKS.md opens with the current figure of every bench', () => {
+  const text = readFileSync(join(ROOT, 'docs/BENCHMARKS.md'), 'utf8');
+  const lines = text.split('\n');
+  const headings = lines.filter((l) => /^#{1,4} /.test(l));
+  const sections = headings.filter((h) => h.startsWith('## ') && h !== '## Current figures');
+  const start = lines.indexOf('## Current figures');
+  // The table's rows: the lines after its header and separator, up to the first line that is not a row.
+  const header = lines.findIndex((l, i) => i > start && l.startsWith('| bench |'));
+  const end = lines.findIndex((l, i) => i > header && !l.startsWith('|'));
+  const rows = lines.slice(header + 2, end);
+  const cells = rows.map((row) => row.slice(2, -2).split(' | '));
+
+  it('each row gives a figure, a command and a date, and links a section that exists', () => {
+    expect(start).toBeGreaterThan(0);
+    expect(header).toBeGreaterThan(start);
+    expect(rows.length).toBeGreaterThan(10);
+    const anchors = new Set(headings.map(anchorOf));
+    const bad = cells.flatMap(([bench, figure, command, date, section]) => {
+      const link = /\]\(#([^)]+)\)/.exec(section ?? '')?.[1];
+      const problems = [
+        !figure?.trim() && 'no figure',
+        !/`[^`]*(npm run|npx) /.test(command ?? '') && 'no command',
+        !/\b20\d\d-\d\d-\d\d\b/.test(date ?? '') && 'no date',
+        !(link && anchors.has(link)) && `no section #${link}`,
+      ].filter(Boolean);
+      return problems.length ? [`${bench}: ${problems.join(', ')}`] : [];
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it('every bench section has a row', () => {
+    const linked = new Set(cells.map((c) => /\]\(#([^)]+)\)/.exec(c[4] ?? '')?.[1]));
+    expect(sections.length).toBeGreaterThan(10);
+    expect(sections.filter((h) => !linked.has(anchorOf(h)))).toEqual([]);
+  });
+
+  it('its command list names every bench of scripts/bench/index.ts', () => {
+    const names = [...readFileSync(join(ROOT, 'scripts/bench/index.ts'), 'utf8').matchAll(/^\s+'?([\w:]+)'?: \(\) => import\(/gm)].map(
+      (m) => m[1]!,
+    );
+    expect(names.length).toBeGreaterThan(15);
+    const block = text.slice(0, text.indexOf('## Current figures'));
+    expect(names.filter((n) => !new RegExp(`npm run bench -- ${n}(?![\\w:])`).test(block))).toEqual([]);
   });
 });
 

@@ -43,7 +43,20 @@ export interface Entry {
 
 /** A key's entry before Redis has answered for it. */
 export function newEntry(quotaKey: string | null): Entry {
-  return { state: null, quotaKey, at: 0, grant: 0, lease: 0, leaseUntil: 0, unconfirmed: 0, owed: 0, owedMonth: 0, retry: [], busy: null, demand: 0 };
+  return {
+    state: null,
+    quotaKey,
+    at: 0,
+    grant: 0,
+    lease: 0,
+    leaseUntil: 0,
+    unconfirmed: 0,
+    owed: 0,
+    owedMonth: 0,
+    retry: [],
+    busy: null,
+    demand: 0,
+  };
 }
 
 /** The lease an isolate asks for (shared/limits/lease.ts `want`). */

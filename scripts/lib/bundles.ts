@@ -35,9 +35,9 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   // 294 since issue 46: the edge limits' lease script (its Lua text), plan-gates.ts and grant.ts.
   // 302 since issue 45: both streams' routes (the MCP Worker mounts every area's routes).
   // 303 since issue 48: the cache registry's holders and names, beside the streams' slot leases.
-  // 305 since issue 48's SQL over the schema: query modules import the table definitions (shared/db/schema/*;
-  // content.ts alone 1.6 KiB gzip, with its index declarations, which a bundle cannot drop).
-  mcp: 305,
+  // 306 since issue 48's SQL over the schema: query modules import the table definitions (shared/db/schema/*;
+  // content.ts alone 1.6 KiB gzip, with its index declarations, which a bundle cannot drop); public, geo, articles.
+  mcp: 306,
 };
 
 /** A path literal that only the named area registers. */

@@ -14,7 +14,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const TSC = join(ROOT, 'node_modules/.bin/tsc');
 
 /** The query modules whose SQL is drizzle's `sql` template over the schema's tables and columns. */
-const QUERY_MODULES = ['functions/public/queries.ts', 'functions/geo/queries.ts'];
+const QUERY_MODULES = ['functions/public/queries.ts', 'functions/geo/queries.ts', 'functions/articles/queries.ts'];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
 const RENAMES = [
@@ -29,6 +29,12 @@ const RENAMES = [
     from: "subRegion: text('sub_region')",
     to: "subRegionRenamed: text('sub_region')",
     reader: 'functions/geo/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "impressionsTotal: bigint('impressions_total'",
+    to: "impressionsTotalRenamed: bigint('impressions_total'",
+    reader: 'functions/articles/queries.ts',
   },
 ];
 

@@ -14,7 +14,14 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const TSC = join(ROOT, 'node_modules/.bin/tsc');
 
 /** The query modules whose SQL is drizzle's `sql` template over the schema's tables and columns. */
-const QUERY_MODULES = ['functions/public/queries.ts', 'functions/geo/queries.ts', 'functions/articles/queries.ts'];
+const QUERY_MODULES = [
+  'functions/public/queries.ts',
+  'functions/geo/queries.ts',
+  'functions/articles/queries.ts',
+  'functions/feed/queries.ts',
+  'functions/feed/items.ts',
+  'functions/feed/stream-queries.ts',
+];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
 const RENAMES = [
@@ -35,6 +42,18 @@ const RENAMES = [
     from: "impressionsTotal: bigint('impressions_total'",
     to: "impressionsTotalRenamed: bigint('impressions_total'",
     reader: 'functions/articles/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/feed.ts',
+    from: "validTo: bigint('valid_to'",
+    to: "validToRenamed: bigint('valid_to'",
+    reader: 'functions/feed/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/trends.ts',
+    from: "assignmentScore: doublePrecision('assignment_score')",
+    to: "assignmentScoreRenamed: doublePrecision('assignment_score')",
+    reader: 'functions/feed/items.ts',
   },
 ];
 

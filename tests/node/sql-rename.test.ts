@@ -21,6 +21,9 @@ const QUERY_MODULES = [
   'functions/feed/queries.ts',
   'functions/feed/items.ts',
   'functions/feed/stream-queries.ts',
+  'functions/trends/queries.ts',
+  'functions/trends/articles-query.ts',
+  'functions/trends/hierarchy-queries.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -54,6 +57,18 @@ const RENAMES = [
     from: "assignmentScore: doublePrecision('assignment_score')",
     to: "assignmentScoreRenamed: doublePrecision('assignment_score')",
     reader: 'functions/feed/items.ts',
+  },
+  {
+    schema: 'shared/db/schema/trends.ts',
+    from: "establishedAt: tstz('established_at')",
+    to: "establishedAtRenamed: tstz('established_at')",
+    reader: 'functions/trends/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/trends.ts',
+    from: "nArticles: integer('n_articles').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.level, t.market",
+    to: "nArticlesRenamed: integer('n_articles').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.level, t.market",
+    reader: 'functions/trends/hierarchy-queries.ts',
   },
 ];
 

@@ -3,7 +3,13 @@
 // shared/categories.ts categoryMatchSql) serve the readers still written with positional parameters; each
 // fragment here says the same condition, and the comments there explain the plans they keep.
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { articleEntities, articleTops, entities } from './schema/content';
+
+/** The tables of the conditions under the names the text forms give them (plans and tests read these names). */
+const pt = alias(articleTops, 'pt');
+const e = alias(entities, 'e');
+const ae = alias(articleEntities, 'ae');
 
 /**
  * True when article `id` has a category under one of the plan's top levels (null: every category keeps
@@ -12,7 +18,7 @@ import { articleEntities, articleTops, entities } from './schema/content';
 export function inPlan(topCategories: readonly string[] | null, id: SQLWrapper, perRow = false): SQL {
   const tops = sql.param(topCategories);
   return sql`(${tops}::text[] IS NULL OR EXISTS (
-  SELECT 1 FROM ${articleTops} WHERE ${articleTops.urlId} = ${id} AND ${articleTops.topCategories} && ${tops}::text[]${perRow ? sql` OFFSET 0` : sql``}))`;
+  SELECT 1 FROM ${articleTops} ${pt} WHERE ${pt.urlId} = ${id} AND ${pt.topCategories} && ${tops}::text[]${perRow ? sql` OFFSET 0` : sql``}))`;
 }
 
 /** `path` is `filter` or lies under it, by path segment (shared/categories.ts categoryMatchSql). */
@@ -27,9 +33,9 @@ export function carriesEntities(refs: readonly string[] | null, all: boolean, id
   if (refs === null) return sql`true`;
   if (refs.length === 0) return all ? sql`true` : sql`false`;
   const list = sql.param(refs);
-  const resolved = sql`SELECT x.ref, ${entities.id} FROM unnest(${list}::text[]) AS x(ref) JOIN ${entities} ON ${entities.kgId} = x.ref
-  UNION SELECT x.ref, ${entities.id} FROM unnest(${list}::text[]) AS x(ref) JOIN ${entities} ON ${entities.normalizedName} = lower(trim(x.ref))`;
+  const resolved = sql`SELECT x.ref, ${e.id} FROM unnest(${list}::text[]) AS x(ref) JOIN ${entities} ${e} ON ${e.kgId} = x.ref
+  UNION SELECT x.ref, ${e.id} FROM unnest(${list}::text[]) AS x(ref) JOIN ${entities} ${e} ON ${e.normalizedName} = lower(trim(x.ref))`;
   return sql`${id} IN (
-        SELECT ${articleEntities.urlId} FROM (${resolved}) r JOIN ${articleEntities} ON ${articleEntities.entityId} = r.id
-        GROUP BY ${articleEntities.urlId} HAVING count(DISTINCT r.ref) >= CASE WHEN ${all}::bool THEN cardinality(${list}::text[]) ELSE 1 END)`;
+        SELECT ${ae.urlId} FROM (${resolved}) r JOIN ${articleEntities} ${ae} ON ${ae.entityId} = r.id
+        GROUP BY ${ae.urlId} HAVING count(DISTINCT r.ref) >= CASE WHEN ${all}::bool THEN cardinality(${list}::text[]) ELSE 1 END)`;
 }

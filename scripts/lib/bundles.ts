@@ -39,8 +39,8 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   // 303 since issue 48: the cache registry's holders and names, beside the streams' slot leases.
   // 306 since issue 48's SQL over the schema: query modules import the table definitions (shared/db/schema/*;
   // content.ts alone 1.6 KiB gzip, with its index declarations, which a bundle cannot drop); public, geo, articles
-  // (305.2), feed (307.0).
-  mcp: 308,
+  // (305.2), feed (307.0), trends (307.4), entities (308.3).
+  mcp: 309,
 };
 
 /** A path literal that only the named area registers. */

@@ -24,6 +24,7 @@ const QUERY_MODULES = [
   'functions/trends/queries.ts',
   'functions/trends/articles-query.ts',
   'functions/trends/hierarchy-queries.ts',
+  'functions/entities/queries.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -69,6 +70,12 @@ const RENAMES = [
     from: "nArticles: integer('n_articles').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.level, t.market",
     to: "nArticlesRenamed: integer('n_articles').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.level, t.market",
     reader: 'functions/trends/hierarchy-queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "wikipediaUrl: text('wikipedia_url')",
+    to: "wikipediaUrlRenamed: text('wikipedia_url')",
+    reader: 'functions/entities/queries.ts',
   },
 ];
 

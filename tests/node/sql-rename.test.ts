@@ -25,6 +25,7 @@ const QUERY_MODULES = [
   'functions/trends/articles-query.ts',
   'functions/trends/hierarchy-queries.ts',
   'functions/entities/queries.ts',
+  'functions/tracking/queries.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -76,6 +77,12 @@ const RENAMES = [
     from: "wikipediaUrl: text('wikipedia_url')",
     to: "wikipediaUrlRenamed: text('wikipedia_url')",
     reader: 'functions/entities/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/tracking.ts',
+    from: "colorIndex: integer('color_index')",
+    to: "colorIndexRenamed: integer('color_index')",
+    reader: 'functions/tracking/queries.ts',
   },
 ];
 

@@ -1,10 +1,11 @@
 // Article reads. Every query takes the key's Scope with its markets listed (shared/scope.ts: the markets
 // it may read and the plan's top-level categories), so an article is only ever described by its in-scope profiles.
+import { type GetColumnData, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { carriesEntities, categoryMatch, inPlan } from '../../shared/db/article-filters';
 import type { Db } from '../../shared/db/client';
-import { categoryMatchSql } from '../../shared/categories';
-import { inPlanCategories, inPlanCategoriesPerRow } from '../../shared/db/plan-scope';
-import { matchesEntityRefs } from '../../shared/db/entity-refs';
-import { queryRows } from '../../shared/db/raw';
+import { sqlRows } from '../../shared/db/raw';
+import { articleCategories, articleEntities, articleReach, articles, entities, urlProfiles } from '../../shared/db/schema/content';
 import { categoriesParam, marketList, type ListedScope } from '../../shared/scope';
 
 export interface ArticleFilter {
@@ -28,35 +29,47 @@ export interface ArticleFilter {
 }
 
 export interface ArticleRow {
-  id: string;
-  url: string;
-  title: string;
-  domain: string;
-  publisher: string;
-  content_language: string;
-  image_url: string | null;
+  id: GetColumnData<typeof articles.id>;
+  url: GetColumnData<typeof articles.url>;
+  title: GetColumnData<typeof articles.title>;
+  domain: GetColumnData<typeof articles.domain>;
+  publisher: GetColumnData<typeof articles.publisher>;
+  content_language: GetColumnData<typeof articles.contentLanguage>;
+  image_url: GetColumnData<typeof articles.imageUrl>;
+  /** Timestamps arrive as Postgres text (the driver's parsers for them are the identity). */
   date_published: string | null;
   first_seen: string;
   last_seen: string;
   impressions: number;
-  countries: string[];
-  languages: string[];
-  categories: { name: string; confidence: number }[];
+  countries: GetColumnData<typeof urlProfiles.country>[];
+  languages: GetColumnData<typeof urlProfiles.language>[];
+  categories: { name: GetColumnData<typeof articleCategories.name>; confidence: GetColumnData<typeof articleCategories.confidence> }[];
 }
 
+/** The columns of the matching set (`seen`, `matched`) each sort orders by. */
 const SORT = { first_seen: 'first_seen', last_seen: 'last_seen', published_at: 'date_published', impressions: 'impressions' } as const;
 
-/** The categories of `a.id`, most confident first, as JSON. */
-export const CATEGORIES_JSON = `(SELECT coalesce(json_agg(json_build_object('name', ac.name, 'confidence', ac.confidence) ORDER BY ac.confidence DESC, ac.name), '[]')
-  FROM article_categories ac WHERE ac.url_id = a.id)`;
+/** The url_profiles and articles of one statement, by the roles they play in it. */
+const p = alias(urlProfiles, 'p');
+const q = alias(urlProfiles, 'q');
+const a = alias(articles, 'a');
+
+/** The categories of article `id`, most confident first, as JSON. */
+const categoriesJson = (
+  id: SQLWrapper,
+) => sql`(SELECT coalesce(json_agg(json_build_object('name', ${articleCategories.name}, 'confidence', ${articleCategories.confidence})
+    ORDER BY ${articleCategories.confidence} DESC, ${articleCategories.name}), '[]')
+  FROM ${articleCategories} WHERE ${articleCategories.urlId} = ${id})`;
 
 /**
- * Every word of the search text (a text parameter) begins a word of the title `t.title`, both
- * case- and accent-folded: a prefix query on the title's full-text index (drizzle/0002_search.sql),
- * so a search narrows the candidates before any profile is read.
+ * Every word of the search text begins a word of the article's title, both case- and accent-folded: a
+ * prefix query on the title's full-text index (drizzle/0002_search.sql), so a search narrows the
+ * candidates before any profile is read.
  */
-const titleWords = (param: string) => `to_tsvector('simple', search_norm(t.title)) @@ to_tsquery('simple', array_to_string(ARRAY(
-  SELECT quote_literal(w) || ':*' FROM regexp_split_to_table(search_norm(${param}), '[^[:alnum:]]+') AS w WHERE w <> ''), ' & '))`;
+const titleWords = (
+  text: string | null,
+) => sql`to_tsvector('simple', search_norm(${articles.title})) @@ to_tsquery('simple', array_to_string(ARRAY(
+  SELECT quote_literal(w) || ':*' FROM regexp_split_to_table(search_norm(${text}), '[^[:alnum:]]+') AS w WHERE w <> ''), ' & '))`;
 
 /**
  * One page of articles first seen in the window, and how many match in all, in one round trip. The
@@ -70,69 +83,71 @@ export async function listArticles(db: Db, f: ArticleFilter): Promise<{ total: n
 }
 
 async function listMatching(db: Db, f: ArticleFilter): Promise<{ total: number; rows: ArticleRow[] }> {
-  const order = `${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, url_id`;
+  const order = sql.raw(`${SORT[f.sortBy]} ${f.sortOrder === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, url_id`);
   const published =
-    f.sortBy === 'published_at' ? ', (SELECT t.date_published FROM articles t WHERE t.id = s.url_id) AS date_published' : '';
-  const [result] = await queryRows<{ total: number; rows: ArticleRow[] }>(
+    f.sortBy === 'published_at'
+      ? sql`, (SELECT ${articles.datePublished} FROM ${articles} WHERE ${articles.id} = s.url_id) AS date_published`
+      : sql``;
+  const markets = sql.param(marketList(f.scope));
+  const from = f.from.toISOString();
+  const categories = sql.param(f.categories);
+  const [result] = await sqlRows<{ total: number; rows: ArticleRow[] }>(
     db,
-    `WITH fresh AS (
-       SELECT DISTINCT url_id FROM url_profiles
-       WHERE country = ANY($1::text[]) AND ($2::text IS NULL OR language = $2) AND first_seen >= $3 AND first_seen < $4
-         AND ($8::text IS NULL OR url_id IN (SELECT t.id FROM articles t WHERE ${titleWords('$8')}))),
+    sql`WITH fresh AS (
+       SELECT DISTINCT ${urlProfiles.urlId} FROM ${urlProfiles}
+       WHERE ${urlProfiles.country} = ANY(${markets}::text[]) AND (${f.language}::text IS NULL OR ${urlProfiles.language} = ${f.language})
+         AND ${urlProfiles.firstSeen} >= ${from} AND ${urlProfiles.firstSeen} < ${f.to.toISOString()}
+         AND (${f.q}::text IS NULL OR ${urlProfiles.urlId} IN (SELECT ${articles.id} FROM ${articles} WHERE ${titleWords(f.q)}))),
      seen AS (
-       SELECT p.url_id, min(p.first_seen) AS first_seen, max(p.last_seen) AS last_seen, sum(p.impressions_total)::float8 AS impressions
-       FROM fresh JOIN url_profiles p USING (url_id)
-       WHERE p.country = ANY($1::text[]) AND ($2::text IS NULL OR p.language = $2)
-       GROUP BY p.url_id HAVING min(p.first_seen) >= $3),
+       SELECT ${p.urlId}, min(${p.firstSeen}) AS first_seen, max(${p.lastSeen}) AS last_seen, sum(${p.impressionsTotal})::float8 AS impressions
+       FROM fresh JOIN ${urlProfiles} ${p} USING (url_id)
+       WHERE ${p.country} = ANY(${markets}::text[]) AND (${f.language}::text IS NULL OR ${p.language} = ${f.language})
+       GROUP BY ${p.urlId} HAVING min(${p.firstSeen}) >= ${from}),
      matched AS (
        SELECT s.*${published} FROM seen s
-       WHERE ($5::text[] IS NULL OR (
-               SELECT count(DISTINCT c.path) FROM unnest($5::text[]) AS c(path)
-               JOIN article_categories ac ON ac.url_id = s.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
-             ) >= CASE WHEN $7 THEN cardinality($5::text[]) ELSE 1 END)
-         AND ${matchesEntityRefs('$6', '$7', 's.url_id', f.entities)}
-         AND ${inPlanCategories('$9', 's.url_id')}),
-     page AS (SELECT m.*, row_number() OVER (ORDER BY ${order}) AS ord FROM matched m ORDER BY ${order} LIMIT $10 OFFSET $11)
+       WHERE (${categories}::text[] IS NULL OR (
+               SELECT count(DISTINCT c.path) FROM unnest(${categories}::text[]) AS c(path)
+               JOIN ${articleCategories} ON ${articleCategories.urlId} = s.url_id AND ${categoryMatch(articleCategories.name, sql`c.path`)}
+             ) >= CASE WHEN ${f.matchAll} THEN cardinality(${categories}::text[]) ELSE 1 END)
+         AND ${carriesEntities(f.entities, f.matchAll, sql`s.url_id`)}
+         AND ${inPlan(categoriesParam(f.scope), sql`s.url_id`)}),
+     page AS (SELECT m.*, row_number() OVER (ORDER BY ${order}) AS ord FROM matched m ORDER BY ${order} LIMIT ${f.limit} OFFSET ${f.offset})
      SELECT (SELECT count(*) FROM matched)::int AS total,
             coalesce((SELECT json_agg(r ORDER BY r.ord) FROM (
-              SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published,
-                     p.first_seen, p.last_seen, p.impressions, m.countries, m.languages, ${CATEGORIES_JSON} AS categories, p.ord
-              FROM page p JOIN articles a ON a.id = p.url_id
+              SELECT ${a.id}, ${a.url}, ${a.title}, ${a.domain}, ${a.publisher}, ${a.contentLanguage}, ${a.imageUrl}, ${a.datePublished},
+                     pg.first_seen, pg.last_seen, pg.impressions, m.countries, m.languages, ${categoriesJson(a.id)} AS categories, pg.ord
+              FROM page pg JOIN ${articles} ${a} ON ${a.id} = pg.url_id
               -- The markets of the page's articles only (aggregating them for every match cost most of the time).
               CROSS JOIN LATERAL (
-                SELECT array_agg(DISTINCT q.country ORDER BY q.country) AS countries, array_agg(DISTINCT q.language ORDER BY q.language) AS languages
-                FROM url_profiles q WHERE q.url_id = p.url_id AND q.country = ANY($1::text[]) AND ($2::text IS NULL OR q.language = $2)) m) r), '[]') AS rows`,
-    [
-      marketList(f.scope),
-      f.language,
-      f.from.toISOString(),
-      f.to.toISOString(),
-      f.categories,
-      f.entities,
-      f.matchAll,
-      f.q,
-      categoriesParam(f.scope),
-      f.limit,
-      f.offset,
-    ],
+                SELECT array_agg(DISTINCT ${q.country} ORDER BY ${q.country}) AS countries, array_agg(DISTINCT ${q.language} ORDER BY ${q.language}) AS languages
+                FROM ${urlProfiles} ${q} WHERE ${q.urlId} = pg.url_id AND ${inScope(f, q)}) m) r), '[]') AS rows`,
   );
   return result;
 }
 
-/** Conditions on profile `t`: in the markets ($1) and language ($2, null = all). */
-const IN_SCOPE = (t: string) => `${t}.country = ANY($1::text[]) AND ($2::text IS NULL OR ${t}.language = $2::text)`;
+/** Profile `t` lies in the filter's markets and language (null = all). */
+const inScope = (f: ArticleFilter, t: { country: SQLWrapper; language: SQLWrapper }) =>
+  sql`${t.country} = ANY(${sql.param(marketList(f.scope))}::text[]) AND (${f.language}::text IS NULL OR ${t.language} = ${f.language}::text)`;
 
-/** The URLs whose first sighting in scope lies before `bound` (an expression): one per URL, by its earliest in-scope profile. */
-const FIRST_BEFORE = (bound: string) => `(SELECT count(DISTINCT e.url_id) FROM url_profiles e
-  WHERE ${IN_SCOPE('e')} AND e.first_seen < ${bound} AND ${inPlanCategories('$5', 'e.url_id')})`;
+/** The URLs whose first sighting in scope lies before `bound`: one per URL, by its earliest in-scope profile. */
+const firstBefore = (f: ArticleFilter, bound: string) => {
+  const e = alias(urlProfiles, 'e');
+  return sql`(SELECT count(DISTINCT ${e.urlId}) FROM ${urlProfiles} ${e}
+  WHERE ${inScope(f, e)} AND ${e.firstSeen} < ${bound} AND ${inPlan(categoriesParam(f.scope), e.urlId)})`;
+};
 
-/** Every article in scope (markets $1, language $2, plan $5), summed over article_reach's combinations (kept exact at ingest). */
-const IN_REACH = `(SELECT coalesce(sum(r.articles), 0) FROM article_reach r
-  WHERE CASE WHEN $2::text IS NULL THEN r.countries && $1::text[] ELSE r.markets && ARRAY(SELECT c || ':' || $2::text FROM unnest($1::text[]) AS c) END
-    AND ($5::text[] IS NULL OR r.top_categories && $5::text[]))`;
+/** Every article in scope, summed over article_reach's combinations (kept exact at ingest). */
+const inReach = (f: ArticleFilter) => {
+  const markets = sql.param(marketList(f.scope));
+  const tops = sql.param(categoriesParam(f.scope));
+  return sql`(SELECT coalesce(sum(${articleReach.articles}), 0) FROM ${articleReach}
+  WHERE CASE WHEN ${f.language}::text IS NULL THEN ${articleReach.countries} && ${markets}::text[]
+             ELSE ${articleReach.markets} && ARRAY(SELECT c || ':' || ${f.language}::text FROM unnest(${markets}::text[]) AS c) END
+    AND (${tops}::text[] IS NULL OR ${articleReach.topCategories} && ${tops}::text[]))`;
+};
 
 /**
- * The number of articles whose first sighting in scope lies in [$3, $4), exact either way; the window
+ * The number of articles whose first sighting in scope lies in [from, to), exact either way; the window
  * decides which side is read. A window over the plan's whole history up to now (the default) holds
  * nearly everything: every article in scope from article_reach, minus those first seen before the
  * window and those whose every in-scope sighting lies after it (both read the few profiles outside it).
@@ -140,77 +155,92 @@ const IN_REACH = `(SELECT coalesce(sum(r.articles), 0) FROM article_reach r
  * per statement: the other's estimate would count in the statement's cost, and past jit_above_cost
  * PostgreSQL compiled it for longer than the work took (docs/DATA.md "Plan categories and article reach").
  */
-const TOTAL = (wholeHistory: boolean) =>
-  wholeHistory
-    ? `${IN_REACH} - ${FIRST_BEFORE('$3')}
-    - (SELECT count(DISTINCT l.url_id) FROM url_profiles l
-       WHERE ${IN_SCOPE('l')} AND l.first_seen >= $4 AND ${inPlanCategories('$5', 'l.url_id')}
-         AND NOT EXISTS (SELECT 1 FROM url_profiles b WHERE b.url_id = l.url_id AND ${IN_SCOPE('b')} AND b.first_seen < $4))`
-    : `(SELECT count(DISTINCT w.url_id) FROM url_profiles w
-      WHERE ${IN_SCOPE('w')} AND w.first_seen >= $3 AND w.first_seen < $4 AND ${inPlanCategories('$5', 'w.url_id')}
-        AND NOT EXISTS (SELECT 1 FROM url_profiles b WHERE b.url_id = w.url_id AND ${IN_SCOPE('b')} AND b.first_seen < $3))`;
+function total(f: ArticleFilter): SQL {
+  const from = f.from.toISOString();
+  const to = f.to.toISOString();
+  const b = alias(urlProfiles, 'b');
+  const tops = categoriesParam(f.scope);
+  if (f.wholeHistory === true) {
+    const l = alias(urlProfiles, 'l');
+    return sql`${inReach(f)} - ${firstBefore(f, from)}
+    - (SELECT count(DISTINCT ${l.urlId}) FROM ${urlProfiles} ${l}
+       WHERE ${inScope(f, l)} AND ${l.firstSeen} >= ${to} AND ${inPlan(tops, l.urlId)}
+         AND NOT EXISTS (SELECT 1 FROM ${urlProfiles} ${b} WHERE ${b.urlId} = ${l.urlId} AND ${inScope(f, b)} AND ${b.firstSeen} < ${to}))`;
+  }
+  const w = alias(urlProfiles, 'w');
+  return sql`(SELECT count(DISTINCT ${w.urlId}) FROM ${urlProfiles} ${w}
+      WHERE ${inScope(f, w)} AND ${w.firstSeen} >= ${from} AND ${w.firstSeen} < ${to} AND ${inPlan(tops, w.urlId)}
+        AND NOT EXISTS (SELECT 1 FROM ${urlProfiles} ${b} WHERE ${b.urlId} = ${w.urlId} AND ${inScope(f, b)} AND ${b.firstSeen} < ${from}))`;
+}
 
 /**
  * The default listing: a walk of url_profiles in first_seen order that keeps each URL's first in-scope
  * profile (no in-scope profile of the URL comes before it by first_seen, country, language), so the
- * page costs its offset plus limit, whatever the number of matches; the total is TOTAL, in the same statement.
+ * page costs its offset plus limit, whatever the number of matches; the total is `total`, in the same statement.
  */
 async function listByFirstSighting(db: Db, f: ArticleFilter): Promise<{ total: number; rows: ArticleRow[] }> {
-  const dir = f.sortOrder === 'asc' ? 'ASC' : 'DESC';
-  const [result] = await queryRows<{ total: number; rows: ArticleRow[] }>(
+  const dir = sql.raw(f.sortOrder === 'asc' ? 'ASC' : 'DESC');
+  const [result] = await sqlRows<{ total: number; rows: ArticleRow[] }>(
     db,
-    `WITH page AS MATERIALIZED (
-       SELECT p.url_id, p.first_seen FROM url_profiles p
-       WHERE ${IN_SCOPE('p')} AND p.first_seen >= $3 AND p.first_seen < $4 AND ${inPlanCategoriesPerRow('$5', 'p.url_id')}
-         AND NOT EXISTS (SELECT 1 FROM url_profiles q WHERE q.url_id = p.url_id AND ${IN_SCOPE('q')}
-           AND (q.first_seen, q.country, q.language) < (p.first_seen, p.country, p.language))
-       ORDER BY p.first_seen ${dir}, p.url_id LIMIT $6 OFFSET $7)
-     SELECT (${TOTAL(f.wholeHistory === true)})::int AS total,
+    sql`WITH page AS MATERIALIZED (
+       SELECT ${p.urlId}, ${p.firstSeen} FROM ${urlProfiles} ${p}
+       WHERE ${inScope(f, p)} AND ${p.firstSeen} >= ${f.from.toISOString()} AND ${p.firstSeen} < ${f.to.toISOString()}
+         AND ${inPlan(categoriesParam(f.scope), p.urlId, true)}
+         AND NOT EXISTS (SELECT 1 FROM ${urlProfiles} ${q} WHERE ${q.urlId} = ${p.urlId} AND ${inScope(f, q)}
+           AND (${q.firstSeen}, ${q.country}, ${q.language}) < (${p.firstSeen}, ${p.country}, ${p.language}))
+       ORDER BY ${p.firstSeen} ${dir}, ${p.urlId} LIMIT ${f.limit} OFFSET ${f.offset})
+     SELECT (${total(f)})::int AS total,
             coalesce((SELECT json_agg(r ORDER BY r.first_seen ${dir}, r.id) FROM (
-              SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published,
-                     p.first_seen, m.last_seen, m.impressions, m.countries, m.languages, ${CATEGORIES_JSON} AS categories
-              FROM page p JOIN articles a ON a.id = p.url_id
+              SELECT ${a.id}, ${a.url}, ${a.title}, ${a.domain}, ${a.publisher}, ${a.contentLanguage}, ${a.imageUrl}, ${a.datePublished},
+                     pg.first_seen, m.last_seen, m.impressions, m.countries, m.languages, ${categoriesJson(a.id)} AS categories
+              FROM page pg JOIN ${articles} ${a} ON ${a.id} = pg.url_id
               CROSS JOIN LATERAL (
-                SELECT max(q.last_seen) AS last_seen, sum(q.impressions_total)::float8 AS impressions,
-                       array_agg(DISTINCT q.country ORDER BY q.country) AS countries, array_agg(DISTINCT q.language ORDER BY q.language) AS languages
-                FROM url_profiles q WHERE q.url_id = p.url_id AND ${IN_SCOPE('q')}) m) r), '[]') AS rows`,
-    [marketList(f.scope), f.language, f.from.toISOString(), f.to.toISOString(), categoriesParam(f.scope), f.limit, f.offset],
+                SELECT max(${q.lastSeen}) AS last_seen, sum(${q.impressionsTotal})::float8 AS impressions,
+                       array_agg(DISTINCT ${q.country} ORDER BY ${q.country}) AS countries, array_agg(DISTINCT ${q.language} ORDER BY ${q.language}) AS languages
+                FROM ${urlProfiles} ${q} WHERE ${q.urlId} = pg.url_id AND ${inScope(f, q)}) m) r), '[]') AS rows`,
   );
   return result;
 }
 
 export interface ProfileRow {
-  country: string;
-  language: string;
+  country: GetColumnData<typeof urlProfiles.country>;
+  language: GetColumnData<typeof urlProfiles.language>;
   first_seen: string;
   last_seen: string;
   impressions: number;
-  avg_position: number;
+  avg_position: GetColumnData<typeof urlProfiles.avgPosition>;
 }
 
 export interface ArticleDetailRow extends Omit<ArticleRow, 'first_seen' | 'last_seen' | 'impressions' | 'countries' | 'languages'> {
-  summary: string;
+  summary: GetColumnData<typeof articles.summary>;
   date_modified: string | null;
-  meta: { meta_title: string; meta_description: string; headline: string; section: string } | null;
-  entities: { id: string; kg_id: string | null; name: string; type: string; mentions: number; unified_score: number }[];
+  meta: GetColumnData<typeof articles.meta>;
+  entities: {
+    id: GetColumnData<typeof entities.id>;
+    kg_id: GetColumnData<typeof entities.kgId>;
+    name: GetColumnData<typeof entities.name>;
+    type: GetColumnData<typeof articleEntities.type>;
+    mentions: GetColumnData<typeof articleEntities.mentions>;
+    unified_score: GetColumnData<typeof articleEntities.unifiedScore>;
+  }[];
   /** In-scope profiles; empty when the article never surfaced in the markets. */
   profiles: ProfileRow[];
 }
 
 /** One article with its in-scope profiles, categories and entities; undefined when the id is unknown. */
 export async function getArticle(db: Db, scope: ListedScope, id: string): Promise<ArticleDetailRow | undefined> {
-  const [row] = await queryRows<ArticleDetailRow>(
+  const [row] = await sqlRows<ArticleDetailRow>(
     db,
-    `SELECT a.id, a.url, a.title, a.domain, a.publisher, a.content_language, a.image_url, a.date_published, a.date_modified, a.summary, a.meta,
-       ${CATEGORIES_JSON} AS categories,
-       (SELECT coalesce(json_agg(json_build_object('id', e.id, 'kg_id', e.kg_id, 'name', e.name, 'type', ae.type, 'mentions', ae.mentions,
-          'unified_score', ae.unified_score) ORDER BY ae.unified_score DESC, e.name), '[]')
-        FROM article_entities ae JOIN entities e ON e.id = ae.entity_id WHERE ae.url_id = a.id) AS entities,
-       (SELECT coalesce(json_agg(json_build_object('country', p.country, 'language', p.language, 'first_seen', p.first_seen, 'last_seen', p.last_seen,
-          'impressions', p.impressions_total, 'avg_position', p.avg_position) ORDER BY p.country, p.language), '[]')
-        FROM url_profiles p WHERE p.url_id = a.id AND p.country = ANY($2::text[])) AS profiles
-     FROM articles a WHERE a.id = $1`,
-    [id, marketList(scope)],
+    sql`SELECT ${a.id}, ${a.url}, ${a.title}, ${a.domain}, ${a.publisher}, ${a.contentLanguage}, ${a.imageUrl}, ${a.datePublished},
+       ${a.dateModified}, ${a.summary}, ${a.meta}, ${categoriesJson(a.id)} AS categories,
+       (SELECT coalesce(json_agg(json_build_object('id', ${entities.id}, 'kg_id', ${entities.kgId}, 'name', ${entities.name},
+          'type', ${articleEntities.type}, 'mentions', ${articleEntities.mentions}, 'unified_score', ${articleEntities.unifiedScore})
+          ORDER BY ${articleEntities.unifiedScore} DESC, ${entities.name}), '[]')
+        FROM ${articleEntities} JOIN ${entities} ON ${entities.id} = ${articleEntities.entityId} WHERE ${articleEntities.urlId} = ${a.id}) AS entities,
+       (SELECT coalesce(json_agg(json_build_object('country', ${p.country}, 'language', ${p.language}, 'first_seen', ${p.firstSeen},
+          'last_seen', ${p.lastSeen}, 'impressions', ${p.impressionsTotal}, 'avg_position', ${p.avgPosition}) ORDER BY ${p.country}, ${p.language}), '[]')
+        FROM ${urlProfiles} ${p} WHERE ${p.urlId} = ${a.id} AND ${p.country} = ANY(${sql.param(marketList(scope))}::text[])) AS profiles
+     FROM ${articles} ${a} WHERE ${a.id} = ${id}`,
   );
   return row;
 }

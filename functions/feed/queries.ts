@@ -2,13 +2,15 @@
 // it can never be listed, counted or described. Each sort is carried by one index whose columns are
 // the sort key plus the unique tie-breaker (url_id, country, language), so a page (first, offset or
 // keyset) is one ordered index range and a keyset page costs the same at any depth (docs/DATA.md).
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { carriesEntities, categoryMatch, inPlan } from '../../shared/db/article-filters';
 import type { Db } from '../../shared/db/client';
-import { inPlanCategories, inPlanCategoriesPerRow } from '../../shared/db/plan-scope';
-import { matchesEntityRefs } from '../../shared/db/entity-refs';
-import { queryRows } from '../../shared/db/raw';
-import { categoryMatchSql } from '../../shared/categories';
+import { sqlRows } from '../../shared/db/raw';
+import { articleCategories, articleReach, marketDays, urlProfiles } from '../../shared/db/schema/content';
+import { feedVersions, feedWindowsState, profileWindows, profileWindowsHistory } from '../../shared/db/schema/feed';
 import { categoriesParam, EVERY_CATEGORY, marketsParam, type Scope } from '../../shared/scope';
-import { bounds, selectItems, type ItemOptions, type ItemRow } from './items';
+import { ITEM_JOINS, type ItemOptions, type ItemRow, selectItems } from './items';
 import type { SortKey } from './schemas';
 
 export interface FeedFilter {
@@ -44,76 +46,85 @@ export interface PageRequest {
  * The profile_windows column carrying each sort (one index each, on the sort value plus the
  * tie-breaker; the same in profile_windows_history for cursor pages).
  */
+type SortColumn = 'derived' | 'imp1h' | 'imp24h' | 'imp7d' | 'imp30d' | 'firstSeen' | 'lastSeen' | 'avgPosition';
 const INT8 = { type: 'int8', min: '-9223372036854775808', max: '9223372036854775807' };
 const TSTZ = { type: 'timestamptz', min: '-infinity', max: 'infinity' };
-const SORTS: Record<SortKey, { column: string; type: string; min: string; max: string }> = {
+const SORTS: Record<SortKey, { column: SortColumn; type: string; min: string; max: string }> = {
   derived: { column: 'derived', ...INT8 },
-  impressions_1h: { column: 'imp_1h', ...INT8 },
-  impressions_24h: { column: 'imp_24h', ...INT8 },
-  impressions_7d: { column: 'imp_7d', ...INT8 },
-  impressions_30d: { column: 'imp_30d', ...INT8 },
-  first_seen: { column: 'first_seen', ...TSTZ },
-  last_seen: { column: 'last_seen', ...TSTZ },
-  avg_position: { column: 'avg_position', type: 'real', min: '-Infinity', max: 'Infinity' },
+  impressions_1h: { column: 'imp1h', ...INT8 },
+  impressions_24h: { column: 'imp24h', ...INT8 },
+  impressions_7d: { column: 'imp7d', ...INT8 },
+  impressions_30d: { column: 'imp30d', ...INT8 },
+  first_seen: { column: 'firstSeen', ...TSTZ },
+  last_seen: { column: 'lastSeen', ...TSTZ },
+  avg_position: { column: 'avgPosition', type: 'real', min: '-Infinity', max: 'Infinity' },
 };
 
-export const FILTER_PARAMS = (f: FeedFilter) => [
-  marketsParam(f.scope),
-  f.language,
-  f.seenAfter?.toISOString() ?? null,
-  f.seenBefore?.toISOString() ?? null,
-  f.firstSeenFrom?.toISOString() ?? null,
-  f.categories,
-  f.entities,
-  f.matchAll,
-  categoriesParam(f.scope),
-];
+/** The key and time columns a filtered row carries: url_profiles, profile_windows and its history versions. */
+export type ProfileColumns = Record<'urlId' | 'country' | 'language' | 'firstSeen' | 'lastSeen', SQLWrapper>;
+
+/** The profiles a statement reads, by role: `p` counted, `w` paged (current values), `h` paged (history versions). */
+const p = alias(urlProfiles, 'p');
+const w = alias(profileWindows, 'w');
+const h = alias(profileWindowsHistory, 'h');
 
 /**
- * Conditions over parameters $1-$9 (FILTER_PARAMS) for filter `f` (which says whether entities are
- * named, and the plan's categories) on the profile row `t`: url_profiles, or the row versions a page
- * reads (profile_windows or a history version), which carry the profile's key and time columns, so a
- * page walks one sort index with no join (a join on the three key columns is estimated at a few rows,
- * and the planner then sorted every profile for a deep page). A page checks the plan per row it walks
- * (its cost follows the page, not the table); a count, which reads every match, may hash the plan's articles.
+ * Filter `f` on the profile row `t`: url_profiles, or the row versions a page reads (profile_windows
+ * or a history version), which carry the profile's key and time columns, so a page walks one sort
+ * index with no join (a join on the three key columns is estimated at a few rows, and the planner then
+ * sorted every profile for a deep page). A page checks the plan per row it walks (its cost follows the
+ * page, not the table); a count, which reads every match, may hash the plan's articles.
  */
-export const WHERE_ON = (
-  t: string,
-  f: FeedFilter,
-  walk = true,
-) => `($1::text[] IS NULL OR ${t}.country = ANY($1::text[])) AND ($2::text IS NULL OR ${t}.language = $2::text)
-  AND ($3::timestamptz IS NULL OR ${t}.last_seen > $3::timestamptz) AND ($4::timestamptz IS NULL OR ${t}.first_seen < $4::timestamptz)
-  AND ($5::timestamptz IS NULL OR ${t}.first_seen >= $5::timestamptz)
-  AND ($6::text[] IS NULL OR (
-        SELECT count(DISTINCT c.path) FROM unnest($6::text[]) AS c(path)
-        JOIN article_categories ac ON ac.url_id = ${t}.url_id AND ${categoryMatchSql('ac.name', 'c.path')}
-      ) >= CASE WHEN $8::bool THEN cardinality($6::text[]) ELSE 1 END)
-  AND ${matchesEntityRefs('$7', '$8', `${t}.url_id`, f.entities)}
-  AND ${walk ? inPlanCategoriesPerRow('$9', `${t}.url_id`) : inPlanCategories('$9', `${t}.url_id`)}`;
-const WHERE = (f: FeedFilter) => WHERE_ON('p', f, false);
+export function whereOn(t: ProfileColumns, f: FeedFilter, walk = true): SQL {
+  const markets = sql.param(marketsParam(f.scope));
+  const seenAfter = f.seenAfter?.toISOString() ?? null;
+  const seenBefore = f.seenBefore?.toISOString() ?? null;
+  const firstSeenFrom = f.firstSeenFrom?.toISOString() ?? null;
+  const categories = sql.param(f.categories);
+  return sql`(${markets}::text[] IS NULL OR ${t.country} = ANY(${markets}::text[])) AND (${f.language}::text IS NULL OR ${t.language} = ${f.language}::text)
+  AND (${seenAfter}::timestamptz IS NULL OR ${t.lastSeen} > ${seenAfter}::timestamptz)
+  AND (${seenBefore}::timestamptz IS NULL OR ${t.firstSeen} < ${seenBefore}::timestamptz)
+  AND (${firstSeenFrom}::timestamptz IS NULL OR ${t.firstSeen} >= ${firstSeenFrom}::timestamptz)
+  AND (${categories}::text[] IS NULL OR (
+        SELECT count(DISTINCT c.path) FROM unnest(${categories}::text[]) AS c(path)
+        JOIN ${articleCategories} ON ${articleCategories.urlId} = ${t.urlId} AND ${categoryMatch(articleCategories.name, sql`c.path`)}
+      ) >= CASE WHEN ${f.matchAll}::bool THEN cardinality(${categories}::text[]) ELSE 1 END)
+  AND ${carriesEntities(f.entities, f.matchAll, t.urlId)}
+  AND ${inPlan(categoriesParam(f.scope), t.urlId, walk)}`;
+}
+
+/** Profile `p` in the filter's markets and language, last seen at or before the floor. */
+const belowFloor = (f: FeedFilter, markets: SQLWrapper) => sql`(${markets}::text[] IS NULL OR ${p.country} = ANY(${markets}::text[]))
+       AND (${f.language}::text IS NULL OR ${p.language} = ${f.language}::text) AND ${p.lastSeen} <= ${f.seenAfter?.toISOString() ?? null}::timestamptz`;
 
 /**
- * The profiles of the markets (and language) last seen at or before $3: the complement of a history
+ * The profiles of the markets (and language) last seen at or before the floor: the complement of a history
  * floor. market_days.new_urls counts each profile once, on its first_seen day (kept exact at ingest),
  * so its sum is the number of profiles per market without reading them.
  */
-const COUNT_BY_COMPLEMENT = `SELECT (
-  (SELECT coalesce(sum(d.new_urls), 0) FROM market_days d WHERE ($1::text[] IS NULL OR d.country = ANY($1::text[])) AND ($2::text IS NULL OR d.language = $2::text))
-  - (SELECT count(*) FROM url_profiles p WHERE ($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
-       AND p.last_seen <= $3::timestamptz))::int AS n`;
+function countByComplement(f: FeedFilter): SQL {
+  const markets = sql.param(marketsParam(f.scope));
+  return sql`SELECT (
+  (SELECT coalesce(sum(${marketDays.newUrls}), 0) FROM ${marketDays}
+   WHERE (${markets}::text[] IS NULL OR ${marketDays.country} = ANY(${markets}::text[])) AND (${f.language}::text IS NULL OR ${marketDays.language} = ${f.language}::text))
+  - (SELECT count(*) FROM ${urlProfiles} ${p} WHERE ${belowFloor(f, markets)}))::int AS n`;
+}
 
 /**
- * The same for a category-limited plan ($4, its top levels): article_reach counts the articles per
+ * The same for a category-limited plan (its top levels): article_reach counts the articles per
  * (markets reached, top categories), kept exact at ingest, and an article has one profile per market
  * it reached, so the plan's profiles in the markets are a sum over its rows of articles x markets in
  * scope. The few profiles below the floor are checked one by one.
  */
-const COUNT_IN_PLAN_BY_COMPLEMENT = `SELECT (
-  (SELECT coalesce(sum(r.articles * (SELECT count(*) FROM unnest(r.markets) AS m
-      WHERE ($1::text[] IS NULL OR split_part(m, ':', 1) = ANY($1::text[])) AND ($2::text IS NULL OR split_part(m, ':', 2) = $2::text))), 0)
-   FROM article_reach r WHERE r.top_categories && $4::text[])
-  - (SELECT count(*) FROM url_profiles p WHERE ($1::text[] IS NULL OR p.country = ANY($1::text[])) AND ($2::text IS NULL OR p.language = $2::text)
-       AND p.last_seen <= $3::timestamptz AND ${inPlanCategories('$4', 'p.url_id')}))::int AS n`;
+function countInPlanByComplement(f: FeedFilter): SQL {
+  const markets = sql.param(marketsParam(f.scope));
+  const tops = categoriesParam(f.scope);
+  return sql`SELECT (
+  (SELECT coalesce(sum(${articleReach.articles} * (SELECT count(*) FROM unnest(${articleReach.markets}) AS m
+      WHERE (${markets}::text[] IS NULL OR split_part(m, ':', 1) = ANY(${markets}::text[])) AND (${f.language}::text IS NULL OR split_part(m, ':', 2) = ${f.language}::text))), 0)
+   FROM ${articleReach} WHERE ${articleReach.topCategories} && ${sql.param(tops)}::text[])
+  - (SELECT count(*) FROM ${urlProfiles} ${p} WHERE ${belowFloor(f, markets)} AND ${inPlan(tops, p.urlId)}))::int AS n`;
+}
 
 /**
  * How many profiles match. `olderFloor`: the last_seen floor lies far back (a plan's history, not a
@@ -122,13 +133,13 @@ const COUNT_IN_PLAN_BY_COMPLEMENT = `SELECT (
  */
 export async function countProfiles(db: Db, f: FeedFilter, olderFloor = false): Promise<number> {
   const marketsOnly = !f.categories && !f.entities && !f.seenBefore && !f.firstSeenFrom && f.seenAfter;
-  const floor = [marketsParam(f.scope), f.language, f.seenAfter?.toISOString()];
-  const [row] =
+  const query =
     olderFloor && marketsOnly
       ? f.scope.planCategories === EVERY_CATEGORY
-        ? await queryRows<{ n: number }>(db, COUNT_BY_COMPLEMENT, floor)
-        : await queryRows<{ n: number }>(db, COUNT_IN_PLAN_BY_COMPLEMENT, [...floor, categoriesParam(f.scope)])
-      : await queryRows<{ n: number }>(db, `SELECT count(*)::int AS n FROM url_profiles p WHERE ${WHERE(f)}`, FILTER_PARAMS(f));
+        ? countByComplement(f)
+        : countInPlanByComplement(f)
+      : sql`SELECT count(*)::int AS n FROM ${urlProfiles} ${p} WHERE ${whereOn(p, f, false)}`;
+  const [row] = await sqlRows<{ n: number }>(db, query);
   return row.n;
 }
 
@@ -163,57 +174,53 @@ export interface FeedRead {
  */
 export async function readPage(db: Db, f: FeedFilter, page: PageRequest, o: ItemOptions): Promise<FeedRead> {
   const s = SORTS[page.sort];
-  const dir = page.order === 'asc' ? 'ASC' : 'DESC';
-  const params: unknown[] = FILTER_PARAMS(f);
-  const cols = (t: string) => [`${t}.${s.column}`, `${t}.url_id`, `${t}.country`, `${t}.language`];
-  const order = (t: string) =>
-    cols(t)
-      .map((c) => `${c} ${dir}`)
-      .join(', ');
-  const select = (t: string) => `SELECT ${t}.${s.column} AS sk, ${t}.url_id, ${t}.country, ${t}.language`;
-  let rows: string;
+  const dir = sql.raw(page.order === 'asc' ? 'ASC' : 'DESC');
+  const cols = (t: typeof w | typeof h) => [t[s.column], t.urlId, t.country, t.language];
+  const order = (t: typeof w | typeof h) =>
+    sql.join(
+      cols(t).map((c) => sql`${c} ${dir}`),
+      sql`, `,
+    );
+  const select = (t: typeof w | typeof h) => sql`SELECT ${t[s.column]} AS sk, ${t.urlId}, ${t.country}, ${t.language}`;
+  let rows: SQL;
   if (page.after && page.snapshot !== null) {
-    params.push(...page.after, page.snapshot, page.limit + 1);
     const asc = page.order === 'asc';
-    const keyset = (t: string) => `(${cols(t).join(', ')}) ${asc ? '>' : '<'} ($10::${s.type}, $11::uuid, $12::text, $13::text)`;
-    const byKey = (t: string) => `${t}.sk ${dir}, ${t}.url_id ${dir}, ${t}.country ${dir}, ${t}.language ${dir}`;
+    const [sk, urlId, country, language] = page.after;
+    const type = sql.raw(s.type);
+    const keyset = (t: typeof w | typeof h) =>
+      sql`(${sql.join(cols(t), sql`, `)}) ${sql.raw(asc ? '>' : '<')} (${sk}::${type}, ${urlId}::uuid, ${country}::text, ${language}::text)`;
+    const d = asc ? 'ASC' : 'DESC';
+    const byKey = (t: string) => sql.raw(`${t}.sk ${d}, ${t}.url_id ${d}, ${t}.country ${d}, ${t}.language ${d}`);
+    const limit = page.limit + 1;
     // The current part's last row bounds the history part (the type's extreme when the current part
     // ends before the limit): an index range from the keyset to the bound, as cheap as the page.
-    rows = `WITH cur AS MATERIALIZED (
-         ${select('w')} FROM profile_windows w
-         WHERE ${WHERE_ON('w', f)} AND ${keyset('w')} AND w.valid_from <= $14::int8 ORDER BY ${order('w')} LIMIT $15),
-       bound AS (SELECT coalesce((SELECT c.sk FROM cur c ORDER BY ${byKey('c')} OFFSET $15 - 1 LIMIT 1), '${asc ? s.max : s.min}'::${s.type}) AS sk),
+    rows = sql`WITH cur AS MATERIALIZED (
+         ${select(w)} FROM ${profileWindows} ${w}
+         WHERE ${whereOn(w, f)} AND ${keyset(w)} AND ${w.validFrom} <= ${page.snapshot}::int8 ORDER BY ${order(w)} LIMIT ${limit}),
+       bound AS (SELECT coalesce((SELECT c.sk FROM cur c ORDER BY ${byKey('c')} OFFSET ${limit}::int8 - 1 LIMIT 1), ${sql.raw(`'${asc ? s.max : s.min}'`)}::${type}) AS sk),
        hist AS (
-         ${select('h')} FROM profile_windows_history h
-         WHERE ${WHERE_ON('h', f)} AND ${keyset('h')} AND h.${s.column} ${asc ? '<=' : '>='} (SELECT sk FROM bound)
-           AND h.valid_from <= $14::int8 AND h.valid_to > $14::int8 ORDER BY ${order('h')} LIMIT $15)
-       SELECT u.* FROM (SELECT * FROM cur UNION ALL SELECT * FROM hist) u ORDER BY ${byKey('u')} LIMIT $15`;
+         ${select(h)} FROM ${profileWindowsHistory} ${h}
+         WHERE ${whereOn(h, f)} AND ${keyset(h)} AND ${h[s.column]} ${sql.raw(asc ? '<=' : '>=')} (SELECT sk FROM bound)
+           AND ${h.validFrom} <= ${page.snapshot}::int8 AND ${h.validTo} > ${page.snapshot}::int8 ORDER BY ${order(h)} LIMIT ${limit})
+       SELECT u.* FROM (SELECT * FROM cur UNION ALL SELECT * FROM hist) u ORDER BY ${byKey('u')} LIMIT ${limit}`;
   } else {
-    params.push(page.limit + 1, page.offset);
-    rows = `${select('w')} FROM profile_windows w WHERE ${WHERE_ON('w', f)} ORDER BY ${order('w')} LIMIT $10 OFFSET $11`;
+    rows = sql`${select(w)} FROM ${profileWindows} ${w} WHERE ${whereOn(w, f)} ORDER BY ${order(w)} LIMIT ${page.limit + 1} OFFSET ${page.offset}`;
   }
-  const limit = `$${params.length + 1}`;
-  params.push(page.limit);
-  const n = params.length + 1;
-  params.push(...bounds(o));
   // One row per shown item (its columns), each also carrying the page's state, version and keys; one
   // row of those alone when the page is empty.
-  const result = await queryRows<ItemRow & { as_of: number; version: string; keys: PageKey[]; ord: number }>(
+  const result = await sqlRows<ItemRow & { as_of: number; version: string; keys: PageKey[]; ord: number }>(
     db,
-    `WITH page AS MATERIALIZED (
+    sql`WITH page AS MATERIALIZED (
        SELECT r.*, row_number() OVER (ORDER BY r.sk ${dir}, r.url_id ${dir}, r.country ${dir}, r.language ${dir}) AS ord FROM (${rows}) r)
      SELECT h.*, i.* FROM (
-       SELECT (SELECT extract(epoch FROM as_of)::float8 FROM feed_windows_state WHERE id = 1) AS as_of,
-         (SELECT version FROM feed_versions WHERE id = 1)::text AS version,
+       SELECT (SELECT extract(epoch FROM ${feedWindowsState.asOf})::float8 FROM ${feedWindowsState} WHERE ${feedWindowsState.id} = 1) AS as_of,
+         (SELECT ${feedVersions.version} FROM ${feedVersions} WHERE ${feedVersions.id} = 1)::text AS version,
          coalesce((SELECT json_agg(json_build_object('url_id', k.url_id::text, 'country', k.country, 'language', k.language, 'sk', k.sk::text) ORDER BY k.ord) FROM page k), '[]') AS keys) h
      LEFT JOIN LATERAL (
-       ${selectItems(n)}, k.ord
-       FROM (SELECT * FROM page ORDER BY ord LIMIT ${limit}) k
-       JOIN url_profiles p ON (p.url_id, p.country, p.language) = (k.url_id, k.country, k.language)
-       JOIN articles a ON a.id = k.url_id
-       LEFT JOIN publishers pub ON pub.domain = a.domain) i ON true
+       ${selectItems(o)}, k.ord
+       FROM (SELECT * FROM page ORDER BY ord LIMIT ${page.limit}) k
+       ${ITEM_JOINS}) i ON true
      ORDER BY i.ord`,
-    params,
   );
   const [{ as_of, version, keys }] = result;
   const items = result.filter((r) => r.url_id !== null).map(({ as_of: _, version: __, keys: ___, ord: ____, ...item }) => item as ItemRow);

@@ -3,10 +3,13 @@
 // in one statement with their items: whatever has a version <= the one read here is committed, and
 // nothing later can take one, so resuming after the last position loses nothing. Backfill part: the
 // live feed's own cursor read (queries.ts readPage), oldest first, as of the stream's first version.
+import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../shared/db/client';
-import { queryRows } from '../../shared/db/raw';
-import { bounds, selectItems, type ItemOptions, type ItemRow } from './items';
-import { FILTER_PARAMS, type FeedFilter, WHERE_ON } from './queries';
+import { sqlRows } from '../../shared/db/raw';
+import { feedVersions, feedWindowsState, profileWindows } from '../../shared/db/schema/feed';
+import { ITEM_JOINS, type ItemOptions, type ItemRow, selectItems } from './items';
+import { type FeedFilter, whereOn } from './queries';
 
 /** A place in arrival order: after profile `k` of version `v`, or (k null) after all of version `v`. */
 export interface Arrival {
@@ -29,29 +32,29 @@ export interface ArrivalRead {
   asOf: number;
 }
 
+/** The profiles a read walks in arrival order. */
+const w = alias(profileWindows, 'w');
+
 /** Up to `limit` profiles that arrived after `after`, in arrival order, with their items. */
 export async function readArrivals(db: Db, f: FeedFilter, after: Arrival, limit: number, o: ItemOptions): Promise<ArrivalRead> {
-  const params: unknown[] = [...FILTER_PARAMS(f), after.v, after.k?.[0] ?? null, after.k?.[1] ?? null, after.k?.[2] ?? null, limit];
-  const n = params.length + 1;
-  params.push(...bounds(o));
+  const [urlId, country, language] = after.k ?? [null, null, null];
   // Keys compare in the collation-free order of uuid and "C" text, as compareArrivals does.
-  const result = await queryRows<ItemRow & { seen_version: string; head: string; as_of: number }>(
+  const result = await sqlRows<ItemRow & { seen_version: string; head: string; as_of: number }>(
     db,
-    `WITH cur AS (SELECT version FROM feed_versions WHERE id = 1),
+    sql`WITH cur AS (SELECT ${feedVersions.version} FROM ${feedVersions} WHERE ${feedVersions.id} = 1),
      page AS MATERIALIZED (
-       SELECT w.seen_version, w.url_id, w.country, w.language FROM profile_windows w
-       WHERE ${WHERE_ON('w', f)} AND w.seen_version >= $10::int8 AND w.seen_version <= (SELECT version FROM cur)
-         AND (w.seen_version > $10::int8 OR ($11::uuid IS NOT NULL AND (w.url_id, w.country COLLATE "C", w.language COLLATE "C") > ($11::uuid, $12::text COLLATE "C", $13::text COLLATE "C")))
-       ORDER BY w.seen_version, w.url_id, w.country COLLATE "C", w.language COLLATE "C" LIMIT $14)
+       SELECT ${w.seenVersion}, ${w.urlId}, ${w.country}, ${w.language} FROM ${profileWindows} ${w}
+       WHERE ${whereOn(w, f)} AND ${w.seenVersion} >= ${after.v}::int8 AND ${w.seenVersion} <= (SELECT version FROM cur)
+         AND (${w.seenVersion} > ${after.v}::int8 OR (${urlId}::uuid IS NOT NULL
+           AND (${w.urlId}, ${w.country} COLLATE "C", ${w.language} COLLATE "C") > (${urlId}::uuid, ${country}::text COLLATE "C", ${language}::text COLLATE "C")))
+       ORDER BY ${w.seenVersion}, ${w.urlId}, ${w.country} COLLATE "C", ${w.language} COLLATE "C" LIMIT ${limit})
      SELECT (SELECT version FROM cur)::text AS head,
-       (SELECT extract(epoch FROM as_of)::float8 FROM feed_windows_state WHERE id = 1) AS as_of, i.* FROM (SELECT 1) one LEFT JOIN LATERAL (
-       ${selectItems(n)}, k.seen_version::text AS seen_version
+       (SELECT extract(epoch FROM ${feedWindowsState.asOf})::float8 FROM ${feedWindowsState} WHERE ${feedWindowsState.id} = 1) AS as_of,
+       i.* FROM (SELECT 1) one LEFT JOIN LATERAL (
+       ${selectItems(o)}, k.seen_version::text AS seen_version
        FROM page k
-       JOIN url_profiles p ON (p.url_id, p.country, p.language) = (k.url_id, k.country, k.language)
-       JOIN articles a ON a.id = k.url_id
-       LEFT JOIN publishers pub ON pub.domain = a.domain) i ON true
+       ${ITEM_JOINS}) i ON true
      ORDER BY i.seen_version::int8, i.url_id, i.country COLLATE "C", i.language COLLATE "C"`,
-    params,
   );
   const version = Number(result[0]?.head ?? after.v);
   const rows = result.filter((r) => r.url_id !== null).map(({ head: _, as_of: __, ...row }) => row);
@@ -60,6 +63,9 @@ export async function readArrivals(db: Db, f: FeedFilter, after: Arrival, limit:
 
 /** The current feed version: where a stream that wants only what is new starts. */
 export async function currentVersion(db: Db): Promise<number> {
-  const [row] = await queryRows<{ version: string }>(db, 'SELECT version::text FROM feed_versions WHERE id = 1');
+  const [row] = await sqlRows<{ version: string }>(
+    db,
+    sql`SELECT ${feedVersions.version}::text FROM ${feedVersions} WHERE ${feedVersions.id} = 1`,
+  );
   return Number(row?.version ?? 0);
 }

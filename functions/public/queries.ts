@@ -1,24 +1,28 @@
 // Public profile reads: only public columns are selected (publisher profile fields, article title,
 // URL, image, publisher label, first-seen time), never project, key or tracking data.
+import { type GetColumnData, sql } from 'drizzle-orm';
 import type { Db } from '../../shared/db/client';
-import { queryRows } from '../../shared/db/raw';
+import { sqlRows } from '../../shared/db/raw';
+import { articleEntities, articles, entities, publishers } from '../../shared/db/schema/content';
 
 /** Newest publications returned per profile (the widget shows up to this many). */
 export const RECENT_LIMIT = 6;
 
 export interface PublicationRow {
-  title: string;
-  url: string;
-  imageUrl: string | null;
-  sourceLabel: string;
+  title: GetColumnData<typeof articles.title>;
+  url: GetColumnData<typeof articles.url>;
+  imageUrl: GetColumnData<typeof articles.imageUrl>;
+  sourceLabel: GetColumnData<typeof articles.publisher>;
+  /** first_seen_at as ISO 8601 text. */
   publishedAt: string;
 }
 
+/** A requested domain; the publisher's columns are null when it has no publisher row. */
 export interface ProfileRow {
-  domain: string;
-  kg_id: string | null;
-  profile_title: string | null;
-  followers: number | null;
+  domain: GetColumnData<typeof publishers.domain>;
+  kg_id: GetColumnData<typeof publishers.kgId>;
+  profile_title: GetColumnData<typeof publishers.profileTitle>;
+  followers: GetColumnData<typeof publishers.followers>;
   /** Newest first; empty when the domain has no articles. */
   recent: PublicationRow[];
 }
@@ -30,30 +34,31 @@ export interface ProfileRow {
  * with null profile columns.
  */
 export function profilesFor(db: Db, domains: string[], recentLimit = RECENT_LIMIT): Promise<ProfileRow[]> {
-  return queryRows<ProfileRow>(
+  return sqlRows<ProfileRow>(
     db,
-    `SELECT d.domain, p.kg_id, p.profile_title, p.followers::float8 AS followers, coalesce(r.items, '[]'::json) AS recent
-     FROM unnest($1::text[]) AS d(domain)
-     LEFT JOIN publishers p ON p.domain = d.domain
+    sql`SELECT d.domain, ${publishers.kgId}, ${publishers.profileTitle}, ${publishers.followers}::float8 AS followers,
+          coalesce(r.items, '[]'::json) AS recent
+     FROM unnest(${sql.param(domains)}::text[]) AS d(domain)
+     LEFT JOIN ${publishers} ON ${publishers.domain} = d.domain
      LEFT JOIN LATERAL (
        SELECT json_agg(json_build_object(
                 'title', a.title, 'url', a.url, 'imageUrl', a.image_url, 'sourceLabel', a.publisher,
                 'publishedAt', to_char(a.first_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"'))
               ORDER BY a.first_seen_at DESC, a.id) AS items
-       FROM (SELECT title, url, image_url, publisher, first_seen_at, id FROM articles
-             WHERE domain = d.domain ORDER BY first_seen_at DESC, id LIMIT $2) a
+       FROM (SELECT ${articles.title}, ${articles.url}, ${articles.imageUrl}, ${articles.publisher}, ${articles.firstSeenAt}, ${articles.id}
+             FROM ${articles} WHERE ${articles.domain} = d.domain ORDER BY ${articles.firstSeenAt} DESC, ${articles.id} LIMIT ${recentLimit}) a
      ) r ON true`,
-    [domains, recentLimit],
   );
 }
 
 export type MatchReason = 'publisher_name' | 'domain' | 'entity' | 'keyword';
 
 export interface SearchRow {
-  domain: string;
-  kg_id: string | null;
-  profile_title: string;
-  followers: number | null;
+  domain: GetColumnData<typeof publishers.domain>;
+  kg_id: GetColumnData<typeof publishers.kgId>;
+  /** Not null: only publishers with a profile match. */
+  profile_title: NonNullable<GetColumnData<typeof publishers.profileTitle>>;
+  followers: GetColumnData<typeof publishers.followers>;
   reason: MatchReason;
   matched: string;
   score: number;
@@ -80,12 +85,15 @@ const KEYWORD_SAMPLE = 5_000;
 
 export function searchProfiles(db: Db, q: string, domain: string | null, limit: number): Promise<SearchRow[]> {
   const label = q.toLowerCase().replace(/\s+/g, '');
-  return queryRows<SearchRow>(
+  const qLike = likeEscape(q);
+  return sqlRows<SearchRow>(
     db,
-    `WITH q AS (SELECT search_norm($1) AS t, '%' || search_norm($2) || '%' AS anywhere, search_norm($2) || '%' AS prefix,
-                       '% ' || search_norm($2) || '%' AS word, $3::text AS dom, $4::text AS label, '%' || $5 || '%' AS label_anywhere),
-     profiles AS (SELECT domain, name, kg_id, profile_title, followers, search_norm(profile_title) AS t1, search_norm(name) AS t2
-                  FROM publishers WHERE profile_title IS NOT NULL),
+    sql`WITH q AS (SELECT search_norm(${q}) AS t, '%' || search_norm(${qLike}) || '%' AS anywhere, search_norm(${qLike}) || '%' AS prefix,
+                       '% ' || search_norm(${qLike}) || '%' AS word, ${domain ?? ''}::text AS dom, ${label}::text AS label,
+                       '%' || ${likeEscape(label)} || '%' AS label_anywhere),
+     profiles AS (SELECT ${publishers.domain}, ${publishers.name}, ${publishers.kgId}, ${publishers.profileTitle}, ${publishers.followers},
+                         search_norm(${publishers.profileTitle}) AS t1, search_norm(${publishers.name}) AS t2
+                  FROM ${publishers} WHERE ${publishers.profileTitle} IS NOT NULL),
      by_name AS (
        SELECT p.domain, 'publisher_name' AS reason,
               CASE WHEN p.t1 = q.t OR p.t2 = q.t THEN 1.0
@@ -100,20 +108,20 @@ export function searchProfiles(db: Db, q: string, domain: string | null, limit: 
               p.domain AS matched
        FROM profiles p, q WHERE p.domain = q.dom OR (q.label <> '' AND p.domain LIKE q.label_anywhere)),
      entity_hits AS (
-       SELECT a.domain, min(e.name) AS matched, count(*) AS n
-       FROM entities e JOIN article_entities ae ON ae.entity_id = e.id JOIN articles a ON a.id = ae.url_id
-       WHERE e.normalized_name = lower(trim($1)) OR e.kg_id = trim($1)
-       GROUP BY a.domain),
+       SELECT ${articles.domain}, min(${entities.name}) AS matched, count(*) AS n
+       FROM ${entities} JOIN ${articleEntities} ON ${articleEntities.entityId} = ${entities.id} JOIN ${articles} ON ${articles.id} = ${articleEntities.urlId}
+       WHERE ${entities.normalizedName} = lower(trim(${q})) OR ${entities.kgId} = trim(${q})
+       GROUP BY ${articles.domain}),
      by_entity AS (
        SELECT h.domain, 'entity' AS reason, 0.5 + 0.2 * h.n / max(h.n) OVER () AS score, h.matched
        FROM entity_hits h JOIN profiles p USING (domain)),
      keyword_hits AS (
        SELECT m.domain, count(*) AS n
-       FROM (SELECT a.domain FROM articles a, q
-             WHERE to_tsvector('simple', search_norm(a.title)) @@ plainto_tsquery('simple', q.t) LIMIT ${KEYWORD_SAMPLE}) m
+       FROM (SELECT ${articles.domain} FROM ${articles}, q
+             WHERE to_tsvector('simple', search_norm(${articles.title})) @@ plainto_tsquery('simple', q.t) LIMIT ${sql.raw(String(KEYWORD_SAMPLE))}) m
        GROUP BY m.domain),
      by_keyword AS (
-       SELECT h.domain, 'keyword' AS reason, 0.2 + 0.2 * h.n / max(h.n) OVER () AS score, $1::text AS matched
+       SELECT h.domain, 'keyword' AS reason, 0.2 + 0.2 * h.n / max(h.n) OVER () AS score, ${q}::text AS matched
        FROM keyword_hits h JOIN profiles p USING (domain)),
      hits AS (SELECT * FROM by_name UNION ALL SELECT * FROM by_domain UNION ALL SELECT * FROM by_entity UNION ALL SELECT * FROM by_keyword),
      ranked AS (
@@ -127,17 +135,17 @@ export function searchProfiles(db: Db, q: string, domain: string | null, limit: 
      FROM ranked r JOIN profiles p USING (domain)
      WHERE r.nth = 1
      ORDER BY r.score DESC, p.followers DESC NULLS LAST, r.domain
-     LIMIT $6`,
-    [q, likeEscape(q), domain ?? '', label, likeEscape(label), limit],
+     LIMIT ${limit}`,
   );
 }
 
 /** The widget demo's default domains: the two profiles with the most followers, then one publisher without a profile. */
 export async function demoDomains(db: Db): Promise<string[]> {
-  const rows = await queryRows<{ domain: string }>(
+  const rows = await sqlRows<Pick<ProfileRow, 'domain'>>(
     db,
-    `(SELECT domain FROM publishers WHERE profile_title IS NOT NULL ORDER BY followers DESC NULLS LAST, domain LIMIT 2)
-     UNION ALL (SELECT domain FROM publishers WHERE profile_title IS NULL ORDER BY domain LIMIT 1)`,
+    sql`(SELECT ${publishers.domain} FROM ${publishers} WHERE ${publishers.profileTitle} IS NOT NULL
+         ORDER BY ${publishers.followers} DESC NULLS LAST, ${publishers.domain} LIMIT 2)
+     UNION ALL (SELECT ${publishers.domain} FROM ${publishers} WHERE ${publishers.profileTitle} IS NULL ORDER BY ${publishers.domain} LIMIT 1)`,
   );
   return rows.map((r) => r.domain);
 }

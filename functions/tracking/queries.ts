@@ -1,7 +1,12 @@
 // Tracking-list reads. Every query takes the caller's project id.
+import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../shared/db/client';
-import { queryRows } from '../../shared/db/raw';
+import { sqlRows } from '../../shared/db/raw';
 import type { ListKind, Plan } from '../../shared/db/schema';
+import { projects } from '../../shared/db/schema/accounts';
+import { articles } from '../../shared/db/schema/content';
+import { mentionMatches, trackingListItems, trackingLists } from '../../shared/db/schema/tracking';
 
 export interface ListRow {
   id: string;
@@ -25,54 +30,59 @@ export interface ListRow {
   extraction_started_at: Date | null;
 }
 
-const LIST_COLUMNS = `l.id, l.kind, l.name, l.color_index, l.created_at, l.updated_at, l.countries, l.langs,
-  l.search_scope, l.match_types, l.active, l.last_scanned_at, l.next_scan_at, l.scan_status, l.scan_error,
-  l.extraction_started_at,
-  (SELECT count(*) FROM tracking_list_items i WHERE i.list_id = l.id)::int AS item_count,
-  CASE WHEN l.kind = 'mention' THEN (SELECT count(DISTINCT m.url_id) FROM mention_matches m WHERE m.list_id = l.id) END::int AS matches_count,
-  CASE WHEN l.kind = 'mention' THEN (SELECT count(DISTINCT m.url_id) FROM mention_matches m JOIN articles a ON a.id = m.url_id
-    WHERE m.list_id = l.id AND a.first_seen_at >= $2::timestamptz - interval '24 hours') END::int AS new_publications_24h`;
+/** A list `l`, its items `i`, their matches `m`, the project `p`. */
+const l = alias(trackingLists, 'l');
+const i = alias(trackingListItems, 'i');
+const m = alias(mentionMatches, 'm');
+const p = alias(projects, 'p');
+const a = alias(articles, 'a');
+
+const listColumns = (
+  now: Date,
+) => sql`${l.id}, ${l.kind}, ${l.name}, ${l.colorIndex}, ${l.createdAt}, ${l.updatedAt}, ${l.countries}, ${l.langs},
+  ${l.searchScope}, ${l.matchTypes}, ${l.active}, ${l.lastScannedAt}, ${l.nextScanAt}, ${l.scanStatus}, ${l.scanError},
+  ${l.extractionStartedAt},
+  (SELECT count(*) FROM ${trackingListItems} ${i} WHERE ${i.listId} = ${l.id})::int AS item_count,
+  CASE WHEN ${l.kind} = 'mention' THEN (SELECT count(DISTINCT ${m.urlId}) FROM ${mentionMatches} ${m} WHERE ${m.listId} = ${l.id}) END::int AS matches_count,
+  CASE WHEN ${l.kind} = 'mention' THEN (SELECT count(DISTINCT ${m.urlId}) FROM ${mentionMatches} ${m} JOIN ${articles} ${a} ON ${a.id} = ${m.urlId}
+    WHERE ${m.listId} = ${l.id} AND ${a.firstSeenAt} >= ${now.toISOString()}::timestamptz - interval '24 hours') END::int AS new_publications_24h`;
 
 export async function listLists(db: Db, projectId: string, now: Date, kind: ListKind | undefined, limit: number, offset: number) {
+  const k = kind ?? null;
   const [rows, [{ total }]] = await Promise.all([
-    queryRows<ListRow>(
+    sqlRows<ListRow>(
       db,
-      `SELECT ${LIST_COLUMNS} FROM tracking_lists l WHERE l.project_id = $1 AND ($3::text IS NULL OR l.kind = $3)
-       ORDER BY l.updated_at DESC, l.id LIMIT $4 OFFSET $5`,
-      [projectId, now.toISOString(), kind ?? null, limit, offset],
+      sql`SELECT ${listColumns(now)} FROM ${trackingLists} ${l} WHERE ${l.projectId} = ${projectId} AND (${k}::text IS NULL OR ${l.kind} = ${k})
+       ORDER BY ${l.updatedAt} DESC, ${l.id} LIMIT ${limit} OFFSET ${offset}`,
     ),
-    queryRows<{ total: number }>(
+    sqlRows<{ total: number }>(
       db,
-      `SELECT count(*)::int AS total FROM tracking_lists WHERE project_id = $1 AND ($2::text IS NULL OR kind = $2)`,
-      [projectId, kind ?? null],
+      sql`SELECT count(*)::int AS total FROM ${trackingLists} WHERE ${trackingLists.projectId} = ${projectId} AND (${k}::text IS NULL OR ${trackingLists.kind} = ${k})`,
     ),
   ]);
   return { rows, total };
 }
 
 export async function getList(db: Db, projectId: string, listId: string, now: Date): Promise<ListRow | undefined> {
-  const [row] = await queryRows<ListRow>(db, `SELECT ${LIST_COLUMNS} FROM tracking_lists l WHERE l.project_id = $1 AND l.id = $3`, [
-    projectId,
-    now.toISOString(),
-    listId,
-  ]);
+  const [row] = await sqlRows<ListRow>(
+    db,
+    sql`SELECT ${listColumns(now)} FROM ${trackingLists} ${l} WHERE ${l.projectId} = ${projectId} AND ${l.id} = ${listId}`,
+  );
   return row;
 }
 
-/** Tracked items per kind across the project's lists (mention lists: distinct keywords). */
 /**
  * Items used per kind, and the project's plan (the caps come from the project read, not from the key:
  * an internal key naming a project sees that project's caps). `plan` is null for an unknown project.
  */
 export async function usedPerKind(db: Db, projectId: string): Promise<{ plan: Plan | null; used: Map<string, number> }> {
-  const rows = await queryRows<{ plan: Plan; kind: string | null; used: number }>(
+  const rows = await sqlRows<{ plan: Plan; kind: string | null; used: number }>(
     db,
-    `SELECT p.plan, l.kind, CASE WHEN l.kind = 'mention' THEN count(DISTINCT lower(i.raw_text)) ELSE count(DISTINCT i.key) END::int AS used
-     FROM projects p
-     LEFT JOIN tracking_lists l ON l.project_id = p.id
-     LEFT JOIN tracking_list_items i ON i.list_id = l.id
-     WHERE p.id = $1 GROUP BY p.plan, l.kind`,
-    [projectId],
+    sql`SELECT ${p.plan}, ${l.kind}, CASE WHEN ${l.kind} = 'mention' THEN count(DISTINCT lower(${i.rawText})) ELSE count(DISTINCT ${i.key}) END::int AS used
+     FROM ${projects} ${p}
+     LEFT JOIN ${trackingLists} ${l} ON ${l.projectId} = ${p.id}
+     LEFT JOIN ${trackingListItems} ${i} ON ${i.listId} = ${l.id}
+     WHERE ${p.id} = ${projectId} GROUP BY ${p.plan}, ${l.kind}`,
   );
   return { plan: rows[0]?.plan ?? null, used: new Map(rows.filter((r) => r.kind !== null).map((r) => [r.kind!, r.used])) };
 }
@@ -91,13 +101,12 @@ export interface ItemRow {
 
 /** Items newest added first (ties: list position, then key); none for another project's list. */
 export function listItems(db: Db, projectId: string, listId: string, limit: number | null = null, offset = 0) {
-  return queryRows<ItemRow>(
+  return sqlRows<ItemRow>(
     db,
-    `SELECT i.id, i.key, i.name, i.type, i.added_at, i.raw_text, i.match_type, i.position,
-       (SELECT count(DISTINCT m.url_id) FROM mention_matches m WHERE m.term_id = i.id)::int AS matches_count
-     FROM tracking_list_items i WHERE i.list_id = $1
-       AND EXISTS (SELECT 1 FROM tracking_lists l WHERE l.id = $1 AND l.project_id = $4)
-     ORDER BY i.added_at DESC, i.position NULLS LAST, i.key LIMIT $2 OFFSET $3`,
-    [listId, limit, offset, projectId],
+    sql`SELECT ${i.id}, ${i.key}, ${i.name}, ${i.type}, ${i.addedAt}, ${i.rawText}, ${i.matchType}, ${i.position},
+       (SELECT count(DISTINCT ${m.urlId}) FROM ${mentionMatches} ${m} WHERE ${m.termId} = ${i.id})::int AS matches_count
+     FROM ${trackingListItems} ${i} WHERE ${i.listId} = ${listId}
+       AND EXISTS (SELECT 1 FROM ${trackingLists} ${l} WHERE ${l.id} = ${listId} AND ${l.projectId} = ${projectId})
+     ORDER BY ${i.addedAt} DESC, ${i.position} NULLS LAST, ${i.key} LIMIT ${limit} OFFSET ${offset}`,
   );
 }

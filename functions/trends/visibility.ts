@@ -1,20 +1,29 @@
-// What a key may see of the trends area, as SQL conditions over the parameters of its Scope
-// (shared/scope.ts), so what it may not see answers like an unknown id and counts nowhere
-// (docs/DECISIONS.md "Visibility is uniform"): trends by region, articles by market and by the plan's
-// categories (docs/TRENDS.md "Region gate and what a key sees").
-import { inPlanCategories } from '../../shared/db/plan-scope';
+// What a key may see of the trends area, as SQL conditions over its Scope (shared/scope.ts), so what it
+// may not see answers like an unknown id and counts nowhere (docs/DECISIONS.md "Visibility is uniform"):
+// trends by region, articles by market and by the plan's categories (docs/TRENDS.md "Region gate and what a key sees").
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { inPlan } from '../../shared/db/article-filters';
+import { urlProfiles } from '../../shared/db/schema/content';
+import { categoriesParam, marketsParam, type Scope } from '../../shared/scope';
+
+/** The region columns of a trend row (trends, or an alias of it). */
+export type TrendRegion = Record<'primaryCountry' | 'countryScope', SQLWrapper>;
+
+/** Trend `t` is visible: its primary country or a code of its country_scope is one of the scope's markets (or every market). */
+export function trendVisible(scope: Scope, t: TrendRegion): SQL {
+  const markets = sql.param(marketsParam(scope));
+  return sql`(${markets}::text[] IS NULL OR ${t.primaryCountry} = ANY(${markets}::text[]) OR ${t.countryScope} && ${markets}::text[])`;
+}
+
+const vp = alias(urlProfiles, 'vp');
 
 /**
- * Trend `t` is visible: its primary country or a code of its country_scope is one of the markets in
- * `param` (a text[] parameter; NULL = every market).
+ * Article `id` is visible: it surfaced in one of the scope's markets (every article for every market)
+ * and has a category under the plan's top levels (every article for every category).
  */
-export const trendVisible = (param: string, t = 't') =>
-  `(${param}::text[] IS NULL OR ${t}.primary_country = ANY(${param}::text[]) OR ${t}.country_scope && ${param}::text[])`;
-
-/**
- * Article `id` is visible: it surfaced in one of the markets (`markets`, NULL = every article) and
- * has a category under the plan's top levels (`plan`, NULL = every article).
- */
-export const articleVisible = (markets: string, plan: string, id: string) =>
-  `((${markets}::text[] IS NULL OR EXISTS (SELECT 1 FROM url_profiles vp WHERE vp.url_id = ${id} AND vp.country = ANY(${markets}::text[])))
-    AND ${inPlanCategories(plan, id)})`;
+export function articleVisible(scope: Scope, id: SQLWrapper): SQL {
+  const markets = sql.param(marketsParam(scope));
+  return sql`((${markets}::text[] IS NULL OR EXISTS (SELECT 1 FROM ${urlProfiles} ${vp} WHERE ${vp.urlId} = ${id} AND ${vp.country} = ANY(${markets}::text[])))
+    AND ${inPlan(categoriesParam(scope), id)})`;
+}

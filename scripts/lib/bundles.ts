@@ -23,8 +23,12 @@ export type WorkerName = (typeof WORKERS)[number];
 const AREA_BUDGET_KIB = 215;
 export const BUDGET_KIB: Record<WorkerName, number> = {
   // 222 since issue 45: the matches stream (its route, the shared SSE writer, signal and spend timer).
-  tracking: 222,
-  feed: AREA_BUDGET_KIB,
+  // 224 since issue 48's SQL over the schema: the list reads import the tracking, accounts and content
+  // table definitions (223.6 KiB; 221.5 before).
+  tracking: 224,
+  // 217 since issue 48's SQL over the schema: the feed's reads import the content, feed and trends table
+  // definitions (216.2 KiB; 213.1 before).
+  feed: 217,
   public: AREA_BUDGET_KIB,
   geo: AREA_BUDGET_KIB,
   trends: AREA_BUDGET_KIB,
@@ -35,7 +39,10 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   // 294 since issue 46: the edge limits' lease script (its Lua text), plan-gates.ts and grant.ts.
   // 302 since issue 45: both streams' routes (the MCP Worker mounts every area's routes).
   // 303 since issue 48: the cache registry's holders and names, beside the streams' slot leases.
-  mcp: 303,
+  // 306 since issue 48's SQL over the schema: query modules import the table definitions (shared/db/schema/*;
+  // content.ts alone 1.6 KiB gzip, with its index declarations, which a bundle cannot drop); public, geo, articles
+  // (305.2), feed (307.0), trends (307.4), entities (308.3), tracking lists (309.4).
+  mcp: 310,
 };
 
 /** A path literal that only the named area registers. */

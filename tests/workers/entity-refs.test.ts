@@ -2,6 +2,7 @@
 // subquery), never matched per row by `kg_id = ref OR normalized_name = ...`
 // (docs/SECURITY.md "Entity refs resolved once per statement").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drizzle } from 'drizzle-orm/neon-http';
 import type { Db } from '../../shared/db/client';
 import { countProfiles, readPage, type FeedFilter, type PageRequest } from '../../functions/feed/queries';
 import { listArticles } from '../../functions/articles/queries';
@@ -64,7 +65,7 @@ function recording(): { db: Db; sent: [string, unknown[]][] } {
       return client.query(text, params, opts as never);
     },
   });
-  return { db: { ...world.db, $client } as unknown as Db, sent };
+  return { db: drizzle({ client: $client as never }) as unknown as Db, sent };
 }
 
 /** The old per-row predicate, as the oracle: article ids matching `refs` (any, or all). */

@@ -1,0 +1,135 @@
+// Queries name the schema's columns (issue 48): renaming a column's TypeScript property in shared/db/schema
+// fails the type check in the query module that reads it. Each case type-checks a copy of functions/ and
+// shared/ (the query modules and what they import, with the repository's compiler options): once as it is,
+// which passes, and once with one property renamed, which must fail and name the query module.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSC = join(ROOT, 'node_modules/.bin/tsc');
+
+/** The query modules whose SQL is drizzle's `sql` template over the schema's tables and columns. */
+const QUERY_MODULES = [
+  'functions/public/queries.ts',
+  'functions/geo/queries.ts',
+  'functions/articles/queries.ts',
+  'functions/feed/queries.ts',
+  'functions/feed/items.ts',
+  'functions/feed/stream-queries.ts',
+  'functions/trends/queries.ts',
+  'functions/trends/articles-query.ts',
+  'functions/trends/hierarchy-queries.ts',
+  'functions/entities/queries.ts',
+  'functions/tracking/queries.ts',
+];
+
+/** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
+const RENAMES = [
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "profileTitle: text('profile_title')",
+    to: "profileTitleRenamed: text('profile_title')",
+    reader: 'functions/public/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/geo.ts',
+    from: "subRegion: text('sub_region')",
+    to: "subRegionRenamed: text('sub_region')",
+    reader: 'functions/geo/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "impressionsTotal: bigint('impressions_total'",
+    to: "impressionsTotalRenamed: bigint('impressions_total'",
+    reader: 'functions/articles/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/feed.ts',
+    from: "validTo: bigint('valid_to'",
+    to: "validToRenamed: bigint('valid_to'",
+    reader: 'functions/feed/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/trends.ts',
+    from: "assignmentScore: doublePrecision('assignment_score')",
+    to: "assignmentScoreRenamed: doublePrecision('assignment_score')",
+    reader: 'functions/feed/items.ts',
+  },
+  {
+    schema: 'shared/db/schema/trends.ts',
+    from: "establishedAt: tstz('established_at')",
+    to: "establishedAtRenamed: tstz('established_at')",
+    reader: 'functions/trends/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/trends.ts',
+    from: "nArticles: integer('n_articles').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.level, t.market",
+    to: "nArticlesRenamed: integer('n_articles').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.level, t.market",
+    reader: 'functions/trends/hierarchy-queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "wikipediaUrl: text('wikipedia_url')",
+    to: "wikipediaUrlRenamed: text('wikipedia_url')",
+    reader: 'functions/entities/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/tracking.ts',
+    from: "colorIndex: integer('color_index')",
+    to: "colorIndexRenamed: integer('color_index')",
+    reader: 'functions/tracking/queries.ts',
+  },
+];
+
+const copies: string[] = [];
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+/** functions/ and shared/ copied beside a tsconfig that checks only QUERY_MODULES (and their imports). */
+function copyTree(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sql-rename-'));
+  copies.push(dir);
+  for (const folder of ['functions', 'shared']) cpSync(join(ROOT, folder), join(dir, folder), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8'));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: QUERY_MODULES }));
+  return dir;
+}
+
+/** tsc's verdict on the copy: 'ok', or its diagnostics. */
+async function typecheck(dir: string): Promise<string> {
+  try {
+    await run(TSC, ['--noEmit', '-p', join(dir, 'tsconfig.json')], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+    return 'ok';
+  } catch (err) {
+    const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
+    return `${stdout}${stderr}`.trim() || String(err);
+  }
+}
+
+describe('a renamed schema column fails the type check of the queries that read it', () => {
+  it('the query modules type-check as they are', async () => {
+    expect(await typecheck(copyTree())).toBe('ok');
+  }, 60_000);
+
+  it.each(RENAMES)(
+    '$from renamed in $schema fails $reader',
+    async ({ schema, from, to, reader }) => {
+      const dir = copyTree();
+      const file = join(dir, schema);
+      const text = readFileSync(file, 'utf8');
+      expect(text.split(from).length, `${from} occurs once in ${schema}`).toBe(2);
+      writeFileSync(file, text.replace(from, to));
+      const verdict = await typecheck(dir);
+      expect(verdict).not.toBe('ok');
+      expect(verdict).toContain(reader);
+    },
+    60_000,
+  );
+});

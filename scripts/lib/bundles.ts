@@ -39,7 +39,7 @@ export const BUDGET_KIB: Record<WorkerName, number> = {
   // 294 since issue 46: the edge limits' lease script (its Lua text), plan-gates.ts and grant.ts.
   // 302 since issue 45: both streams' routes (the MCP Worker mounts every area's routes).
   // 303 since issue 48: the cache registry's holders and names, beside the streams' slot leases.
-  // 306 since issue 48's SQL over the schema: query modules import the table definitions (shared/db/schema/*;
+  // 310 since issue 48's SQL over the schema: query modules import the table definitions (shared/db/schema/*;
   // content.ts alone 1.6 KiB gzip, with its index declarations, which a bundle cannot drop); public, geo, articles
   // (305.2), feed (307.0), trends (307.4), entities (308.3), tracking lists (309.4).
   mcp: 310,

@@ -16,6 +16,9 @@ const TIMED = {
   workers: [
     'aggregate-budget',
     'aggregate-single-flight',
+    // Its outcomes (hit, miss) hold only while Redis answers within its budget: under load a lookup that
+    // timed out reads `bypass`.
+    'cached-reads',
     'edge-bounds',
     'edge-limits',
     'gateway',

@@ -3,7 +3,7 @@
 // parameter and the minute of "now", kept for FEED_CACHE_SECONDS in Redis (shared by the isolates) and
 // for ISOLATE_CACHE_SECONDS in this isolate (namespaces.feedPages). A page is a read, not an aggregate:
 // concurrent identical misses of one isolate compute once (its flights), and no lock is taken across
-// isolates (two isolates missing together each read it, as any uncached read). A hit is sent as stored
+// isolates (two isolates missing together each read it, like every uncached read). A hit is sent as stored
 // (body, ETag), its `Link` built from the caller's own query (the stored one names the first caller's).
 // Answers with markdown are never cached (large, and the spec says markdown disables caching).
 import type { Context } from 'hono';

@@ -233,7 +233,8 @@ export async function recomputeSpans(db: Queryable, changes: readonly SpanChange
   const params = profileParams(keys);
   await db.query(SAVE_SPANS, params);
   await db.query(CLEAR_SPANS, params);
-  const [lu, lc, ll] = profileParams(recomputed);
+  const lostParams = profileParams(recomputed);
+  const [lu, lc, ll] = lostParams;
   await db.query(MERGE_SPANS, [
     gained.map((g) => g.url_id),
     gained.map((g) => g.country),
@@ -243,7 +244,7 @@ export async function recomputeSpans(db: Queryable, changes: readonly SpanChange
     lc,
     ll,
   ]);
-  if (recomputed.length) await db.query(RECOMPUTE_SPANS, profileParams(recomputed));
+  if (recomputed.length) await db.query(RECOMPUTE_SPANS, lostParams);
   const { rows } = await db.query<{ url_id: string }>(LOST_SPANS);
   await db.query(SAVE_NEW_SPANS, params);
   await db.query(ADDED_TABLE);

@@ -203,19 +203,19 @@ export async function writeObservations(ctx: BatchContext): Promise<void> {
     profiles.set(`${h.url_id}|${h.country}|${h.language}`, h);
   }
   const keys = [...profiles.values()];
+  const changedHours = res.rows.map((h) => ({ ...h, hour: new Date(h.hour).toISOString() }));
   await applyHourDeltas(
     ctx.db,
-    res.rows.map((h) => ({
+    changedHours.map((h) => ({
       url_id: h.url_id,
       country: h.country,
       language: h.language,
-      hour: new Date(h.hour).toISOString(),
+      hour: h.hour,
       impressions: Number(h.impressions) - Number(h.old_impressions ?? 0),
       position_sum: Number(h.position_sum_delta),
     })),
   );
-  const spanChanges = res.rows.map((h) => ({ ...h, hour: new Date(h.hour).toISOString() }));
-  for (const url of await recomputeSpans(ctx.db, spanChanges)) ctx.lostSpanUrls.add(url);
+  for (const url of await recomputeSpans(ctx.db, changedHours)) ctx.lostSpanUrls.add(url);
   for (const k of keys) ctx.spanUrls.add(k.url_id);
   const profileUrls = [...new Set(keys.map((p) => p.url_id))];
   const entityHours = await trackProfileFirsts(ctx.db, profileUrls, ctx.entityTops);

@@ -4,10 +4,10 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { keyedChain, publicChain, type AreaOptions } from './chain';
 import { createClock } from './clock';
-import { createDb } from './db/client';
 import { readConfig, type Env } from './env';
 import { onError, onNotFound } from './errors';
-import { createStore } from './redis';
+import { keylessServices } from './keyless-services';
+import { once } from './once';
 import { securityHeaders } from './security-headers';
 import { validationHook } from './validation';
 
@@ -21,9 +21,13 @@ export function createApp(): App {
   return app;
 }
 
-/** Builds `c.var.config/db/store/clock` for one request; no client outlives its request. */
+/**
+ * Builds `c.var.config/db/store/clock` for one request; no client outlives its request. The client
+ * modules load with the first keyed request: the public routes' app loads them only when it reads.
+ */
 export function services(): MiddlewareHandler<Env> {
   return async function services(c, next) {
+    const [{ createDb }, { createStore }] = await clientModules();
     const config = readConfig(c.env);
     c.set('config', config);
     c.set('db', createDb(config));
@@ -32,6 +36,8 @@ export function services(): MiddlewareHandler<Env> {
     await next();
   };
 }
+
+const clientModules = once(() => Promise.all([import('./db/client'), import('./redis')]));
 
 export type { AreaOptions };
 
@@ -42,7 +48,8 @@ export type { AreaOptions };
 export function createArea(options: AreaOptions): App {
   const app = createApp();
   const again = (request: Request, env: object, ctx: ExecutionContext) => app.fetch(request, env, ctx);
-  const chain = options.auth ? keyedChain(options, services(), again) : publicChain(options, services());
+  // A public route loads its clients when it reads, after validation (keylessServices).
+  const chain = options.auth ? keyedChain(options, services(), again) : publicChain(options, keylessServices());
   // `${base}/*` also matches `base` itself: registering both would run the chain twice.
   for (const base of options.basePaths) app.use(`${base}/*`, ...chain);
   return app;

@@ -14,6 +14,7 @@ import { freshness } from './freshness';
 import { inputHygiene } from './hygiene';
 import type { Channel } from './limits/channel';
 import { observe } from './observability/middleware';
+import { once } from './once';
 import { staleIfDown } from './stale/middleware';
 
 export interface AreaOptions {
@@ -42,14 +43,8 @@ export type Again = (request: Request, env: object, ctx: ExecutionContext) => Re
 
 /** A middleware whose module is evaluated on its first request; `name` is the middleware's own. */
 export function later(name: string, load: () => Promise<MiddlewareHandler<Env>>): MiddlewareHandler<Env> {
-  let loading: Promise<MiddlewareHandler<Env>> | undefined;
-  const run: MiddlewareHandler<Env> = async (c, next) => {
-    const middleware = await (loading ??= load().catch((err) => {
-      loading = undefined;
-      throw err;
-    }));
-    return middleware(c, next);
-  };
+  const loaded = once(load);
+  const run: MiddlewareHandler<Env> = async (c, next) => (await loaded())(c, next);
   return Object.defineProperty(run, 'name', { value: name });
 }
 

@@ -115,6 +115,8 @@ export interface Variables {
   clock: Clock;
   auth: AuthContext;
   limits: LimitState;
+  /** The watermark a public route read beside its data (functions/public/limit.ts), for `Data-As-Of` (shared/freshness.ts). */
+  dataAsOf?: string | null;
   /** X-Request-Id of this request (shared/observability). */
   requestId: string;
   /** How an aggregate answer came about (hit, miss, shared, bypass), for the log line; the header only for internal keys. */

@@ -9,6 +9,7 @@ import type { Db } from './db/client';
 import { queryRows } from './db/raw';
 import type { Config, Env } from './env';
 import { iso } from './format';
+import { withClients } from './keyless-services';
 
 export const DATA_AS_OF = 'Data-As-Of';
 /** How long an isolate reuses the watermark it read: a new hour shows within this many seconds. */
@@ -78,13 +79,18 @@ export const ageHeader = (storedAt: number, now = Date.now()) => ({ Age: String(
 export function freshness(): MiddlewareHandler<Env> {
   return async function freshness(c, next) {
     if (!carriesDataAsOf(c.req.path)) return next();
-    const { db, config } = c.var;
-    const asOf = dataAsOf(db, config);
-    asOf.catch(() => undefined); // an unreachable database fails the handler, which answers for it
+    const { config } = c.var;
+    // A request whose clients load when it reads (a public route, shared/keyless-services.ts) reads the
+    // watermark beside its own read (functions/public/limit.ts): `c.var.dataAsOf`.
+    const asOf = c.var.store.full ? undefined : dataAsOf(c.var.db, config);
+    asOf?.catch(() => undefined); // an unreachable database fails the handler, which answers for it
     await next();
     const res = c.res;
     if (res.status !== 200 || res.headers.has('ETag')) return;
-    const value = res.headers.get(DATA_AS_OF) ?? (await asOf.catch(() => watermarks.get(config.DATABASE_URL)?.value ?? null));
+    const read = () => asOf ?? withClients(c).then(() => dataAsOf(c.var.db, config));
+    const value =
+      res.headers.get(DATA_AS_OF) ??
+      (c.var.dataAsOf !== undefined ? c.var.dataAsOf : await read().catch(() => watermarks.get(config.DATABASE_URL)?.value ?? null));
     const json = res.headers.get('Content-Type')?.startsWith('application/json') ?? false;
     if (!json) {
       if (value) res.headers.set(DATA_AS_OF, value);

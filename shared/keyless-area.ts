@@ -11,48 +11,11 @@ import type { MiddlewareHandler } from 'hono';
 // builds its matcher on the first request), for the few patterns this app holds.
 import { Hono } from 'hono/tiny';
 import { publicChain, untilKey, type AreaOptions } from './chain';
-import { createClock } from './clock';
-import { readConfig, type Config, type Env } from './env';
+import type { Env } from './env';
 import { onError, onNotFound } from './errors';
-import type { Store } from './redis';
+import { keylessServices } from './keyless-services';
 import type { Method, PlainHandler } from './route-table';
 import { securityHeaders } from './security-headers';
-
-/**
- * The store of a request that needs no client: its key prefix, which the 401 throttle's isolate
- * check reads before the answer; the Redis client (and @upstash/redis) only when the throttle counts
- * the 401, after the answer (`full`, shared/limits/auth-failures.ts); the public isolate cache's
- * hits, which ask or pay Redis only now and then (functions/public/edge.ts).
- */
-export function keylessStore(config: Config): Store & Required<Pick<Store, 'full'>> {
-  const prefix = config.REDIS_PREFIX ? `${config.REDIS_PREFIX}:` : '';
-  let full: Promise<Store> | undefined;
-  const absent = (): never => {
-    throw new Error('a request without a key has no Redis client before its answer');
-  };
-  return {
-    prefix,
-    key: (...parts) => prefix + parts.join(':'),
-    get redis() {
-      return absent();
-    },
-    get text() {
-      return absent();
-    },
-    full: () => (full ??= import('./redis').then((m) => m.createStore(config))),
-  };
-}
-
-/** What a request that needs no client uses: the config, the store without clients (the 401 throttle), the clock. */
-function keylessServices(): MiddlewareHandler<Env> {
-  return async function services(c, next) {
-    const config = readConfig(c.env);
-    c.set('config', config);
-    c.set('store', keylessStore(config));
-    c.set('clock', createClock(config.NOW));
-    await next();
-  };
-}
 
 /** An app with createApp's headers and handlers, `chain` bound to the area's prefixes as createArea binds it. */
 function chainApp(options: AreaOptions, chain: MiddlewareHandler<Env>[]): Hono<Env> {

@@ -6,26 +6,17 @@
 // A request without a key to a keyed area is answered 401 by the area's chain before any route runs,
 // so it is served by the chain alone (shared/keyless-area.ts): no route schemas, no database client.
 //
-// Keep this file free of runtime imports beyond `hono/tiny`, ./auth/presented and ./route-table (no
+// Keep this file free of runtime imports beyond `hono/tiny`, ./auth/presented, ./once and ./route-table (no
 // imports): whatever it imports runs at startup.
 import type { ExecutionContext } from 'hono';
 import { Hono } from 'hono/tiny';
 import { presentedKey } from './auth/presented';
+import { once } from './once';
 import { optionsOf, routesOf, type Loader, type Method, type PlainLoader, type RouteTable } from './route-table';
 
 /** What a loaded part answers with: an area app holding some of the area's routes. */
 export interface Fetcher {
   fetch(request: Request, env?: unknown, ctx?: ExecutionContext): Response | Promise<Response>;
-}
-
-/** Memoizes a loader; a failed load is retried by the next request. */
-export function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let loading: Promise<T> | undefined;
-  return () =>
-    (loading ??= load().catch((err) => {
-      loading = undefined;
-      throw err;
-    }));
 }
 
 /** The stand-in of a route in the keyless app: the chain answers 401 before any route is reached. */

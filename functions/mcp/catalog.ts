@@ -7,7 +7,7 @@
 import type { App } from '../../shared/app';
 import { areaApp } from '../../shared/area-app';
 import { namespaces } from '../../shared/cache/namespaces';
-import { once } from '../../shared/lazy-area';
+import { once } from '../../shared/once';
 import { optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/route-table';
 import { completeDocument } from '../../shared/schemas/document';
 import { REST_ROUTE_TABLES } from '../route-tables';

@@ -5,18 +5,24 @@
 // check one per distinct domain (at least one). A client this isolate saw refused lately is decided
 // before anything is read; a refusal drops what was read for the 429.
 import type { Context, MiddlewareHandler } from 'hono';
+import type { Db } from '../../shared/db/client';
 import type { Env } from '../../shared/env';
+import { carriesDataAsOf, dataAsOf } from '../../shared/freshness';
+import { withClients } from '../../shared/keyless-services';
 import { clientIp, decideIp, ipHeaders, ipLimited, ipRefusedLately } from '../../shared/limits/ip';
 
 /** Static files cost nothing to serve: no limit. */
 const FREE_PATHS: ReadonlySet<string> = new Set(['/public/widget.js']);
 
 /**
- * The route's data read under the client's limit: `read` runs beside the decision of `cost`
- * requests; 429 (`asked`: what the message names) when it is refused.
+ * The route's data read under the client's limit, once its parameters passed validation: it loads
+ * the request's clients (shared/keyless-services.ts), then `read` runs beside the decision of `cost`
+ * requests and the watermark's read (`Data-As-Of`, shared/freshness.ts); 429 (`asked`: what the
+ * message names) when it is refused.
  */
-export async function limitedRead<T>(c: Context<Env>, cost: number, read: () => Promise<T>, asked = cost): Promise<T> {
-  const { store, config } = c.var;
+export async function limitedRead<T>(c: Context<Env>, cost: number, read: (db: Db) => Promise<T>, asked = cost): Promise<T> {
+  await withClients(c);
+  const { store, config, db } = c.var;
   const ip = clientIp(c.req.raw.headers);
   const perMinute = config.PUBLIC_RATE_LIMIT_PER_MINUTE;
   const refusedLately = ipRefusedLately(store, ip, perMinute);
@@ -26,11 +32,16 @@ export async function limitedRead<T>(c: Context<Env>, cost: number, read: () => 
     c.set('ipDecision', decision);
     if (!decision.success) throw ipLimited(decision, asked);
   };
+  // The answer's `Data-As-Of`, for freshness(); a failed read leaves it to freshness's fallback.
+  const asOf = async () => {
+    if (carriesDataAsOf(c.req.path)) c.set('dataAsOf', await dataAsOf(db, config).catch(() => undefined));
+  };
   if (refusedLately) {
     await decide();
-    return read();
+    const [value] = await Promise.all([read(db), asOf()]);
+    return value;
   }
-  const [decision, value] = await Promise.allSettled([decide(), read()]);
+  const [decision, value] = await Promise.allSettled([decide(), read(db), asOf()]);
   if (decision.status === 'rejected') throw decision.reason;
   if (value.status === 'rejected') throw value.reason;
   return value.value;

@@ -82,17 +82,20 @@ export async function startBundled(
 
 /**
  * Starts an already bundled Worker script (modules under `dir`) with the dev vars and `overrides`;
- * `compatibilityFlags`: its environment's (a deployed request Worker opts out of Node compatibility, see wrangler.toml).
+ * `compatibilityFlags`: its environment's (a deployed request Worker opts out of Node compatibility, see wrangler.toml);
+ * `logs`: each line the Worker logs (Miniflare prints them otherwise).
  */
 export async function runScript(
   scriptPath: string,
   dir: string,
   overrides: Record<string, string> = {},
   compatibilityFlags = COMPATIBILITY.compatibilityFlags,
+  logs?: (line: string) => void,
 ): Promise<RunningWorker> {
   const bindings = { ...devVars(), ...overrides };
   const options = convertV4MiniflareOptions({
     workers: [{ name: 'api', modules: true, scriptPath, modulesRoot: dir, ...COMPATIBILITY, compatibilityFlags, bindings }],
+    ...(logs ? { handleStructuredLogs: ({ message }: { message: string }) => logs(message) } : {}),
   });
   const mf = new Miniflare(options);
   try {

@@ -55,6 +55,25 @@ describe.each(WORKERS)('the %s Worker bundle', (name) => {
       }
     });
 
+  // A refused parameter reaches no read: a fresh isolate's 422 loads no client and sends nothing, not
+  // even the watermark read (issue 47).
+  if (name === 'public')
+    it('answers a 422 in a fresh isolate without a round trip', async () => {
+      const b = get();
+      const lines: string[] = [];
+      const worker = await runScript(b.script, b.dir, { ...NO_SERVICES, LOG_LEVEL: 'info' }, b.flags, (line) => lines.push(line));
+      try {
+        const res = await worker.mf.dispatchFetch(new URL('/public/platform-profile', worker.url));
+        expect(res.status, await res.text()).toBe(422);
+        // The request's log line is written after the answer.
+        const logged = () => lines.map((l) => l.slice(l.indexOf('{'))).find((l) => l.includes('"msg":"request"'));
+        for (let i = 0; i < 50 && !logged(); i++) await new Promise((r) => setTimeout(r, 100));
+        expect(JSON.parse(logged() ?? '{}')).toMatchObject({ status: 422, round_trips: 0, calls: 0 });
+      } finally {
+        await worker.dispose();
+      }
+    });
+
   if (probe)
     it('answers a keyed first request on the demo data', async () => {
       const b = get();

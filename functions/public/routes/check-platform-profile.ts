@@ -6,7 +6,6 @@ import { invalid } from '../../../shared/errors';
 import { errorResponses } from '../../../shared/schemas/common';
 import { toResult } from '../profile';
 import { limitedRead } from '../limit';
-import { profilesFor } from '../queries';
 import { DomainQuerySchema, ProfileResultSchema } from '../schemas';
 
 const route = createRoute({
@@ -32,7 +31,7 @@ export function register(app: App) {
   app.openapi(route, async (c) => {
     const domain = normalizeDomain(c.req.valid('query').domain);
     if (!domain.ok) throw invalid(['query', 'domain'], `Not a domain or URL: ${domain.reason}`);
-    const [row] = await limitedRead(c, 1, () => profilesFor(c.var.db, [domain.domain]));
+    const [row] = await limitedRead(c, 1, async (db) => (await import('../queries')).profilesFor(db, [domain.domain]));
     return c.json(toResult(row!, c.var.config.APP_URL), 200);
   });
 }

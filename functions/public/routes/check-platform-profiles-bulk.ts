@@ -9,7 +9,6 @@ import { errorResponses, tooLargeResponse } from '../../../shared/schemas/common
 import { BULK_BODY_MAX_BYTES, BULK_PATH } from '../body-limits';
 import { limitedRead } from '../limit';
 import { toResult } from '../profile';
-import { profilesFor } from '../queries';
 import { BULK_MAX, BulkBodySchema, BulkResponseSchema } from '../schemas';
 
 const PATH = BULK_PATH;
@@ -62,7 +61,12 @@ export function register(app: App) {
     });
     const unique = [...firstIndex.keys()];
     // One per distinct domain, at least one: spent beside the one statement that reads them all.
-    const rows = await limitedRead(c, unique.length, async () => (unique.length ? profilesFor(c.var.db, unique) : []), unique.length);
+    const rows = await limitedRead(
+      c,
+      unique.length,
+      async (db) => (unique.length ? (await import('../queries')).profilesFor(db, unique) : []),
+      unique.length,
+    );
     const byDomain = new Map(rows.map((row) => [row.domain, toResult(row, c.var.config.APP_URL)]));
     const results = parsed.map(({ input, index, result }) => {
       if (!result.ok)

@@ -6,7 +6,6 @@ import { invalid } from '../../../shared/errors';
 import { errorResponses } from '../../../shared/schemas/common';
 import { toMatch } from '../profile';
 import { limitedRead } from '../limit';
-import { searchProfiles } from '../queries';
 import { SearchQuerySchema, SearchResponseSchema } from '../schemas';
 
 const route = createRoute({
@@ -34,7 +33,9 @@ export function register(app: App) {
     const q = query.q.trim().replace(/\s+/g, ' ');
     if ([...q].length < 2) throw invalid(['query', 'q'], 'q must have at least 2 characters after trimming', 'string_too_short');
     const domain = normalizeDomain(q);
-    const rows = await limitedRead(c, 1, () => searchProfiles(c.var.db, q, domain.ok ? domain.domain : null, query.limit));
+    const rows = await limitedRead(c, 1, async (db) =>
+      (await import('../queries')).searchProfiles(db, q, domain.ok ? domain.domain : null, query.limit),
+    );
     return c.json({ q, results: rows.map((row) => toMatch(row, c.var.config.APP_URL)) }, 200);
   });
 }

@@ -6,7 +6,6 @@ import { capList, capNote } from '../../../shared/list-caps';
 import { errorResponses } from '../../../shared/schemas/common';
 import { DATA_CACHE_CONTROL } from '../edge';
 import { limitedRead } from '../limit';
-import { demoDomains } from '../queries';
 import { serveScript } from '../script';
 
 const scriptRoute = createRoute({
@@ -98,8 +97,8 @@ export function register(app: App) {
             DEMO_MAX_DOMAINS,
             "separated by ','",
           );
-    const domains = await limitedRead(c, 1, async () =>
-      requested?.length ? requested : [...(await demoDomains(c.var.db)), 'not a domain'],
+    const domains = await limitedRead(c, 1, async (db) =>
+      requested?.length ? requested : [...(await (await import('../queries')).demoDomains(db)), 'not a domain'],
     );
     return c.html(page(domains), 200, { 'Cache-Control': DATA_CACHE_CONTROL });
   });

@@ -1,7 +1,8 @@
 // Queries name the schema's columns (issue 48): renaming a column's TypeScript property in shared/db/schema
-// fails the type check in the query module that reads it. Each case type-checks a copy of functions/ and
+// fails the type check in the query module that reads it. The test type-checks a copy of functions/ and
 // shared/ (the query modules and what they import, with the repository's compiler options): once as it is,
-// which passes, and once with one property renamed, which must fail and name the query module.
+// which passes, and once with every listed property renamed, where each reader must fail on its own
+// property (a diagnostic in the reader that names it).
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,23 +114,37 @@ async function typecheck(dir: string): Promise<string> {
   }
 }
 
+/** The copy with every rename at once, type-checked once: each case reads its own reader's diagnostics. */
+let renamed: Promise<string> | undefined;
+function typecheckRenamed(): Promise<string> {
+  return (renamed ??= (async () => {
+    const dir = copyTree();
+    for (const { schema, from, to } of RENAMES) {
+      const file = join(dir, schema);
+      const text = readFileSync(file, 'utf8');
+      expect(text.split(from).length, `${from} occurs once in ${schema}`).toBe(2);
+      writeFileSync(file, text.replace(from, to));
+    }
+    return typecheck(dir);
+  })());
+}
+
 describe('a renamed schema column fails the type check of the queries that read it', () => {
   it('the query modules type-check as they are', async () => {
     expect(await typecheck(copyTree())).toBe('ok');
   }, 60_000);
 
+  // One type check of all renames (one tsc run, not one per rename): a case passes when its reader has a
+  // diagnostic that names the property it renamed, so another rename's error does not count for it.
   it.each(RENAMES)(
     '$from renamed in $schema fails $reader',
-    async ({ schema, from, to, reader }) => {
-      const dir = copyTree();
-      const file = join(dir, schema);
-      const text = readFileSync(file, 'utf8');
-      expect(text.split(from).length, `${from} occurs once in ${schema}`).toBe(2);
-      writeFileSync(file, text.replace(from, to));
-      const verdict = await typecheck(dir);
+    async ({ from, reader }) => {
+      const property = from.slice(0, from.indexOf(':'));
+      const verdict = await typecheckRenamed();
       expect(verdict).not.toBe('ok');
-      expect(verdict).toContain(reader);
+      const own = verdict.split('\n').filter((line) => line.startsWith(`${reader}(`) && line.includes(`'${property}'`));
+      expect(own, `${reader} names '${property}' in its diagnostics:\n${verdict}`).not.toEqual([]);
     },
-    60_000,
+    120_000,
   );
 });

@@ -3,7 +3,7 @@
 // that run two at a time, and one for the timed files that run alone after them.
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { DEV_CURSOR_SECRET } from './shared/dev-secrets';
+import { DEV_CURSOR_SECRET } from './shared/http/dev-secrets';
 
 /**
  * Files that time what they test (Redis answering within its 300 ms budget, round trips, deadlines,

@@ -1,15 +1,15 @@
 // Every area in one app: local development, tests, and the single OpenAPI document.
 import { Scalar } from '@scalar/hono-api-reference';
-import { createApp, type App } from '../shared/app';
+import { createApp, type App } from '../shared/http/app';
 import { observe } from '../shared/observability/middleware';
 import { completeDocument } from '../shared/schemas/document';
 import type { Env } from '../shared/env';
-import { areaApp } from '../shared/area-app';
-import { loadModules, optionsOf } from '../shared/route-table';
+import { areaApp } from '../shared/http/area-app';
+import { loadModules, optionsOf } from '../shared/http/route-table';
 import { OPENAPI_INFO, OPENAPI_TAGS } from './api-info';
 import { mcpRoutes } from './mcp/routes';
 import { REST_ROUTE_TABLES } from './route-tables';
-import type { RouteTable } from '../shared/route-table';
+import type { RouteTable } from '../shared/http/route-table';
 
 /** Served from `assets/` (wrangler.toml [assets]), copied there from @scalar/api-reference. */
 export const SCALAR_BUNDLE = '/docs/scalar/standalone.js';
@@ -19,7 +19,7 @@ export const ROUTE_TABLES: readonly RouteTable[] = [...REST_ROUTE_TABLES, mcpRou
 
 /**
  * Every area with all its routes. Async: the tables hold loaders, so that a deployed area Worker
- * loads each route on first use (shared/lazy-area.ts); here every module is loaded, then all are
+ * loads each route on first use (shared/http/lazy-area.ts); here every module is loaded, then all are
  * registered in table order.
  */
 export async function apiApp() {

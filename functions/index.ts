@@ -1,7 +1,7 @@
 // The all-in-one Worker that local development runs: every route, plus queue and cron. Its app is
 // built on the first request (its route tables load their modules asynchronously: combined-app.ts).
 import type { Bindings } from '../shared/env';
-import { lazyApp } from '../shared/lazy-area';
+import { lazyApp } from '../shared/http/lazy-area';
 import { combinedApp } from './combined-app';
 import { DEV_DROP_PATH, devDrop } from './dev/drop';
 import { jobs, type JobMessage } from './jobs/jobs';

@@ -7,7 +7,7 @@ import { entitiesRoutes } from './entities/routes';
 import { feedRoutes } from './feed/routes';
 import { geoRoutes } from './geo/routes';
 import { publicRoutes } from './public/routes';
-import type { RouteTable } from '../shared/route-table';
+import type { RouteTable } from '../shared/http/route-table';
 import { trackingRoutes } from './tracking/routes';
 import { trendsRoutes } from './trends/routes';
 

@@ -2,7 +2,7 @@
 // line, generated from the zod schemas the ingest itself validates with (so they cannot drift).
 // Input view: defaults are optional and normalizations (case, `www.`) accept the raw forms.
 import { z } from 'zod';
-import { ingestRecord } from '../shared/ingest/records';
+import { ingestRecord } from '../shared/ingest/format/records';
 
 const schema = {
   ...z.toJSONSchema(ingestRecord, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }),

@@ -4,9 +4,9 @@
 // `--entity-tops-only` only the trending tops (entity_hour_tops, entity_day_tops). What a bulk load left
 // behind when it died is finished first: its staged hours merged, its dropped indexes recreated
 // (docs/INGEST.md "Bulk loads").
-import { restoreDeferredIndexes } from '../shared/ingest/deferred-indexes';
-import { rebuildRollups } from '../shared/ingest/rebuild';
-import { mergeStagedObservations } from '../shared/ingest/staged-observations';
+import { restoreDeferredIndexes } from '../shared/ingest/bulk/deferred-indexes';
+import { rebuildRollups } from '../shared/ingest/bulk/rebuild';
+import { mergeStagedObservations } from '../shared/ingest/bulk/staged-observations';
 import { connect } from './lib/connect';
 
 const conn = await connect();

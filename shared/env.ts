@@ -1,7 +1,7 @@
 // The one Env type of every Worker: bindings validated once at the edge, request-scoped services.
 import type { Db } from './db/client';
-import type { Store } from './redis';
-import type { Clock } from './clock';
+import type { Store } from './db/redis';
+import type { Clock } from './time/clock';
 import type { AuthContext } from './auth/types';
 import { namespaces } from './cache/namespaces';
 import type { LimitState } from './limits/check';
@@ -46,7 +46,7 @@ export interface Config {
   /** Public routes (no key): requests per minute per client IP; a bulk check counts one per domain. Default 300. */
   PUBLIC_RATE_LIMIT_PER_MINUTE: number;
   /**
-   * HMAC key of feed cursors (shared/cursor.ts), at least 16 characters ('' = none). Only a Worker secret
+   * HMAC key of feed cursors (shared/http/cursor.ts), at least 16 characters ('' = none). Only a Worker secret
    * (`wrangler secret put CURSOR_SECRET --env feed`, and `--env mcp`); never in wrangler.toml. `npm start`
    * and the tests bind the dev-only value, which is refused outside ENVIRONMENT=development (paging then
    * falls back to offsets).
@@ -115,15 +115,15 @@ export interface Variables {
   clock: Clock;
   auth: AuthContext;
   limits: LimitState;
-  /** The watermark a public route read beside its data (functions/public/limit.ts), for `Data-As-Of` (shared/freshness.ts). */
+  /** The watermark a public route read beside its data (functions/public/limit.ts), for `Data-As-Of` (shared/http/freshness.ts). */
   dataAsOf?: string | null;
   /** X-Request-Id of this request (shared/observability). */
   requestId: string;
   /** How an aggregate answer came about (hit, miss, shared, bypass), for the log line; the header only for internal keys. */
   aggregateCache?: string;
-  /** This answer is a dependency outage's 503 (shared/errors.ts onError): a stale copy may replace it (shared/stale). */
+  /** This answer is a dependency outage's 503 (shared/http/errors.ts onError): a stale copy may replace it (shared/stale). */
   outage?: true;
-  /** This answer is a 304 of a tag the key was sent (shared/etag.ts): its monthly quota is given back (shared/limits). */
+  /** This answer is a 304 of a tag the key was sent (shared/http/etag.ts): its monthly quota is given back (shared/limits). */
   freeRevalidation?: true;
   /** The per-client-IP decision of a public route's read (functions/public/limit.ts), for its RateLimit headers. */
   ipDecision?: IpDecision;

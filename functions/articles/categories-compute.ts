@@ -4,8 +4,8 @@ import type { Db } from '../../shared/db/client';
 import { round } from '../../shared/format';
 import { buckets } from '../../shared/rollups/buckets';
 import { distinctByKey, scopeMarkets, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
-import { marketList } from '../../shared/scope';
-import type { AggregateWindow } from '../../shared/window-scope';
+import { marketList } from '../../shared/scope/scope';
+import type { AggregateWindow } from '../../shared/scope/window-scope';
 
 export interface PathFilter {
   topLevel: boolean;
@@ -28,7 +28,7 @@ const pathArgs = (filter: PathFilter) => [filter.parent ?? '', filter.topLevel ?
 
 /**
  * Every category path with data, as keys the database finds (shared/rollups/scope.ts): the category
- * keys of url_dimensions, which hold each tagged path and its ancestors (shared/categories.ts:
+ * keys of url_dimensions, which hold each tagged path and its ancestors (shared/schemas/categories.ts:
  * `/Sports` covers `/Sports/Soccer`), read as a loose index scan over the primary key: one index
  * probe per path instead of a pass over every tagged article. The taxonomy is small; the filter runs
  * after the scan because a collation need not keep a prefix's paths contiguous.

@@ -1,7 +1,7 @@
 // GET /v1/analytics/categories: query and response schemas.
 import { z } from '@hono/zod-openapi';
 import { limitParam, offsetParam, queryBool } from '../../shared/schemas/common';
-import { WindowQuery } from '../../shared/window-scope';
+import { WindowQuery } from '../../shared/scope/window-scope';
 
 const ts = z.string().openapi({ example: '2026-11-14T00:00:00+00:00' });
 

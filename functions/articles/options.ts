@@ -1,5 +1,5 @@
 // The articles area's chain options: its route table's (routes.ts), which its area apps and its Worker's app
-// for requests without a key (shared/keyless-area.ts) share. No runtime imports: the Worker's router holds them.
-import type { AreaOptions } from '../../shared/chain';
+// for requests without a key (shared/http/keyless-area.ts) share. No runtime imports: the Worker's router holds them.
+import type { AreaOptions } from '../../shared/http/chain';
 
 export const ARTICLES_AREA: AreaOptions = { basePaths: ['/v1/articles', '/v1/analytics'], auth: true };

@@ -1,7 +1,7 @@
 // Query values the articles area parses itself: `;`-separated lists and taxonomy paths.
-import { CATEGORY_PATH } from '../../shared/categories';
-import { invalid } from '../../shared/errors';
-import { capList } from '../../shared/list-caps';
+import { CATEGORY_PATH } from '../../shared/schemas/categories';
+import { invalid } from '../../shared/http/errors';
+import { capList } from '../../shared/scope/list-caps';
 
 export { CATEGORY_PATH };
 

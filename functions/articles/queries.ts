@@ -1,4 +1,4 @@
-// Article reads. Every query takes the key's Scope with its markets listed (shared/scope.ts: the markets
+// Article reads. Every query takes the key's Scope with its markets listed (shared/scope/scope.ts: the markets
 // it may read and the plan's top-level categories), so an article is only ever described by its in-scope profiles.
 import { type GetColumnData, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -6,7 +6,7 @@ import { carriesEntities, categoryMatch, inPlan } from '../../shared/db/article-
 import type { Db } from '../../shared/db/client';
 import { sqlRows } from '../../shared/db/raw';
 import { articleCategories, articleEntities, articleReach, articles, entities, urlProfiles } from '../../shared/db/schema/content';
-import { categoriesParam, marketList, type ListedScope } from '../../shared/scope';
+import { categoriesParam, marketList, type ListedScope } from '../../shared/scope/scope';
 
 export interface ArticleFilter {
   /** The key's scope, its markets resolved to the request's `country`. */

@@ -1,10 +1,10 @@
 // Article resources of the v1 articles area (the article id is `id` here, `url_id` in v2 payloads).
 import { z } from '@hono/zod-openapi';
-import { LIST_CAP_NOTE } from '../../shared/list-caps';
+import { LIST_CAP_NOTE } from '../../shared/scope/list-caps';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
-import { isoQueryParam } from '../../shared/dates';
-import { WindowQuery } from '../../shared/window-scope';
-import { DEMO } from '../../shared/demo-ids';
+import { isoQueryParam } from '../../shared/time/dates';
+import { WindowQuery } from '../../shared/scope/window-scope';
+import { DEMO } from '../../shared/schemas/demo-ids';
 
 const ts = (description: string, example = '2026-11-20T08:00:00+00:00') => z.string().openapi({ description, example });
 const isoQuery = isoQueryParam;

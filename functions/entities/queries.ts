@@ -1,4 +1,4 @@
-// Entity read paths. Every query takes the key's Scope (shared/scope.ts): a restricted key sees only
+// Entity read paths. Every query takes the key's Scope (shared/scope/scope.ts): a restricted key sees only
 // occurrences on articles that surfaced in one of its countries and lie in its plan's categories.
 import { type GetColumnData, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -7,7 +7,7 @@ import type { Db } from '../../shared/db/client';
 import { sqlRows } from '../../shared/db/raw';
 import { articleEntities, articles, entities, marketDays, urlProfiles } from '../../shared/db/schema/content';
 import { entityBest, entityCategoryBest } from '../../shared/db/schema/entities';
-import { categoriesParam, EVERY_MARKET_ROW, marketsParam, type Scope } from '../../shared/scope';
+import { categoriesParam, EVERY_MARKET_ROW, marketsParam, type Scope } from '../../shared/scope/scope';
 
 /**
  * Each entity's best visible occurrence (entity_best, kept at ingest). Several rows: the best of

@@ -1,8 +1,8 @@
 // The entities area's route table: /v1/entities*. `trending` comes before `:entity_name`, so that
 // it is not taken for an entity called "trending".
-// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// One line per route, in registration order (shared/http/route-table.ts): its Worker (index.ts), the
 // all-in-one app and the OpenAPI document are built from it.
-import type { RouteTable } from '../../shared/route-table';
+import type { RouteTable } from '../../shared/http/route-table';
 import { ENTITIES_AREA } from './options';
 
 export const entitiesRoutes: RouteTable = {

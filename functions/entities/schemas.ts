@@ -1,7 +1,7 @@
 // Entity resources and the entities area's parameters (docs/ENTITIES.md).
 import { z } from '@hono/zod-openapi';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
-import { DEMO } from '../../shared/demo-ids';
+import { DEMO } from '../../shared/schemas/demo-ids';
 
 const score = (description: string, example: number) => z.number().openapi({ description, example });
 

@@ -3,7 +3,7 @@
 import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
-import { DAY_MS as DAY } from '../../shared/windows';
+import { DAY_MS as DAY } from '../../shared/time/windows';
 
 export interface TrendingRequest {
   country: string;

@@ -7,12 +7,12 @@
 // (body, ETag), its `Link` built from the caller's own query (the stored one names the first caller's).
 // Answers with markdown are never cached (large, and the spec says markdown disables caching).
 import type { Context } from 'hono';
-import { afterResponse } from '../../shared/after-response';
+import { afterResponse } from '../../shared/http/after-response';
 import { namespaces, redisNamespaces } from '../../shared/cache/namespaces';
 import { noteOutcome, type CacheOutcome } from '../../shared/cache/outcome';
 import { pack, respond, toCached, unpack, type CachedResponse } from '../../shared/cache/response';
 import type { Env } from '../../shared/env';
-import { dataAsOf } from '../../shared/freshness';
+import { dataAsOf } from '../../shared/http/freshness';
 import { sha256Hex } from '../../shared/hash';
 import { nextLink } from './page';
 

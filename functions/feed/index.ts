@@ -1,5 +1,5 @@
-// The feed Worker: its route table, each route loaded on its first request (shared/lazy-area.ts).
-import { areaWorker } from '../../shared/lazy-area';
+// The feed Worker: its route table, each route loaded on its first request (shared/http/lazy-area.ts).
+import { areaWorker } from '../../shared/http/lazy-area';
 import { feedRoutes } from './routes';
 
 export default areaWorker(feedRoutes);

@@ -18,8 +18,8 @@ import {
 } from '../../shared/db/schema/content';
 import { profileWindows } from '../../shared/db/schema/feed';
 import { trendArticles, trends } from '../../shared/db/schema/trends';
-import { categoriesParam, marketsParam, type Scope } from '../../shared/scope';
-import { DAY_MS } from '../../shared/windows';
+import { categoriesParam, marketsParam, type Scope } from '../../shared/scope/scope';
+import { DAY_MS } from '../../shared/time/windows';
 
 export interface ItemRow {
   url_id: GetColumnData<typeof articles.id>;

@@ -2,15 +2,15 @@
 // its backfill (the live feed's cursor read, oldest first, as of the version it opened at) and its
 // live part (arrivals after a position, read once per group of streams of the same scope and filters).
 import type { Context } from 'hono';
-import { digest } from '../../shared/cursor';
+import { digest } from '../../shared/http/cursor';
 import type { Env } from '../../shared/env';
-import { badRequest } from '../../shared/errors';
-import { slideIfBehind, windowEnd } from '../../shared/feed-windows';
+import { badRequest } from '../../shared/http/errors';
+import { slideIfBehind, windowEnd } from '../../shared/feed/windows';
 import { type Event, READ_EVENTS } from '../../shared/streams/hub';
 import { FEED_TOPIC } from '../../shared/streams/signal';
 import type { StreamSource } from '../../shared/streams/stream';
 import { resumeOf, tokenSigner } from '../../shared/streams/token';
-import { DAY_MS } from '../../shared/windows';
+import { DAY_MS } from '../../shared/time/windows';
 import type { ItemRow } from './items';
 import { feedNow } from './page';
 import type { FeedSelection } from './params';

@@ -1,11 +1,11 @@
 // One page of the feed or the live feed: cursor or offset, windows brought to the current hour,
 // count, and keys with their items in one statement; `next_cursor` and the `Link: rel="next"` URL for the page after it.
 import type { Context } from 'hono';
-import { cursorSecret, digest, openCursor, signCursor } from '../../shared/cursor';
+import { cursorSecret, digest, openCursor, signCursor } from '../../shared/http/cursor';
 import type { Env } from '../../shared/env';
-import { invalid } from '../../shared/errors';
-import { slideIfBehind, windowEnd } from '../../shared/feed-windows';
-import { DAY_MS as DAY } from '../../shared/windows';
+import { invalid } from '../../shared/http/errors';
+import { slideIfBehind, windowEnd } from '../../shared/feed/windows';
+import { DAY_MS as DAY } from '../../shared/time/windows';
 import type { FeedItem } from '../../shared/schemas/feed-item';
 import { countProfiles, readPage, type FeedFilter, type Keyset, type PageRequest } from './queries';
 import type { SortKey } from './schemas';
@@ -76,7 +76,7 @@ export async function feedPage(c: Context<Env>, p: PageParams): Promise<FeedPage
   if (await slideIfBehind(db, end, new Date(asOf))) ({ version, keys, items: rows } = await readPage(db, filter, page, items));
   const more = keys.length > p.limit;
   const last = (more ? keys.slice(0, p.limit) : keys).at(-1);
-  // Without a trusted key (shared/cursor.ts cursorSecret) paging is by offset only: next_cursor null.
+  // Without a trusted key (shared/http/cursor.ts cursorSecret) paging is by offset only: next_cursor null.
   const next_cursor =
     more && last && secret
       ? await signCursor(secret, {

@@ -1,15 +1,15 @@
 // Turns feed/live query values into a FeedFilter within the caller's scope: markets (403 outside the
 // key's), `;`-separated categories (422 malformed, 403 outside the plan) and entities, the period.
 import type { AuthContext } from '../../shared/auth/types';
-import { CATEGORY_PATH } from '../../shared/categories';
-import { badRequest, invalid } from '../../shared/errors';
+import { CATEGORY_PATH } from '../../shared/schemas/categories';
+import { badRequest, invalid } from '../../shared/http/errors';
 import { assertCategoriesInPlan } from '../../shared/limits/gates';
-import { capList } from '../../shared/list-caps';
-import { scopeOf, withCountry } from '../../shared/scope';
+import { capList } from '../../shared/scope/list-caps';
+import { scopeOf, withCountry } from '../../shared/scope/scope';
 import type { FeedFilter } from './queries';
 import { SORT_KEYS, type SortKey } from './schemas';
-import { DAY_MS, windowMs } from '../../shared/windows';
-import type { WindowName as FeedWindow } from '../../shared/feed-windows';
+import { DAY_MS, windowMs } from '../../shared/time/windows';
+import type { WindowName as FeedWindow } from '../../shared/feed/windows';
 
 /** `a; b;;c` -> `['a', 'b', 'c']` (trimmed, empty parts and repeats dropped); undefined stays null. */
 function splitList(raw: string | undefined, name: string): string[] | null {

@@ -9,7 +9,7 @@ import type { Db } from '../../shared/db/client';
 import { sqlRows } from '../../shared/db/raw';
 import { articleCategories, articleReach, marketDays, urlProfiles } from '../../shared/db/schema/content';
 import { feedVersions, feedWindowsState, profileWindows, profileWindowsHistory } from '../../shared/db/schema/feed';
-import { categoriesParam, EVERY_CATEGORY, marketsParam, type Scope } from '../../shared/scope';
+import { categoriesParam, EVERY_CATEGORY, marketsParam, type Scope } from '../../shared/scope/scope';
 import { ITEM_JOINS, type ItemOptions, type ItemRow, selectItems } from './items';
 import type { SortKey } from './schemas';
 

@@ -1,7 +1,7 @@
 // The feed area's route table: /v2/feed, /v2/feed/{url_id}, /v2/live, /v2/live/stream.
-// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// One line per route, in registration order (shared/http/route-table.ts): its Worker (index.ts), the
 // all-in-one app and the OpenAPI document are built from it.
-import type { RouteTable } from '../../shared/route-table';
+import type { RouteTable } from '../../shared/http/route-table';
 import { FEED_AREA } from './options';
 
 export const feedRoutes: RouteTable = {

@@ -1,7 +1,7 @@
 // Request and response schemas of the feed area (the feed item itself is shared/schemas/feed-item.ts).
 import { z } from '@hono/zod-openapi';
-import { isoQueryParam } from '../../shared/dates';
-import { LIST_CAP_NOTE } from '../../shared/list-caps';
+import { isoQueryParam } from '../../shared/time/dates';
+import { LIST_CAP_NOTE } from '../../shared/scope/list-caps';
 import { limitParam, offsetParam, queryBool } from '../../shared/schemas/common';
 import { FeedItemSchema } from '../../shared/schemas/feed-item';
 

@@ -1,6 +1,6 @@
 // Item rows -> the spec's feed item: lower-case market codes, `HH:MM:SS` lifespans, window counts.
 import { cabinetUrl, iso, round } from '../../shared/format';
-import { WINDOW_NAMES } from '../../shared/feed-windows';
+import { WINDOW_NAMES } from '../../shared/feed/windows';
 import type { FeedItem } from '../../shared/schemas/feed-item';
 import type { ItemRow } from './items';
 

@@ -1,5 +1,5 @@
-// The geo Worker: its route table, each route loaded on its first request (shared/lazy-area.ts).
-import { areaWorker } from '../../shared/lazy-area';
+// The geo Worker: its route table, each route loaded on its first request (shared/http/lazy-area.ts).
+import { areaWorker } from '../../shared/http/lazy-area';
 import { geoRoutes } from './routes';
 
 export default areaWorker(geoRoutes);

@@ -1,4 +1,4 @@
-// Geo read paths. The region reads take the key's Scope (shared/scope.ts), so neither can list or
+// Geo read paths. The region reads take the key's Scope (shared/scope/scope.ts), so neither can list or
 // describe a region outside its markets; the figures of regions are read for codes those reads (or
 // the handler's check against the same Scope) returned.
 import { type GetColumnData, sql } from 'drizzle-orm';
@@ -6,8 +6,8 @@ import type { Db } from '../../shared/db/client';
 import { sqlRows } from '../../shared/db/raw';
 import { articleEntities, entities, marketDays, observations, urlProfiles } from '../../shared/db/schema/content';
 import { cities, countries, discoverProfiles, languages } from '../../shared/db/schema/geo';
-import { marketsParam, type Scope } from '../../shared/scope';
-import type { Window } from '../../shared/windows';
+import { marketsParam, type Scope } from '../../shared/scope/scope';
+import type { Window } from '../../shared/time/windows';
 
 export interface RegionRow {
   alpha_2: GetColumnData<typeof countries.alpha2>;

@@ -1,7 +1,7 @@
 // The geo area's route table: served identically under /v1 and /v2 (`mirror`).
-// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// One line per route, in registration order (shared/http/route-table.ts): its Worker (index.ts), the
 // all-in-one app and the OpenAPI document are built from it.
-import type { RouteTable } from '../../shared/route-table';
+import type { RouteTable } from '../../shared/http/route-table';
 import { GEO_AREA } from './options';
 
 export const geoRoutes: RouteTable = {

@@ -1,5 +1,5 @@
 // The jobs Worker: the queue consumer and the cron triggers (jobs.ts), loaded on the isolate's first
-// event rather than at startup (shared/lazy-area.ts); it serves no routes.
+// event rather than at startup (shared/http/lazy-area.ts); it serves no routes.
 import type { Bindings } from '../../shared/env';
 import type { JobMessage } from './jobs';
 

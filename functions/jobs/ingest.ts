@@ -6,7 +6,7 @@
 // queue; any other failure (PostgreSQL down) retries the messages, and the run resumes after its last
 // committed chunk.
 import type { PoolClient } from '@neondatabase/serverless';
-import { createClock } from '../../shared/clock';
+import { createClock } from '../../shared/time/clock';
 import { createPool } from '../../shared/db/client';
 import type { Queryable } from '../../shared/db/queryable';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
@@ -14,7 +14,7 @@ import { readConfig, type Bindings } from '../../shared/env';
 import { applyRun } from '../../shared/ingest/drop/apply';
 import { nextPending, registerRun, stalledRun, type ObjectVersion, type Run } from '../../shared/ingest/drop/ledger';
 import { levelOf, log, messageOf } from '../../shared/observability/log';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
 
 /** An R2 event notification (the fields we read). */

@@ -1,18 +1,18 @@
 // The jobs Worker's work: the queue consumer (aggregates, mention scans) and the cron triggers
 // (cache warmer, scans due); no public routes. The jobs Worker (index.ts) loads it on first use.
 import type { PoolClient } from '@neondatabase/serverless';
-import { createClock } from '../../shared/clock';
+import { createClock } from '../../shared/time/clock';
 import { createDb, createPool } from '../../shared/db/client';
 import { setSessionTimeout, STATEMENT_TIMEOUT_MS } from '../../shared/db/timeout';
 import { readConfig, type Bindings, type Config, type JobQueue } from '../../shared/env';
-import { pruneWindowHistory, slideIfBehind, windowEnd } from '../../shared/feed-windows';
+import { pruneWindowHistory, slideIfBehind, windowEnd } from '../../shared/feed/windows';
 import { levelOf, log, messageOf } from '../../shared/observability/log';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { completeAggregate } from '../../shared/aggregates/complete';
 import type { AggregateJob } from '../../shared/aggregates/kind';
 import { dueForWarming } from '../../shared/aggregates/recent';
 import { aggregateKind } from './aggregates';
-import { listsDueForScan, scanMentionList } from '../tracking/scan';
+import { listsDueForScan, scanMentionList } from './scan';
 import { announcer, listTopic } from '../../shared/streams/signal';
 
 export interface ScanJob {

@@ -1,14 +1,14 @@
 // Where each MCP tool runs: the area app of its REST route's line, holding that line's module only,
-// built on the tool's first call, as the route's own area Worker builds it (shared/lazy-area.ts). So
+// built on the tool's first call, as the route's own area Worker builds it (shared/http/lazy-area.ts). So
 // a tool call evaluates one route's schemas and describes one operation, not every area's: the MCP
 // Worker's first tools/call no longer builds the whole API and its OpenAPI document (docs/PERFORMANCE.md).
 // The tool is described from that app's document, which holds its operation exactly as the whole
 // API's does (tests/workers/mcp.test.ts compares them); tools/list builds every tool this way.
-import type { App } from '../../shared/app';
-import { areaApp } from '../../shared/area-app';
+import type { App } from '../../shared/http/app';
+import { areaApp } from '../../shared/http/area-app';
 import { namespaces } from '../../shared/cache/namespaces';
 import { once } from '../../shared/once';
-import { optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/route-table';
+import { optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/http/route-table';
 import { completeDocument } from '../../shared/schemas/document';
 import { REST_ROUTE_TABLES } from '../route-tables';
 import { buildTool, TOOL_SPECS, type McpTool, type OpenApiDoc, type ToolSpec } from './tools';

@@ -4,9 +4,9 @@
 // (shared/limits/channel.ts), never through anything an HTTP caller could send.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
-import type { App } from '../../shared/app';
+import type { App } from '../../shared/http/app';
 import type { Bindings } from '../../shared/env';
-import type { Detail, ValidationIssue } from '../../shared/errors';
+import type { Detail, ValidationIssue } from '../../shared/http/errors';
 import type { McpTool } from './tools';
 
 /** Where a tool call of one POST /mcp runs. */

@@ -5,9 +5,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { namespaces, PUBLIC_ANSWER_TTL_MS } from '../../shared/cache/namespaces';
 import { readConfig, type Env } from '../../shared/env';
-import { ifNoneMatch, strongTag } from '../../shared/etag';
-import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/freshness';
-import { keylessStore } from '../../shared/keyless-services';
+import { ifNoneMatch, strongTag } from '../../shared/http/etag';
+import { ageHeader, DATA_AS_OF, dataAsOfHeaders } from '../../shared/http/freshness';
+import { keylessStore } from '../../shared/http/keyless-services';
 import { clientIp, decideIp, ipHeaders, ipLimited } from '../../shared/limits/ip';
 
 /** Data answers: browsers reuse them for a minute, shared caches for 5, then revalidate in the background. */

@@ -1,14 +1,14 @@
 // The public routes' per-client-IP limit (shared/limits/ip.ts), decided beside each route's database
 // read: a fresh check costs one round trip (PostgreSQL, with the limit's Redis call in the same wave;
 // none for the limit when this isolate decides it), a refused parameter (422) or an oversized body
-// (413, shared/body-limits.ts) costs none, as neither reaches a read. One request costs one; a bulk
+// (413, shared/http/body-limits.ts) costs none, as neither reaches a read. One request costs one; a bulk
 // check one per distinct domain (at least one). A client this isolate saw refused lately is decided
 // before anything is read; a refusal drops what was read for the 429.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Db } from '../../shared/db/client';
 import type { Env } from '../../shared/env';
-import { carriesDataAsOf, dataAsOf } from '../../shared/freshness';
-import { withClients } from '../../shared/keyless-services';
+import { carriesDataAsOf, dataAsOf } from '../../shared/http/freshness';
+import { withClients } from '../../shared/http/keyless-services';
 import { clientIp, decideIp, ipHeaders, ipLimited, ipRefusedLately } from '../../shared/limits/ip';
 
 /** Static files cost nothing to serve: no limit. */
@@ -16,8 +16,8 @@ const FREE_PATHS: ReadonlySet<string> = new Set(['/public/widget.js']);
 
 /**
  * The route's data read under the client's limit, once its parameters passed validation: it loads
- * the request's clients (shared/keyless-services.ts), then `read` runs beside the decision of `cost`
- * requests and the watermark's read (`Data-As-Of`, shared/freshness.ts); 429 (`asked`: what the
+ * the request's clients (shared/http/keyless-services.ts), then `read` runs beside the decision of `cost`
+ * requests and the watermark's read (`Data-As-Of`, shared/http/freshness.ts); 429 (`asked`: what the
  * message names) when it is refused.
  */
 export async function limitedRead<T>(c: Context<Env>, cost: number, read: (db: Db) => Promise<T>, asked = cost): Promise<T> {

@@ -2,7 +2,7 @@
 // request-scoped services, the per-IP limit (limit.ts) guards whatever reads data. Loaded with the
 // area's first route rather than held by its Worker's router (routes.ts): they import the area's
 // middleware. Built afresh for each area app, as they were when each app built its own chain.
-import type { AreaOptions } from '../../shared/chain';
+import type { AreaOptions } from '../../shared/http/chain';
 import { BULK_BODY_MAX_BYTES, BULK_PATH } from './body-limits';
 import { publicEdge } from './edge';
 import { publicLimit } from './limit';

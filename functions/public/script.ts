@@ -3,7 +3,7 @@
 import type { Context } from 'hono';
 import type { Env } from '../../shared/env';
 import { namespaces } from '../../shared/cache/namespaces';
-import { ifNoneMatch, strongTag } from '../../shared/etag';
+import { ifNoneMatch, strongTag } from '../../shared/http/etag';
 import { WIDGET_SOURCE } from './widget-source';
 
 /** The script changes only with a deploy: an hour in browsers, a day at shared caches. */

@@ -7,12 +7,12 @@ import { serveAggregateResponse } from '../../shared/aggregates/serve';
 import type { AuthContext } from '../../shared/auth/types';
 import type { JsonAnswer } from '../../shared/cache/response';
 import type { Env } from '../../shared/env';
-import { resolveWindow, type WindowParams } from '../../shared/window-scope';
+import { resolveWindow, type WindowParams } from '../../shared/scope/window-scope';
 import { computeMetrics } from './metrics-compute';
 import { listNotFound } from './project';
 import { getList, type ListRow } from './queries';
 import { computeRollup } from './rollup-compute';
-import { windowHours } from '../../shared/windows';
+import { windowHours } from '../../shared/time/windows';
 import { aggregateKinds } from '../../shared/cache/namespaces';
 
 /** A metrics page or roll-up of one list, as its route validated it (plain JSON: queued jobs carry it). */

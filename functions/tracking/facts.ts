@@ -4,8 +4,8 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { scopeSpans, spanParams, type DimScope } from '../../shared/rollups/read';
 import { entry, keysParam, keysSql, knownKeys } from '../../shared/rollups/scope';
-import { marketList } from '../../shared/scope';
-import { DAY_MS } from '../../shared/windows';
+import { marketList } from '../../shared/scope/scope';
+import { DAY_MS } from '../../shared/time/windows';
 
 const active = (scope: DimScope) => `SELECT DISTINCT d.key, s.url_id, s.country, s.language FROM ${scopeSpans(scope)}`;
 

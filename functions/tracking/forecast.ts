@@ -4,7 +4,7 @@
 // day, and the level starts no higher than the observed peak, so every figure is finite and bounded
 // by the data (at most 16x the peak a day). No randomness: the same series gives the same forecast.
 import { iso, round } from '../../shared/format';
-import { DAY_MS as DAY } from '../../shared/windows';
+import { DAY_MS as DAY } from '../../shared/time/windows';
 
 export interface Forecast {
   pct_next24h: number;

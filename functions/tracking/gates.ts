@@ -6,11 +6,11 @@ import type { Db } from '../../shared/db/client';
 import type { Config } from '../../shared/env';
 import { queryRows } from '../../shared/db/raw';
 import { assertCategoriesInPlan, assertVideoInPlan } from '../../shared/limits/gates';
-import { PLAN_RULES } from '../../shared/plans';
+import { PLAN_RULES } from '../../shared/scope/plans';
 import { prefetchMarketsWithData } from '../../shared/rollups/coverage';
 import { listNotFound, trackingProject } from './project';
 import { getList, listItems, type ListRow } from './queries';
-import { resolveWindow } from '../../shared/window-scope';
+import { resolveWindow } from '../../shared/scope/window-scope';
 
 type WindowParams = Parameters<typeof resolveWindow>[3];
 

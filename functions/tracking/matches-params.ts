@@ -1,10 +1,10 @@
 // The query of GET .../matches, whose filters its stream takes too (routes/get-tracking-list-matches.ts,
 // routes/stream-tracking-list-matches.ts), and the parser of its `match_types`.
 import { z } from '@hono/zod-openapi';
-import { isoQueryParam } from '../../shared/dates';
+import { isoQueryParam } from '../../shared/time/dates';
 import { MATCH_TYPES } from '../../shared/db/values';
-import { invalid } from '../../shared/errors';
-import { capList, capNote, LIST_CAP_NOTE, MAX_LIST_ITEMS } from '../../shared/list-caps';
+import { invalid } from '../../shared/http/errors';
+import { capList, capNote, LIST_CAP_NOTE, MAX_LIST_ITEMS } from '../../shared/scope/list-caps';
 
 export const MatchesQuery = z.object({
   country: z

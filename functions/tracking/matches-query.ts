@@ -3,7 +3,7 @@ import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
 import type { MatchField, MatchType } from '../../shared/db/values';
-import { categoriesParam, marketList, type ListedScope } from '../../shared/scope';
+import { categoriesParam, marketList, type ListedScope } from '../../shared/scope/scope';
 
 export interface MatchFilter {
   listId: string;

@@ -2,14 +2,14 @@
 // from its Last-Event-ID) and its reads (publications found after a position, once per group of
 // streams of the same list, scope and filters).
 import type { Context } from 'hono';
-import { digest } from '../../shared/cursor';
+import { digest } from '../../shared/http/cursor';
 import type { Env } from '../../shared/env';
-import { badRequest } from '../../shared/errors';
+import { badRequest } from '../../shared/http/errors';
 import { type Event, READ_EVENTS } from '../../shared/streams/hub';
 import { listTopic } from '../../shared/streams/signal';
 import type { StreamSource } from '../../shared/streams/stream';
 import { resumeOf, tokenSigner } from '../../shared/streams/token';
-import { DAY_MS } from '../../shared/windows';
+import { DAY_MS } from '../../shared/time/windows';
 import { publicationOf } from './serialize';
 import { compareFound, type Found, latestFound, readFound, type StreamFilter } from './matches-stream-query';
 

@@ -1,11 +1,11 @@
 // Reads of GET .../matches/stream: a mention list's publications in the order their first hit (under the
 // stream's filters) was found. A scan keeps a hit's matched_at and gives new hits a time later than
-// every earlier one of the list, committing one scan of a list after the other (scan.ts), so a reader
+// every earlier one of the list, committing one scan of a list after the other (functions/jobs/scan.ts), so a reader
 // that saw the list's latest matched_at M will only ever see later publications after M.
 import type { Db } from '../../shared/db/client';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 import { queryRows } from '../../shared/db/raw';
-import { categoriesParam, marketList, type ListedScope } from '../../shared/scope';
+import { categoriesParam, marketList, type ListedScope } from '../../shared/scope/scope';
 import type { Mention } from './matches-schema';
 import type { PublicationRow } from './matches-query';
 

@@ -8,8 +8,8 @@ import { lifespans, relatedEntities, siblingCategories, trendDailyHistory } from
 import { forecastTrend } from './forecast';
 import { DIMENSION_OF, pageKeys, resolvedItems } from './items';
 import type { ListRow } from './queries';
-import { scopeBody, type AggregateWindow } from '../../shared/window-scope';
-import { DAY_MS } from '../../shared/windows';
+import { scopeBody, type AggregateWindow } from '../../shared/scope/window-scope';
+import { DAY_MS } from '../../shared/time/windows';
 
 export interface MetricsInput {
   list: ListRow;
@@ -86,7 +86,7 @@ export async function computeMetrics(db: Db, input: MetricsInput) {
       last_seen: iso(d.lastSeen && d.lastSeen > scope.to ? scope.to : d.lastSeen),
     };
     if (list.kind === 'mention') {
-      // A term ingested without a match type (shared/ingest/records-tenants.ts) has none to report: the field is
+      // A term ingested without a match type (shared/ingest/format/records-tenants.ts) has none to report: the field is
       // left out, as the schema's optional `match_type` allows, instead of a null it does not.
       return {
         ...common,

@@ -1,7 +1,7 @@
 // Which project a tracking-list request reads: lists belong to a project, so a key reads its own project's
 // and only an internal key (bound to none) may name one.
 import type { AuthContext } from '../../shared/auth/types';
-import { ApiError, coded, forbidden } from '../../shared/errors';
+import { ApiError, coded, forbidden } from '../../shared/http/errors';
 
 const KEY_REQUIRED =
   "Tracking lists need a project key (create one in the project's API access settings); this key is not bound to a project.";

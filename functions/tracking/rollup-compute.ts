@@ -9,8 +9,8 @@ import { scopeSpans } from '../../shared/rollups/read';
 import { keysParam, keysSql, type DimScope } from '../../shared/rollups/scope';
 import { DIMENSION_OF, pageKeys } from './items';
 import type { ListRow } from './queries';
-import { marketList } from '../../shared/scope';
-import { scopeBody, type AggregateWindow } from '../../shared/window-scope';
+import { marketList } from '../../shared/scope/scope';
+import { scopeBody, type AggregateWindow } from '../../shared/scope/window-scope';
 
 export const ROLLUP_MAX_ITEMS = 500;
 const TOP = 10;

@@ -1,7 +1,7 @@
 // The tracking area's route table: /v1/tracking/*, and the project's /v1/usage.
-// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// One line per route, in registration order (shared/http/route-table.ts): its Worker (index.ts), the
 // all-in-one app and the OpenAPI document are built from it.
-import type { RouteTable } from '../../shared/route-table';
+import type { RouteTable } from '../../shared/http/route-table';
 import { TRACKING_AREA } from './options';
 
 export const trackingRoutes: RouteTable = {

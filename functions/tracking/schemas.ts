@@ -3,7 +3,7 @@
 import { z } from '@hono/zod-openapi';
 import { LIST_KINDS, MATCH_TYPES } from '../../shared/db/values';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
-import { DEMO } from '../../shared/demo-ids';
+import { DEMO } from '../../shared/schemas/demo-ids';
 
 const ts = (example: string) => z.string().openapi({ example });
 

@@ -5,12 +5,12 @@ import { inlineCost, overBudget, type AggregateKind, type AggregateServices } fr
 import { serveAggregate } from '../../shared/aggregates/serve';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Env } from '../../shared/env';
-import { resolveWindow } from '../../shared/window-scope';
+import { resolveWindow } from '../../shared/scope/window-scope';
 import { trendNotFound } from './not-found';
 import { isTrendVisible } from './queries';
 import { computeTrendRollup } from './rollup-compute';
-import { scopeOf } from '../../shared/scope';
-import { windowHours } from '../../shared/windows';
+import { scopeOf } from '../../shared/scope/scope';
+import { windowHours } from '../../shared/time/windows';
 import { aggregateKinds } from '../../shared/cache/namespaces';
 
 export interface TrendRollupRequest {

@@ -7,7 +7,7 @@ import { sqlRows } from '../../shared/db/raw';
 import { articles, urlProfiles } from '../../shared/db/schema/content';
 import { trendArticles, trends } from '../../shared/db/schema/trends';
 import type { TrendRole } from '../../shared/db/values';
-import { marketsParam, type Scope } from '../../shared/scope';
+import { marketsParam, type Scope } from '../../shared/scope/scope';
 import { articleVisible, trendVisible } from './visibility';
 
 export interface TrendArticleFilter {

@@ -6,7 +6,7 @@ import type { Db } from '../../shared/db/client';
 import { sqlRows } from '../../shared/db/raw';
 import { hierarchyCounts, hierarchyNodes, hierarchySets, hierarchySignatures, trends } from '../../shared/db/schema/trends';
 import type { Labels } from './labels';
-import { categoriesParam, EVERY_CATEGORY, EVERY_MARKET, EVERY_MARKET_ROW, marketsParam, type Scope } from '../../shared/scope';
+import { categoriesParam, EVERY_CATEGORY, EVERY_MARKET, EVERY_MARKET_ROW, marketsParam, type Scope } from '../../shared/scope/scope';
 import { trendVisible } from './visibility';
 
 export interface NodeRow extends Labels {
@@ -74,7 +74,7 @@ const th = alias(hierarchyNodes, 'th');
 /**
  * Nodes of `level` (all themes, or the topics of theme `themeId`), each with its counts, by n_articles
  * descending. n_trends counts the ~thousands of trends live; n_articles reads the counts kept at
- * ingest (shared/ingest/hierarchy.ts). One statement.
+ * ingest (shared/trends/write-hierarchy.ts). One statement.
  */
 async function nodes(db: Db, scope: Scope, level: 1 | 2, themeId: string | null): Promise<NodeRow[]> {
   const node = level === 2 ? tp.parentId : tp.id;

@@ -8,7 +8,7 @@ import { hierarchyNodes, trendDays, trendEdges, trends } from '../../shared/db/s
 import type { SemanticType, StructuralType, TrendState } from '../../shared/db/values';
 import type { Labels } from './labels';
 import type { DayCount } from '../../shared/trends/features';
-import type { Scope } from '../../shared/scope';
+import type { Scope } from '../../shared/scope/scope';
 import { trendVisible } from './visibility';
 
 export interface TrendRow extends Labels {

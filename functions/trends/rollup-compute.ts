@@ -6,8 +6,8 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { cabinetUrl, iso, round } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
-import { categoriesParam, marketList } from '../../shared/scope';
-import { scopeBody, type AggregateWindow } from '../../shared/window-scope';
+import { categoriesParam, marketList } from '../../shared/scope/scope';
+import { scopeBody, type AggregateWindow } from '../../shared/scope/window-scope';
 import { inPlanCategories } from '../../shared/db/plan-scope';
 
 export const TOP = 10;

@@ -1,6 +1,6 @@
 // The trend roll-up payload (designed here: the spec names a trend roll-up with `top_articles[]`).
 import { z } from '@hono/zod-openapi';
-import { WindowScopeSchema } from '../../shared/window-scope';
+import { WindowScopeSchema } from '../../shared/scope/window-scope';
 
 const UUID = '3f6c2a1e-8b4d-4c2e-9a7f-1d2e3f4a5b6c';
 const int = (description: string, example: number) => z.number().int().openapi({ description, example });

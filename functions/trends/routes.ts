@@ -1,7 +1,7 @@
 // The trends area's route table: /v1/trends*, /v1/themes*, /v1/topics*.
-// One line per route, in registration order (shared/route-table.ts): its Worker (index.ts), the
+// One line per route, in registration order (shared/http/route-table.ts): its Worker (index.ts), the
 // all-in-one app and the OpenAPI document are built from it.
-import type { RouteTable } from '../../shared/route-table';
+import type { RouteTable } from '../../shared/http/route-table';
 import { TRENDS_AREA } from './options';
 
 export const trendsRoutes: RouteTable = {

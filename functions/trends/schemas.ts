@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { SEMANTIC_TYPES, STRUCTURAL_TYPES, TREND_ROLES, TREND_STATES } from '../../shared/db/values';
 import { limitParam, offsetParam } from '../../shared/schemas/common';
-import { DEMO } from '../../shared/demo-ids';
+import { DEMO } from '../../shared/schemas/demo-ids';
 
 const UUID_EXAMPLE = '3f6c2a1e-8b4d-4c2e-9a7f-1d2e3f4a5b6c';
 const ts = (description: string, example = '2026-11-20T08:00:00+00:00') => z.string().openapi({ description, example });

@@ -1,11 +1,11 @@
-// What a key may see of the trends area, as SQL conditions over its Scope (shared/scope.ts), so what it
+// What a key may see of the trends area, as SQL conditions over its Scope (shared/scope/scope.ts), so what it
 // may not see answers like an unknown id and counts nowhere (docs/DECISIONS.md "Visibility is uniform"):
 // trends by region, articles by market and by the plan's categories (docs/TRENDS.md "Region gate and what a key sees").
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { inPlan } from '../../shared/db/article-filters';
 import { urlProfiles } from '../../shared/db/schema/content';
-import { categoriesParam, marketsParam, type Scope } from '../../shared/scope';
+import { categoriesParam, marketsParam, type Scope } from '../../shared/scope/scope';
 
 /** The region columns of a trend row (trends, or an alias of it). */
 export type TrendRegion = Record<'primaryCountry' | 'countryScope', SQLWrapper>;

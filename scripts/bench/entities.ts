@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import type { Db } from '../../shared/db/client';
 import { countArticles, entityArticles, getEntity, listEntities, type ListFilter } from '../../functions/entities/queries';
-import { scopeOf } from '../../shared/scope';
+import { scopeOf } from '../../shared/scope/scope';
 import { rankTrending, type TrendingRequest } from '../../functions/entities/trending-queries';
 import { connectTo } from '../lib/bench-harness';
 import { BENCH_NOW } from './generate';

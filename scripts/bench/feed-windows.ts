@@ -1,6 +1,6 @@
 // The feed windows of a loaded benchmark database, brought to the data's "now" before a bench reads the feed.
 import type pg from 'pg';
-import { slideWindowsWith, windowEnd } from '../../shared/feed-windows';
+import { slideWindowsWith, windowEnd } from '../../shared/feed/windows';
 
 /**
  * Brings the feed windows to the data's "now", as the jobs cron keeps them in production: a full build

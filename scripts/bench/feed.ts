@@ -9,14 +9,14 @@
 import { createKey } from '../../shared/admin/keys';
 import { createProject } from '../../shared/admin/projects';
 import { createDb } from '../../shared/db/client';
-import { windowEnd } from '../../shared/feed-windows';
+import { windowEnd } from '../../shared/feed/windows';
 import { countProfiles, readPage, type FeedFilter } from '../../functions/feed/queries';
 import { SORT_KEYS } from '../../functions/feed/schemas';
 import { connectTo, runPrefix, startBenchServices } from '../lib/bench-harness';
 import { migrate } from '../lib/migrations';
 import { feedWindowsCurrent } from './feed-windows';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';
-import { scopeOf, withCountry } from '../../shared/scope';
+import { scopeOf, withCountry } from '../../shared/scope/scope';
 
 const arg = (argv: string[], name: string, fallback: string) => {
   const i = argv.indexOf(name);

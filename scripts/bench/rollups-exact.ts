@@ -1,7 +1,7 @@
 // Whether the roll-ups an ingest kept incrementally equal a full rebuild from the source tables:
 // snapshots every derived table, rebuilds inside a transaction that is rolled back, and compares.
 import type { Queryable } from '../../shared/db/queryable';
-import { rebuildRollups } from '../../shared/ingest/rebuild';
+import { rebuildRollups } from '../../shared/ingest/bulk/rebuild';
 
 const SNAPSHOT: Record<string, string> = {
   url_profiles: `SELECT url_id::text, country, language, first_seen::text, last_seen::text, round(avg_position::numeric, 6)::float8,

@@ -5,7 +5,7 @@ import type { Db } from '../../shared/db/client';
 import type { DimensionKind } from '../../shared/db/schema';
 import { distinctFromActivity } from '../../shared/rollups/activity-counts';
 import { distinctFromSpans, seriesByKey, type KeyedScope } from '../../shared/rollups/read';
-import { resolveMarkets, scopeOf } from '../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../shared/scope/scope';
 import { connectTo } from '../lib/bench-harness';
 import { BENCH_NOW } from './generate';
 import { rawDistinct, rawSeries } from './rollups-raw';

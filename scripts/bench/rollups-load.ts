@@ -3,7 +3,7 @@
 // completion marker and skip the load; `--reload` forces it.
 import type pg from 'pg';
 import { batchLimits, ingestBatches, type IngestProgress } from '../../shared/ingest';
-import { rebuildRollups } from '../../shared/ingest/rebuild';
+import { rebuildRollups } from '../../shared/ingest/bulk/rebuild';
 import { ALL_MARKETS } from '../../shared/rollups/activity-counts';
 import { connectTo, databaseExists, freshDatabase } from '../lib/bench-harness';
 import { migrate } from '../lib/migrations';

@@ -6,7 +6,7 @@ import type { Db } from '../../shared/db/client';
 import { queryRows } from '../../shared/db/raw';
 import { buckets, ceilHour } from '../../shared/rollups/buckets';
 import type { KeyedScope, KeyDistinct, KeySeries } from '../../shared/rollups/read';
-import { marketList } from '../../shared/scope';
+import { marketList } from '../../shared/scope/scope';
 
 /** Memberships of one kind, read from the tables ingest writes (never from url_dimensions). */
 const MEMBERS: Record<string, string> = {

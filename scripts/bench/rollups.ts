@@ -15,7 +15,7 @@ import {
   type KeyDistinct,
   type KeySeries,
 } from '../../shared/rollups/read';
-import { resolveMarkets, scopeOf } from '../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../shared/scope/scope';
 import { startBenchServices } from '../lib/bench-harness';
 import { BENCH_NOW } from './generate';
 import { rawDistinct, rawSeries } from './rollups-raw';

@@ -5,7 +5,7 @@
 // through the DevTools protocol (Profiler, 100 µs). --keyed: the Worker's keyed first request (the demo
 // `full` key, scripts/lib/bundles.ts KEYED) against the demo data behind a local gateway. Samples are attributed through the bundle's
 // source map to npm packages (or, with --files, source files); the .cpuprofile is kept for DevTools.
-import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
+import { DEV_CURSOR_SECRET } from '../../shared/http/dev-secrets';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';

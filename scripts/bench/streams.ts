@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey } from '../../shared/admin/keys';
-import type { Store } from '../../shared/redis';
+import type { Store } from '../../shared/db/redis';
 import { signalKey } from '../../shared/streams/signal';
 import { slotsKey } from '../../shared/streams/slots';
 import { type GatewayCounts, gatewayStats, startNpmStart } from '../lib/bench-harness';

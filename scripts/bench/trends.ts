@@ -14,7 +14,7 @@ import { createDb } from '../../shared/db/client';
 import { listTrendArticles } from '../../functions/trends/articles-query';
 import { listThemes, listTopics } from '../../functions/trends/hierarchy-queries';
 import { getTrend, listEdges, listTrends, type TrendFilter } from '../../functions/trends/queries';
-import { scopeOf, type Scope } from '../../shared/scope';
+import { scopeOf, type Scope } from '../../shared/scope/scope';
 import { runPrefix, startBenchServices } from '../lib/bench-harness';
 import { ensureRollupsData, rollupsDb } from './rollups-load';
 import { fmt, fmtRatio, log, median, p95, ratio, table } from './stats';

@@ -2,10 +2,10 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Queryable } from '../../shared/db/queryable';
-import { DEMO_SEED } from '../../shared/demo-ids';
+import { DEMO_SEED } from '../../shared/schemas/demo-ids';
 import { ingest } from '../../shared/ingest/index';
 
-export { DEMO_SEED } from '../../shared/demo-ids';
+export { DEMO_SEED } from '../../shared/schemas/demo-ids';
 
 export async function loadDemoData(client: Queryable, now: Date, log: (line: string) => void) {
   const generator = spawn(

@@ -6,7 +6,7 @@ import { createList } from '../../shared/admin/lists';
 import { createProject } from '../../shared/admin/projects';
 import type { Db } from '../../shared/db/client';
 import { apiKeys, projects } from '../../shared/db/schema';
-import { DEMO } from '../../shared/demo-ids';
+import { DEMO } from '../../shared/schemas/demo-ids';
 
 export interface DemoKey {
   name: 'full' | 'restricted' | 'internal' | 'other-project';

@@ -6,7 +6,7 @@
 // message, code, detail, hint, position, ... onto its NeonDbError.
 // In front of PGlite (one connection at a time), a request that waits for the database longer than its
 // own statement_timeout gets PostgreSQL's statement-timeout error (57014), as a lock wait on a real
-// server would: the Workers answer it with their 503 + Retry-After (shared/errors.ts).
+// server would: the Workers answer it with their 503 + Retry-After (shared/http/errors.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pg from 'pg';
 import { header, HttpError, readJson, sendJson } from './http-util';

@@ -30,7 +30,7 @@ export class ArticleFactory {
   private readonly entityPickers: WeightedPicker<Entity>[];
   private readonly startUtc: number;
 
-  /** `ids`: a stream of its own, so the n-th article has the same id for any `--now` (shared/demo-ids.ts names the first). */
+  /** `ids`: a stream of its own, so the n-th article has the same id for any `--now` (shared/schemas/demo-ids.ts names the first). */
   constructor(
     private readonly world: World,
     private readonly rng: Rng,

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createStore, type Store } from '../../shared/redis';
+import { createStore, type Store } from '../../shared/db/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { migrate } from './migrations';
 import { freePort } from './npm-start';

@@ -9,7 +9,7 @@ import type { Db } from '../../shared/db/client';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
-import { createStore, type Store } from '../../shared/redis';
+import { createStore, type Store } from '../../shared/db/redis';
 import { startGateway, type Gateway } from '../gateway/index';
 import { guardPool } from './resilient';
 

@@ -3,7 +3,7 @@
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyStream } from 'pg-copy-streams';
-import type { CopyFrom } from '../../shared/ingest/types';
+import type { CopyFrom } from '../../shared/ingest/write/types';
 
 /** Runs each COPY ... FROM STDIN on `client`, queued after the statements sent before it. */
 export const copyFromClient =

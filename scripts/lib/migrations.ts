@@ -2,13 +2,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Queryable } from '../../shared/db/queryable';
-import { REBUILD_ACTIVITY } from '../../shared/ingest/activity-hulls';
-import { restoreDeferredIndexes } from '../../shared/ingest/deferred-indexes';
-import { RAISE_MEMORY } from '../../shared/ingest/sql';
+import { REBUILD_ACTIVITY } from '../../shared/rollups/write-hulls';
+import { restoreDeferredIndexes } from '../../shared/ingest/bulk/deferred-indexes';
+import { RAISE_MEMORY } from '../../shared/ingest/write/sql';
 
 const ROOT = join(import.meta.dirname, '..', '..', 'drizzle');
 
-/** The migration that creates deferred_indexes (shared/ingest/deferred-indexes.ts). */
+/** The migration that creates deferred_indexes (shared/ingest/bulk/deferred-indexes.ts). */
 const DEFERRED_INDEXES_TAG = '0015_deferred_indexes';
 
 /**

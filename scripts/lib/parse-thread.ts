@@ -3,7 +3,7 @@
 // (scripts/lib/parse-worker.ts) reads the source itself, parses batches of `limits` (parseBatches) and
 // posts each one packed; it runs at most CREDIT batches ahead of the writer (bounded memory).
 import { Worker } from 'node:worker_threads';
-import { type BatchLimits, type PackedBatch, type ParsedBatch, unpackBatch } from '../../shared/ingest/batches';
+import { type BatchLimits, type PackedBatch, type ParsedBatch, unpackBatch } from '../../shared/ingest/format/batches';
 
 /** A file, this process's stdin, or the first `lines` lines of a generated data set (scripts/generate). */
 export type LineSource = { file: string } | { stdin: true } | { generate: { scale: string; lines?: number } };

@@ -3,7 +3,7 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type BatchLimits, packBatch, parseBatches } from '../../shared/ingest/batches';
+import { type BatchLimits, packBatch, parseBatches } from '../../shared/ingest/format/batches';
 import { generatedLines } from '../bench/generate';
 import { CREDIT, type LineSource, type ParserMessage } from './parse-thread';
 

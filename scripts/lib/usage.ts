@@ -4,7 +4,7 @@ import { getProject } from '../../shared/admin/projects';
 import type { Db } from '../../shared/db/client';
 import { limiterFor } from '../../shared/limits/check';
 import { monthlyQuota, monthOf, nextMonthStart } from '../../shared/limits/quota';
-import { PLAN_RULES } from '../../shared/plans';
+import { PLAN_RULES } from '../../shared/scope/plans';
 import { storeOf, type GatewayInfo } from './connect';
 
 export async function usage(db: Db, info: GatewayInfo | null, projectId: string) {

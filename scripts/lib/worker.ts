@@ -8,7 +8,7 @@ import { join } from 'node:path';
 // The Miniflare that @cloudflare/vitest-plugin (the test pool) runs on; classic options API.
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_readConfig } from 'wrangler';
-import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
+import { DEV_CURSOR_SECRET } from '../../shared/http/dev-secrets';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** As in wrangler.toml. */

@@ -21,7 +21,7 @@ const TermSchema = z.object({
 
 const NewListSchema = z
   .object({
-    /** Fixed ids for the demo's well-known lists (shared/demo-ids.ts); a fresh one otherwise. */
+    /** Fixed ids for the demo's well-known lists (shared/schemas/demo-ids.ts); a fresh one otherwise. */
     id: z.string().uuid().optional(),
     projectId: z.string().uuid(),
     kind: z.enum(LIST_KINDS),

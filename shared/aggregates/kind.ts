@@ -2,7 +2,7 @@
 // and computes them once; serve.ts answers requests with them; warm.ts keeps the asked ones warm.
 import type { Db } from '../db/client';
 import type { Config } from '../env';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 
 /** How long a computed aggregate is kept in Redis, unless its kind says otherwise. */
 export const AGGREGATE_TTL_SECONDS = 600;

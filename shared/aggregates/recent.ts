@@ -2,7 +2,7 @@
 // newest questions of the last hour, so one tenant asking thousands of distinct questions keeps only
 // its newest ones warm, never the whole warm queue.
 import { redisNamespaces } from '../cache/namespaces';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 import type { AggregateJob } from './kind';
 
 export const MAX_RECENT_PER_OWNER = 50;

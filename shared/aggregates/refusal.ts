@@ -1,7 +1,7 @@
 // Queued aggregates that fail for a reason no retry fixes (docs/SECURITY.md "Jobs"): the job stores the refusal under
 // the aggregate's cache key, so the caller gets that 4xx instead of 503 `computing` until the lock expires.
 import type { CachedResponse } from '../cache/response';
-import { ApiError, type Detail } from '../errors';
+import { ApiError, type Detail } from '../http/errors';
 
 /** How long a stored refusal answers: short, since what refused (a trend's visibility, a list) can change. */
 export const REFUSAL_TTL_SECONDS = 60;

@@ -1,10 +1,10 @@
 // Aggregates in a Hono request: the request's services, queue and owner for the engine (engine.ts),
 // the outcome noted for the log line, the answer sent as stored or its value handed to the route.
 import type { Context } from 'hono';
-import { afterResponse } from '../after-response';
+import { afterResponse } from '../http/after-response';
 import { respondAs, type JsonAnswer } from '../cache/response';
 import type { Env } from '../env';
-import { DATA_AS_OF } from '../freshness';
+import { DATA_AS_OF } from '../http/freshness';
 import { serveCached, type Caller, type Served } from './engine';
 import { noteOutcome } from '../cache/outcome';
 import type { AggregateKind, ServeOptions } from './kind';
@@ -46,7 +46,7 @@ export async function serveAggregate<R, H, V>(
   options: ServeOptions<H> | Promise<ServeOptions<H>> = {},
 ): Promise<V> {
   const answer = await served(c, kind, request, options);
-  // The answer built from the value reports the watermark the value was computed with (shared/freshness.ts).
+  // The answer built from the value reports the watermark the value was computed with (shared/http/freshness.ts).
   const asOf = answer.cached.headers[DATA_AS_OF];
   if (asOf) c.header(DATA_AS_OF, asOf);
   if ('value' in answer) return answer.value;

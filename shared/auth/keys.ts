@@ -2,7 +2,7 @@
 import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import type { Addons, KeyKind, LimitsMode, Plan, SubscriptionStatus } from '../db/schema/accounts';
-import { PLAN_RULES } from '../plans';
+import { PLAN_RULES } from '../scope/plans';
 import type { AuthContext } from './types';
 import { sha256Hex } from '../hash';
 import { KEY_TTL_MS, namespaces } from '../cache/namespaces';

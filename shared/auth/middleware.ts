@@ -1,8 +1,8 @@
 // Authenticates every keyed request: `X-API-Key` or `Authorization: Bearer`, never the query.
 import type { Context, MiddlewareHandler } from 'hono';
-import { afterResponse } from '../after-response';
+import { afterResponse } from '../http/after-response';
 import type { Env } from '../env';
-import { ApiError, coded } from '../errors';
+import { ApiError, coded } from '../http/errors';
 import { authFailuresBlocked, countAuthFailure } from '../limits/auth-failures';
 import { clientIp } from '../limits/client-ip';
 import { presentedKey } from './presented';

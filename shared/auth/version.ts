@@ -4,7 +4,7 @@
 // younger than AUTH_VERSION_FRESH_MS (shared/limits/edge.ts); a new value drops
 // the isolate's cached keys and edge states, so a change reaches every isolate within 2 s.
 import { namespaces, redisNamespaces } from '../cache/namespaces';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 import { forgetCachedKeys, shortenCachedKeys } from './keys';
 
 /** The last version seen, per deployment (Redis namespace), and when it was read (wall time). */

@@ -10,7 +10,7 @@ import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../hash';
 import type { Env } from '../env';
 import { namespaces } from './namespaces';
-import { strongTag } from '../etag';
+import { strongTag } from '../http/etag';
 import { respond, type CachedResponse } from './response';
 
 declare module './namespaces' {

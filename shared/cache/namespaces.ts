@@ -118,7 +118,7 @@ export const namespaces = {
    * @lifetime used for min(WATERMARK_SECONDS (2 s), ISOLATE_CACHE_SECONDS), held HELD_MS (1 h)
    * @stale answers for a database that cannot be read, for HELD_MS
    * @bounds 16 entries, 4 KiB
-   * @owner shared/freshness.ts
+   * @owner shared/http/freshness.ts
    */
   watermarks: {
     held: new IsolateCache<{ value: string | null; readAt: number }>({ entries: 16, bytes: 4_096 }),
@@ -263,7 +263,7 @@ export const namespaces = {
    * @lifetime the isolate
    * @stale never: derived from the code alone
    * @bounds one entry per limit the areas name
-   * @owner shared/body-limits.ts
+   * @owner shared/http/body-limits.ts
    */
   bodyLimiters: { held: new IsolateMap<number, MiddlewareHandler>() },
   /**
@@ -273,7 +273,7 @@ export const namespaces = {
    * @lifetime the isolate (filled as route modules load)
    * @stale never: derived from the code alone
    * @bounds one entry per exportable route
-   * @owner shared/exports.ts
+   * @owner shared/http/exports.ts
    */
   exportRoutes: { held: new IsolateMap<string, Value<'exportRoutes'>>() },
   /**
@@ -283,7 +283,7 @@ export const namespaces = {
    * @lifetime the spec (held weakly)
    * @stale never: derived from the code alone
    * @bounds one entry per upsert spec
-   * @owner shared/ingest/sql.ts
+   * @owner shared/ingest/write/sql.ts
    */
   upsertStatements: { params: new WeakMap<object, string>(), copied: new WeakMap<object, string>() },
   /**

@@ -7,10 +7,10 @@
 import type { Context } from 'hono';
 import { sha256Hex } from '../hash';
 import type { Env } from '../env';
-import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../freshness';
+import { DATA_AS_OF, dataAsOf, dataAsOfHeaders } from '../http/freshness';
 import { locationCache } from './location';
 import { cacheApiNamespaces, namespaces } from './namespaces';
-import { afterResponse } from '../after-response';
+import { afterResponse } from '../http/after-response';
 import { respondAs, toCached, type CachedResponse, type JsonAnswer } from './response';
 
 interface Entry {

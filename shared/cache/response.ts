@@ -3,8 +3,8 @@
 import type { Context, TypedResponse } from 'hono';
 import type { JSONParsed } from 'hono/utils/types';
 import type { Env } from '../env';
-import { strongTag } from '../etag';
-import { ageHeader, dataAsOfHeaders, withDataAsOf } from '../freshness';
+import { strongTag } from '../http/etag';
+import { ageHeader, dataAsOfHeaders, withDataAsOf } from '../http/freshness';
 
 export interface CachedResponse {
   text: string;

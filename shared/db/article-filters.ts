@@ -1,6 +1,6 @@
 // The article conditions that listings share, as drizzle `sql` fragments over the schema (issue 48): the
 // plan's categories, entity refs and category paths. The text forms beside them (plan-scope.ts, entity-refs.ts,
-// shared/categories.ts categoryMatchSql) serve the readers still written with positional parameters; each
+// shared/schemas/categories.ts categoryMatchSql) serve the readers still written with positional parameters; each
 // fragment here says the same condition, and the comments there explain the plans they keep.
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -21,7 +21,7 @@ export function inPlan(topCategories: readonly string[] | null, id: SQLWrapper, 
   SELECT 1 FROM ${articleTops} ${pt} WHERE ${pt.urlId} = ${id} AND ${pt.topCategories} && ${tops}::text[]${perRow ? sql` OFFSET 0` : sql``}))`;
 }
 
-/** `path` is `filter` or lies under it, by path segment (shared/categories.ts categoryMatchSql). */
+/** `path` is `filter` or lies under it, by path segment (shared/schemas/categories.ts categoryMatchSql). */
 export const categoryMatch = (path: SQLWrapper, filter: SQLWrapper): SQL =>
   sql`(${path} = ${filter} OR starts_with(${path}, ${filter} || '/'))`;
 

@@ -4,12 +4,12 @@
 // The client must be ONE connection (pg.Client, a checked-out pool client, Neon's Client): each
 // batch runs BEGIN ... COMMIT through it.
 import type { Queryable } from '../db/queryable';
-import { isDataError, runBatch, type BatchResult } from './batch';
-import { deferIndexes, restoreDeferredIndexes } from './deferred-indexes';
-import { batchLimits, parseBatches, type ParsedBatch } from './batches';
-import { rebuildRollups } from './rebuild';
-import { RECORD_TYPES, type RecordType } from './records';
-import { mergeStagedObservations } from './staged-observations';
+import { isDataError, runBatch, type BatchResult } from './write/batch';
+import { deferIndexes, restoreDeferredIndexes } from './bulk/deferred-indexes';
+import { batchLimits, parseBatches, type ParsedBatch } from './format/batches';
+import { rebuildRollups } from './bulk/rebuild';
+import { RECORD_TYPES, type RecordType } from './format/records';
+import { mergeStagedObservations } from './bulk/staged-observations';
 import {
   emptyCounts,
   type DerivedCounts,
@@ -18,13 +18,13 @@ import {
   type Item,
   type LineError,
   type TypeCounts,
-} from './types';
-import { advanceWatermark } from './write-watermark';
+} from './write/types';
+import { advanceWatermark } from './write/watermark';
 
-export { RECORD_SCHEMAS, RECORD_TYPES, ingestRecord, type IngestRecord, type RecordOf, type RecordType } from './records';
-export { parseLine } from './parse';
-export { batchLimits, packBatch, parseBatches, unpackBatch, type PackedBatch, type ParsedBatch } from './batches';
-export type { CopyFrom, DerivedCounts, IngestOptions, IngestProgress, IngestSummary, LineError, TypeCounts } from './types';
+export { RECORD_SCHEMAS, RECORD_TYPES, ingestRecord, type IngestRecord, type RecordOf, type RecordType } from './format/records';
+export { parseLine } from './format/parse';
+export { batchLimits, packBatch, parseBatches, unpackBatch, type PackedBatch, type ParsedBatch } from './format/batches';
+export type { CopyFrom, DerivedCounts, IngestOptions, IngestProgress, IngestSummary, LineError, TypeCounts } from './write/types';
 
 const TABLE_OF: Record<RecordType, string> = {
   country: 'countries',

@@ -4,9 +4,9 @@
 // sliding window of @upstash/ratelimit in Redis (the per-IP limiter's pattern, shared/limits/ip.ts),
 // spent only by 401s, after the answer; the block is remembered in the isolate, so a valid key pays
 // nothing and a blocked client costs neither a lookup nor a Redis call.
-import { answerGone } from '../after-response';
-import { coded, type ApiError } from '../errors';
-import type { Store } from '../redis';
+import { answerGone } from '../http/after-response';
+import { coded, type ApiError } from '../http/errors';
+import type { Store } from '../db/redis';
 import { limitLocally } from './local';
 import { namespaces, redisNamespaces } from '../cache/namespaces';
 

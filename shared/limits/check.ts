@@ -2,7 +2,7 @@
 // (shared/limits/lease.ts) are write commands, which the auto-pipelining client sends as one pipeline.
 import { Ratelimit } from '@upstash/ratelimit';
 import type { AuthContext } from '../auth/types';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 import { countAndLease, type LeaseRequest } from './lease';
 import { limitLocally } from './local';
 import { namespaces, redisNamespaces } from '../cache/namespaces';

@@ -22,7 +22,7 @@ import { isOutdated } from '../auth/keys';
 import type { AuthContext } from '../auth/types';
 import { namespaces, redisNamespaces } from '../cache/namespaces';
 import { authVersionFresh, authVersionKey, observeAuthVersion } from '../auth/version';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 import { countLimits, quotaKeyOf, type Hits, type LimitState, type MinuteState } from './check';
 import { batchToken, LEASE_MS, type Batch } from './lease';
 import { monthlyQuota } from './quota';

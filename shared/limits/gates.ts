@@ -1,8 +1,8 @@
 // Plan gates that depend on what a request asks for (README "Plans and limits"). Areas call these
 // before reading data; none of them is a rate limit, so none invites a retry.
 import type { AuthContext } from '../auth/types';
-import { coded } from '../errors';
-import { PLAN_RULES } from '../plans';
+import { coded } from '../http/errors';
+import { PLAN_RULES } from '../scope/plans';
 
 /** `/Sports/Soccer` -> `/Sports`. */
 export function topLevelCategory(path: string): string {

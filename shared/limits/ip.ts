@@ -8,8 +8,8 @@
 // by one Redis call, which the routes run beside their database read (functions/public/limit.ts).
 // While Redis is unreachable the isolate limiter decides, as for keys, and its hits are owed.
 import type { AuthContext } from '../auth/types';
-import { coded, type ApiError } from '../errors';
-import type { Store } from '../redis';
+import { coded, type ApiError } from '../http/errors';
+import type { Store } from '../db/redis';
 import { clientIp } from './client-ip';
 import { namespaces } from '../cache/namespaces';
 import type { EdgeLimits } from './edge';

@@ -10,7 +10,7 @@
 // gone quiet still holds leaves the rest to the others; a lease lapses after LEASE_MS unless its holder renews it. The gateway's
 // in-process engine runs the same text in its Lua interpreter (scripts/gateway/memory-lua.ts).
 import { redisNamespaces } from '../cache/namespaces';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 
 export const LEASE_SCRIPT = `-- discovery-api edge limits: quota batches counted once, a lease of the slack
 local now, ms, holder = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]

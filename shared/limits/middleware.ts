@@ -2,7 +2,7 @@
 // sent (a read runs beside its limit call: limits() below); RateLimit headers on every keyed response.
 import type { Context, ExecutionContext, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
-import { coded } from '../errors';
+import { coded } from '../http/errors';
 import { iso } from '../format';
 import { mcpPostOf, rerunEnv, rerunOf, type Channel } from './channel';
 import { assertGates } from './plan-gates';

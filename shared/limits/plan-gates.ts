@@ -8,8 +8,8 @@ import { isOutdated } from '../auth/keys';
 import type { AuthContext } from '../auth/types';
 import { authVersionFresh, authVersionKey, observeAuthVersion } from '../auth/version';
 import type { Env } from '../env';
-import { coded } from '../errors';
-import { assertMarketsEntitled } from '../markets-entitled';
+import { coded } from '../http/errors';
+import { assertMarketsEntitled } from '../scope/markets-entitled';
 import { mcpPostOf, type Channel } from './channel';
 
 /** Throws the refusal of `auth` on this request, if any. */

@@ -1,6 +1,6 @@
 // Monthly request quota per project (README "Plans and limits"), shared by the REST API and MCP.
 import type { Addons, Plan } from '../db/schema';
-import { PLAN_RULES } from '../plans';
+import { PLAN_RULES } from '../scope/plans';
 
 /** Requests per purchased pack; only Grow and Scale can buy packs. */
 export const REQUEST_PACK_SIZE: Partial<Record<Plan, number>> = { grow: 10_000, scale: 100_000 };

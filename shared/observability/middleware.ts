@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Env } from '../env';
 import { mcpPostOf, rerunOf } from '../limits/channel';
-import { answerGone } from '../after-response';
+import { answerGone } from '../http/after-response';
 import { levelOf, log } from './log';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { countTrips, settled, tripsSoFar } from './round-trips';

@@ -12,17 +12,17 @@ import type { Db } from '../db/client';
 import { queryRows } from '../db/raw';
 import { buckets, ceilHour, type Grain } from './buckets';
 import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
-import { DAY_MS as DAY } from '../windows';
+import { DAY_MS as DAY } from '../time/windows';
 
 /**
  * country = language = '*' in dim_hours / dim_days: a key's totals over every market and language,
- * kept beside the per-market rows (shared/ingest/rollups.ts) for scopes that cover every market.
+ * kept beside the per-market rows (shared/rollups/write.ts) for scopes that cover every market.
  */
 export const ALL_MARKETS = '*';
 
 /**
  * Kinds whose activity hulls are also kept per market (country, its languages together) beside the
- * `*` ones (shared/ingest/activity-hulls.ts): category analytics count one market's publications and
+ * `*` ones (shared/rollups/write-hulls.ts): category analytics count one market's publications and
  * publishers from them. Other kinds count a market subset over url_spans.
  */
 export const MARKET_KINDS: readonly string[] = ['category'];
@@ -103,7 +103,7 @@ export async function distinctFromActivity(
   const out = new Map<string, KeyDistinct>();
   for (const r of rows) {
     if (r.publications <= 0) continue;
-    // A publisher key is one publisher; its own group is not stored (shared/ingest/activity-hulls.ts).
+    // A publisher key is one publisher; its own group is not stored (shared/rollups/write-hulls.ts).
     const publishers = scope.kind === 'publisher' ? 1 : r.publishers;
     out.set(r.key, { publications: r.publications, publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null });
   }

@@ -2,7 +2,7 @@
 // so bounds are first rounded up to whole hours. Day buckets are UTC calendar days, cut by the window.
 export type Grain = 'hour' | 'day';
 
-import { DAY_MS as DAY, HOUR_MS as HOUR } from '../windows';
+import { DAY_MS as DAY, HOUR_MS as HOUR } from '../time/windows';
 
 export const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
 const floorDay = (ms: number) => Math.floor(ms / DAY) * DAY;

@@ -7,7 +7,7 @@ import { queryRows } from '../db/raw';
 import { ALL_MARKETS, distinctFromActivity, MARKET_KINDS, publicationsFromActivity } from './activity-counts';
 import { coversAllMarkets, marketsWithData } from './coverage';
 import { buckets, ceilHour, type Bucket, type Grain } from './buckets';
-import { marketList } from '../scope';
+import { marketList } from '../scope/scope';
 import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 
 export type { DerivedKeys, DimScope, KeyDistinct, KeyedScope } from './scope';

@@ -1,7 +1,7 @@
 // The scope of a roll-up read: a dimension's keys (given, or found by the database), the key's Scope
 // (its markets listed) and the language.
 import type { DimensionKind } from '../db/schema';
-import type { ListedScope } from '../scope';
+import type { ListedScope } from '../scope/scope';
 
 export interface DimScope {
   kind: DimensionKind;
@@ -11,7 +11,7 @@ export interface DimScope {
    * so every read of an answer runs in one wave.
    */
   keys: string[] | DerivedKeys;
-  /** The key's scope with the markets measured listed (shared/scope.ts `resolveMarkets`). */
+  /** The key's scope with the markets measured listed (shared/scope/scope.ts `resolveMarkets`). */
   keyScope: ListedScope;
   /** Lower-case language, or null for all. */
   language: string | null;

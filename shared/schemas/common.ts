@@ -39,7 +39,7 @@ export const errorDescriptions = {
 };
 export type ErrorStatus = keyof typeof errorDescriptions;
 
-/** 413 for a route that takes a body: refused unread, before the key is checked (shared/body-limits.ts). */
+/** 413 for a route that takes a body: refused unread, before the key is checked (shared/http/body-limits.ts). */
 export const tooLargeResponse = (maxBytes: number) => ({
   description: `Body larger than ${maxBytes} bytes (${maxBytes / 1024} KiB): refused before it is read.`,
   content: { 'application/json': { schema: ErrorSchema } },

@@ -3,7 +3,7 @@
 // every route of an area; they are declared here, once, by rule, so no route can forget one.
 // Adding a header to every operation it applies to is one line in HEADERS.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
-import { carriesDataAsOf, DATA_AS_OF } from '../freshness';
+import { carriesDataAsOf, DATA_AS_OF } from '../http/freshness';
 import { errorDescriptions, type ErrorStatus } from './common';
 
 type Json = Record<string, unknown>;
@@ -195,7 +195,7 @@ function parameterBounds(registry: Registry) {
   return out;
 }
 
-/** The `data_as_of` member every object envelope of a data answer carries (shared/freshness.ts). */
+/** The `data_as_of` member every object envelope of a data answer carries (shared/http/freshness.ts). */
 const DATA_AS_OF_MEMBER: Json = {
   type: 'object',
   properties: {
@@ -232,7 +232,7 @@ function addHeaders(op: OperationFacts, status: string, response: Response) {
 
 /**
  * Completes the generated document: public operations get `security: []`; keyed ones the statuses
- * of the keyed chain; every GET its 304 (keyed GETs through shared/etag.ts, public ones through the
+ * of the keyed chain; every GET its 304 (keyed GETs through shared/http/etag.ts, public ones through the
  * edge); every response the headers HEADERS assigns it; number parameters their zod ranges.
  */
 export function completeDocument<T extends { paths?: object; components?: object }>(doc: T, registry: Registry): T {

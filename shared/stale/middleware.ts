@@ -9,14 +9,14 @@
 // that cannot be authenticated (`entitlement_unavailable`), revoked, or narrowed since gets the 503.
 // Bounds: STALE_LIMITS entries and bytes in memory, 24 h in both tiers; an oversized answer is not kept.
 import type { MiddlewareHandler } from 'hono';
-import { afterResponse } from '../after-response';
+import { afterResponse } from '../http/after-response';
 import { presentedKey } from '../auth/presented';
 import type { AuthContext } from '../auth/types';
 import { sha256Hex } from '../hash';
 import { locationCache } from '../cache/location';
 import { cacheApiNamespaces, namespaces, STALE_LIMITS, STALE_TTL_MS } from '../cache/namespaces';
 import type { Env } from '../env';
-import { ifNoneMatch } from '../etag';
+import { ifNoneMatch } from '../http/etag';
 
 export { STALE_LIMITS, STALE_TTL_MS };
 /** One answer larger than this is not kept (a few of them would crowd out everything else). */

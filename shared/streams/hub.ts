@@ -12,7 +12,7 @@
 //   member that stops reading altogether holds the group back for STALL_MS at most.
 import { authVersionKey } from '../auth/version';
 import { namespaces } from '../cache/namespaces';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 import { signalKey } from './signal';
 
 /** How often an isolate reads the signals (and the auth version) while a stream is open. */

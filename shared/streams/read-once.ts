@@ -4,7 +4,7 @@
 // lock in Redis, reads, and leaves the result under (group, signal, head); the others take it from
 // there. With Redis unreachable each isolate reads for itself, as a lone isolate does.
 import { redisNamespaces } from '../cache/namespaces';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 import type { Event } from './hub';
 
 export interface GroupRead<P> {

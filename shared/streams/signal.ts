@@ -3,7 +3,7 @@
 // Open streams read every topic they listen to in one call per isolate per second (shared/streams/hub.ts)
 // and query the database only when a counter moved: no new data, no query, however many listen.
 import { redisNamespaces } from '../cache/namespaces';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 
 export const FEED_TOPIC = 'feed';
 export const listTopic = (listId: string) => `list:${listId}`;

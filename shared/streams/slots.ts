@@ -6,9 +6,9 @@
 // every further QUOTA_PERIOD_MS open one more.
 import type { AuthContext } from '../auth/types';
 import type { Plan } from '../db/schema';
-import { coded } from '../errors';
+import { coded } from '../http/errors';
 import { redisNamespaces } from '../cache/namespaces';
-import type { Store } from '../redis';
+import type { Store } from '../db/redis';
 import { heldSlots } from './hub';
 
 /** Concurrent streams per key; keys without a project (internal) have the enterprise cap. */

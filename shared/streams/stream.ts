@@ -4,7 +4,7 @@
 // It ends after MAX_STREAM_MS, when its key is revoked or its plan changes (the auth version, read
 // with the signals every second), when an open period finds the quota used up, or when the client goes.
 import type { Context } from 'hono';
-import { afterResponse } from '../after-response';
+import { afterResponse } from '../http/after-response';
 import { presentedKey } from '../auth/presented';
 import { observeAuthVersion } from '../auth/version';
 import type { Env } from '../env';

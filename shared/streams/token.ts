@@ -1,10 +1,10 @@
-// Resume tokens (the `id:` of every event, sent back as Last-Event-ID): signed cursors (shared/cursor.ts),
+// Resume tokens (the `id:` of every event, sent back as Last-Event-ID): signed cursors (shared/http/cursor.ts),
 // bound like a page cursor to the key's project (or the key), its markets and plan categories, the
 // route and the stream's filters. `k` is the event's position, `s` and `t` what the stream pinned when
 // it was first opened (its backfill snapshot and since floor); `n` the event's time, so a token lasts
 // the 1440-minute horizon. Altered, foreign (another key, query or route) and expired tokens are 400.
 import type { Context } from 'hono';
-import { cursorSecret, digest, openCursor, RESUME_ADVICE, signCursor, type CursorPayload } from '../cursor';
+import { cursorSecret, digest, openCursor, RESUME_ADVICE, signCursor, type CursorPayload } from '../http/cursor';
 import type { Env } from '../env';
 
 export async function streamBinding(c: Context<Env>, params: Record<string, unknown>): Promise<string> {

@@ -2,7 +2,7 @@
 // 180-day sparkline, the model features and the lifecycle rule the generator applies. Pure
 // functions: the API (functions/trends) and the generator (scripts/generate) share them.
 import type { TrendState } from '../db/schema/trends';
-import { DAY_MS } from '../windows';
+import { DAY_MS } from '../time/windows';
 
 /** `YYYY-MM-DD` -> days since 1970-01-01 (UTC). */
 export const dayNumber = (day: string) => Math.floor(Date.parse(`${day.slice(0, 10)}T00:00:00Z`) / DAY_MS);

@@ -8,7 +8,7 @@ import { createProject, type NewProject } from '../../shared/admin/projects';
 import type { Db } from '../../shared/db/client';
 import { createDb } from '../../shared/db/client';
 import type { Bindings } from '../../shared/env';
-import { rebuildRollups, type RebuildOptions } from '../../shared/ingest/rebuild';
+import { rebuildRollups, type RebuildOptions } from '../../shared/ingest/bulk/rebuild';
 
 export interface Reply<T = any> {
   status: number;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startStack, type Stack } from '../../scripts/lib/demo-stack';
 import { runContractSuite } from '../../scripts/contract/run';
 import { lintDocument } from '../../scripts/contract/lint';
-import { DEMO, DEMO_SEED, seededUuid } from '../../shared/demo-ids';
+import { DEMO, DEMO_SEED, seededUuid } from '../../shared/schemas/demo-ids';
 
 let stack: Stack;
 let doc: string;

@@ -64,7 +64,7 @@ it('answers a waiter after its statement_timeout, then rolls back and closes the
   expect(waited).toBeGreaterThanOrEqual(500);
   expect(waited).toBeLessThan(QUIET_LIMIT_MS);
 
-  // Through the driver, as a Worker sees it: a NeonDbError with the code (shared/errors.ts makes it a 503).
+  // Through the driver, as a Worker sees it: a NeonDbError with the code (shared/http/errors.ts makes it a 503).
   const sql = neon(DB_URL);
   const err = await caught(sql.transaction([sql.query(SET_LOCAL_TIMEOUT, ['300', 'off']), sql`SELECT 1`]));
   expect((err as { code?: string }).code).toBe('57014');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { liveStep, topUp } from '../../scripts/demo/live';
 import { migrate } from '../../scripts/lib/migrations';
-import { DEFERRED_FOREIGN_KEYS, DEFERRED_INDEXES, deferIndexes } from '../../shared/ingest/deferred-indexes';
+import { DEFERRED_FOREIGN_KEYS, DEFERRED_INDEXES, deferIndexes } from '../../shared/ingest/bulk/deferred-indexes';
 import { scratchDatabase } from './template-copy';
 
 const SERVER = inject('adminDatabaseUrl').replace(/\/[^/]*$/, '');

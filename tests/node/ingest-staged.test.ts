@@ -1,5 +1,5 @@
 // A bulk load's observations are staged by its batches and merged at its end
-// (shared/ingest/staged-observations.ts): the last line of a key wins across batches, the summary
+// (shared/ingest/bulk/staged-observations.ts): the last line of a key wins across batches, the summary
 // counts what the merge changed in the stored hours, the primary key comes back after a first load,
 // and hours a load that died left staged are merged by the next run. The first load stages by COPY
 // (scripts/lib/copy-from.ts), the second by INSERT.

@@ -19,7 +19,7 @@
 //   table (`functions/<area>/routes.ts`); no file of that folder is left unloaded, and no other file of
 //   the area declares or registers a route. Served code reaches an endpoint file only through its
 //   table: what two endpoints share is a helper beside the folder. The `plain` loader of a line (a
-//   handler alone, public's widget.js: shared/route-table.ts) is not a route module and may load a helper.
+//   handler alone, public's widget.js: shared/http/route-table.ts) is not a route module and may load a helper.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
@@ -265,7 +265,7 @@ const AREAS = readdirSync(join(ROOT, 'functions'), { withFileTypes: true })
   .map((d) => d.name)
   .sort();
 
-/** A line of an area's table (shared/route-table.ts RouteLine), as written in its routes.ts. */
+/** A line of an area's table (shared/http/route-table.ts RouteLine), as written in its routes.ts. */
 interface TableLine {
   line: number;
   method: string;

@@ -4,7 +4,7 @@
 // once and answers at once.
 import { describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../shared/auth/types';
-import type { Store } from '../../shared/redis';
+import type { Store } from '../../shared/db/redis';
 import { takeSlot } from '../../shared/streams/slots';
 
 /** A store whose pipeline reports `open` slots taken and whose first `failures` ZREMs fail. */

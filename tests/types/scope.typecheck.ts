@@ -6,12 +6,12 @@ import { listItems } from '../../functions/tracking/queries';
 import { listTrends } from '../../functions/trends/queries';
 import type { AuthContext } from '../../shared/auth/types';
 import type { Db } from '../../shared/db/client';
-import { EVERY_CATEGORY, EVERY_MARKET, scopeOf, withCountry, type Scope } from '../../shared/scope';
+import { EVERY_CATEGORY, EVERY_MARKET, scopeOf, withCountry, type Scope } from '../../shared/scope/scope';
 
 const filter = { search: null, entityType: null, minScore: 0, limit: 1, offset: 0 };
 
 export function scopeProofs(db: Db, auth: AuthContext) {
-  // @ts-expect-error a literal is not a Scope: only shared/scope.ts makes one, from the key
+  // @ts-expect-error a literal is not a Scope: only shared/scope/scope.ts makes one, from the key
   const forged: Scope = { projectId: null, markets: EVERY_MARKET, planCategories: EVERY_CATEGORY };
   // @ts-expect-error a query without the caller's scope does not type-check
   void getRegion(db, 'US');

@@ -15,7 +15,7 @@ import type { AggregateJob } from '../../shared/aggregates/kind';
 import { dueForWarming, MAX_RECENT_PER_OWNER, noteAsked } from '../../shared/aggregates/recent';
 import { createList } from '../../shared/admin/lists';
 import { readConfig } from '../../shared/env';
-import { createStore, type Store } from '../../shared/redis';
+import { createStore, type Store } from '../../shared/db/redis';
 import { articleAndTrendRecords, CUP_FINAL, NOW } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type World } from '../helpers/world';

@@ -1,6 +1,6 @@
 // GET /v1/analytics/categories: exact rows over the hand-made world, every row of the oracle data set
 // against plain SQL over raw observations joined with article_categories (a path covers its
-// descendants: shared/categories.ts), errors and plan scope.
+// descendants: shared/schemas/categories.ts), errors and plan scope.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CategoryAnalyticsSchema } from '../../functions/articles/categories-schemas';
 import { queryRows } from '../../shared/db/raw';

@@ -8,7 +8,7 @@ import { createKey } from '../../shared/admin/keys';
 import { forgetIsolateCaches } from '../../shared/cache/memory';
 import { createList } from '../../shared/admin/lists';
 import { readConfig } from '../../shared/env';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { geoRecords, NOW as GEO_NOW } from '../fixtures/geo';
 import { dataset, DOMAINS } from '../fixtures/oracle';
 import { NOW as TRENDS_NOW, trendRecords } from '../fixtures/trends';
@@ -31,7 +31,7 @@ const sha256Tag = async (text: string) => {
   const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
   return `"${[...bytes.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
 };
-/** The tag a key is sent: bound to the key (shared/etag.ts keyedTag), over the content's tag. */
+/** The tag a key is sent: bound to the key (shared/http/etag.ts keyedTag), over the content's tag. */
 const keyedTag = async (keyId: string, text: string) => sha256Tag(`${keyId}\n${await sha256Tag(text)}`);
 
 const sameAnswer = (a: { text: string; headers: Headers }, b: { text: string; headers: Headers }) => {

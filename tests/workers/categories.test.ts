@@ -1,9 +1,9 @@
-// The category hierarchy rule (shared/categories.ts) is one rule: the TypeScript helpers, the SQL
+// The category hierarchy rule (shared/schemas/categories.ts) is one rule: the TypeScript helpers, the SQL
 // fragment and the database's category_prefixes() agree on random paths, including near-misses
 // (`/Sports` vs `/Sportswear`, case) that a plain prefix test would get wrong.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { categoryMatches, categoryMatchSql, categoryPrefixes } from '../../shared/categories';
+import { categoryMatches, categoryMatchSql, categoryPrefixes } from '../../shared/schemas/categories';
 import { queryRows } from '../../shared/db/raw';
 import { createWorld, type World } from '../helpers/world';
 

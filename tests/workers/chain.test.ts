@@ -1,8 +1,8 @@
-// The request chains of shared/chain.ts, in order: what a keyed route, a request without a key and a
+// The request chains of shared/http/chain.ts, in order: what a keyed route, a request without a key and a
 // public route meet, top to bottom (the names are the middlewares' own: each is a named function).
 import type { MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { keyedChain, publicChain, untilKey, type AreaOptions } from '../../shared/chain';
+import { keyedChain, publicChain, untilKey, type AreaOptions } from '../../shared/http/chain';
 import type { Env } from '../../shared/env';
 import { publicArea } from '../../functions/public/options';
 import { GEO_AREA } from '../../functions/geo/options';
@@ -13,7 +13,7 @@ const services: MiddlewareHandler<Env> = async function services(_c, next) {
 const names = (chain: MiddlewareHandler<Env>[]) => chain.map((m) => m.name);
 const again = () => new Response(null);
 
-describe('shared/chain.ts', () => {
+describe('shared/http/chain.ts', () => {
   it("a keyed route's chain, top to bottom", () => {
     expect(names(keyedChain(GEO_AREA as AreaOptions, services, again))).toEqual([
       'observe',

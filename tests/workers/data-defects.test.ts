@@ -2,11 +2,11 @@
 // through the product's ingest path (the oracle data set), numbers against naive references where they are numbers.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forecastTrend, MAX_RATE, PHI } from '../../functions/tracking/forecast';
-import { scanMentionList } from '../../functions/tracking/scan';
+import { scanMentionList } from '../../functions/jobs/scan';
 import { createList } from '../../shared/admin/lists';
-import { parseIsoUtc } from '../../shared/dates';
+import { parseIsoUtc } from '../../shared/time/dates';
 import { queryRows } from '../../shared/db/raw';
-import { LIST_CAPS } from '../../shared/plans';
+import { LIST_CAPS } from '../../shared/scope/plans';
 import { dataset, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';

@@ -15,7 +15,7 @@ import { limiterFor } from '../../shared/limits/check';
 import { EdgeLimits, MONTH_SLACK_MIN } from '../../shared/limits/edge';
 import { ipSubject } from '../../shared/limits/ip';
 import { monthOf } from '../../shared/limits/quota';
-import { createStore, type Store } from '../../shared/redis';
+import { createStore, type Store } from '../../shared/db/redis';
 import { clearOfMinuteTurn, createWorld, type Tenant, type World } from '../helpers/world';
 
 let world: World;

@@ -10,7 +10,7 @@ import { updateProject } from '../../shared/admin/projects';
 import { resolveKey } from '../../shared/auth/keys';
 import { EdgeLimits, MONTH_SLACK_MIN } from '../../shared/limits/edge';
 import { monthOf } from '../../shared/limits/quota';
-import { createStore, type Store } from '../../shared/redis';
+import { createStore, type Store } from '../../shared/db/redis';
 import { articleRecords } from '../fixtures/articles';
 import { seed } from '../helpers/seed';
 import { clearOfMinuteTurn, createWorld, show, type Tenant, type World } from '../helpers/world';

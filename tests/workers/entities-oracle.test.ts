@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
-import { rebuildRollups } from '../../shared/ingest/rebuild';
+import { rebuildRollups } from '../../shared/ingest/bulk/rebuild';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { BASE, dataset, ENTITIES, HOURS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';

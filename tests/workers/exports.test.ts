@@ -5,7 +5,7 @@
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createList } from '../../shared/admin/lists';
-import { csvField } from '../../shared/exports';
+import { csvField } from '../../shared/http/exports';
 import { ARTICLE_A, ARTICLE_C, geoRecords, NOW, TAYLOR } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, show, type Tenant, type World } from '../helpers/world';

@@ -261,7 +261,7 @@ describe('cursor paging', () => {
     expect(expired.status, show(expired)).toBe(400);
     expect(expired.body.detail).toContain('expired');
     world.setNow(NOW);
-    const { signCursor } = await import('../../shared/cursor');
+    const { signCursor } = await import('../../shared/http/cursor');
     const [body] = cursor.split('.');
     const payload = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')));
     const resigned = await signCursor(world.env.CURSOR_SECRET!, payload);

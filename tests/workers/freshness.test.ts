@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { forgetCachedKeys } from '../../shared/auth/keys';
 import { forgetIsolateCaches } from '../../shared/cache/memory';
 import { ingest } from '../../shared/ingest/index';
-import { completedHour } from '../../shared/ingest/write-watermark';
+import { completedHour } from '../../shared/ingest/write/watermark';
 import { ARTICLE_A, geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { callWithOutcome } from '../helpers/outcomes';
@@ -124,7 +124,7 @@ describe('the watermark moves when ingest completes an hour', () => {
     const held = (await fresh('/v1/articles?sort_by=last_seen&limit=15')).headers.get('Data-As-Of');
     expect(held).toBe(asOf(hourAt(1)));
     await ingestHour(2, new Date(hourAt(3).getTime() + 5 * 60_000));
-    // The isolate still holds the watermark it read above, now past its 2 s (shared/freshness.ts).
+    // The isolate still holds the watermark it read above, now past its 2 s (shared/http/freshness.ts).
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     const computed = await world.call('/v1/articles?sort_by=last_seen&limit=16', { key: tenant.key });
     expect(computed.status, show(computed)).toBe(200);

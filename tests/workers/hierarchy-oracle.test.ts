@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listThemes, listTopics, type NodeRow } from '../../functions/trends/hierarchy-queries';
 import { queryRows } from '../../shared/db/raw';
-import { scopeOf, type Scope } from '../../shared/scope';
+import { scopeOf, type Scope } from '../../shared/scope/scope';
 import { ingest, type IngestSummary } from '../../shared/ingest/index';
 import { rollupsDiffer } from '../../scripts/bench/rollups-exact';
 import { hourlyBatches, MARKETS, naiveNodes, THEMES, TOPICS, world as worldLines, type NaiveNode } from '../fixtures/hierarchy-oracle';

@@ -3,7 +3,7 @@
 // document, before auth and before any query; repeated parameters a route does not declare as
 // repeatable answer 422 too.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bodyIssue, MAX_PARAM_LENGTH, MAX_PARAMS, urlIssues } from '../../shared/hygiene';
+import { bodyIssue, MAX_PARAM_LENGTH, MAX_PARAMS, urlIssues } from '../../shared/http/hygiene';
 import { createWorld, show, type World } from '../helpers/world';
 
 let world: World;

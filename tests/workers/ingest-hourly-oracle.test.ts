@@ -2,7 +2,7 @@
 // earlier hours, corrections up and down to zero impressions, repeated lines): after EVERY hourly
 // batch the roll-ups kept incrementally equal a full rebuild, and at the end every roll-up read
 // equals plain SQL over raw observations. Zero corrections make URLs lose activity, the path where
-// lost hours are cut out of activity groups instead of merged (shared/ingest/activity-refresh.ts).
+// lost hours are cut out of activity groups instead of merged (shared/rollups/write-activity.ts).
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';

@@ -1,5 +1,5 @@
 // One route table per area (functions/<area>/routes.ts) builds its deployed Worker, whose routes
-// load on first use (shared/lazy-area.ts), and its part of the all-in-one app (functions/combined-app.ts).
+// load on first use (shared/http/lazy-area.ts), and its part of the all-in-one app (functions/combined-app.ts).
 // Checked here: each table line's module registers exactly the route(s) its line names, the tables
 // together are every route of the all-in-one app in its order, and each area's Worker answers
 // exactly as the all-in-one Worker does: same status, body and headers for every route, without a
@@ -23,8 +23,8 @@ import tracking from '../../functions/tracking/index';
 import { trackingRoutes } from '../../functions/tracking/routes';
 import trends from '../../functions/trends/index';
 import { trendsRoutes } from '../../functions/trends/routes';
-import { areaApp } from '../../shared/area-app';
-import { loadersOf, optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/route-table';
+import { areaApp } from '../../shared/http/area-app';
+import { loadersOf, optionsOf, routesOf, type Loader, type RouteTable } from '../../shared/http/route-table';
 import { geoRecords, NOW } from '../fixtures/geo';
 import { seed } from '../helpers/seed';
 import { createWorld, type CallOptions, type Reply, type World } from '../helpers/world';

@@ -2,7 +2,7 @@
 // (one value past the cap) and its 422 in the spec's shape, the cap itself still served, and the cap in the document.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createList } from '../../shared/admin/lists';
-import { MAX_LIST_ITEMS } from '../../shared/list-caps';
+import { MAX_LIST_ITEMS } from '../../shared/scope/list-caps';
 import { MCP_MAX_BATCH } from '../../functions/mcp/routes/mcp';
 import { DEMO_MAX_DOMAINS } from '../../functions/public/routes/widget';
 import { createWorld, show, type World } from '../helpers/world';

@@ -416,7 +416,7 @@ describe('quota shared with REST', () => {
     expect(denied.body.detail).toMatchObject({ code: 'rate_limited' });
 
     const spent = await world.tenant({ plan: 'start', rateLimitPerMinute: 1_000 });
-    const { createStore } = await import('../../shared/redis');
+    const { createStore } = await import('../../shared/db/redis');
     const { readConfig } = await import('../../shared/env');
     const store = createStore(readConfig({ ...world.env }));
     await store.redis.set(store.key('quota', spent.projectId, new Date().toISOString().slice(0, 7)), 100);

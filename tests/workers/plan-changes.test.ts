@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { announceAuthChange } from '../../shared/admin/announce';
 import { updateProject } from '../../shared/admin/projects';
 import { AUTH_VERSION_FRESH_MS } from '../../shared/auth/version';
-import { createStore, type Store } from '../../shared/redis';
+import { createStore, type Store } from '../../shared/db/redis';
 import { env } from 'cloudflare:test';
 import { clearOfMinuteTurn, createWorld, show, type World } from '../helpers/world';
 

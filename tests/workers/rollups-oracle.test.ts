@@ -12,7 +12,7 @@ import { BASE, CATEGORIES, dataset, DOMAINS, expectRollupReads, HOURS, naiveDist
 import { seed } from '../helpers/seed';
 import { createWorld, rebuildWorld, type World } from '../helpers/world';
 import { listedScope } from '../helpers/scope';
-import { marketList } from '../../shared/scope';
+import { marketList } from '../../shared/scope/scope';
 
 let world: World;
 let keys: Record<DimensionKind, string[]>;

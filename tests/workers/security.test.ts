@@ -3,20 +3,20 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
-import { DEFAULT_BODY_LIMIT } from '../../shared/body-limits';
+import { DEFAULT_BODY_LIMIT } from '../../shared/http/body-limits';
 import { BULK_BODY_MAX_BYTES } from '../../functions/public/body-limits';
 import { MCP_BODY_MAX_BYTES } from '../../functions/mcp/routes/mcp';
 import { chunkMessages } from '../../functions/jobs/jobs';
-import { scanErrorOf } from '../../functions/tracking/scan';
-import { MAX_LIST_ITEMS } from '../../shared/list-caps';
+import { scanErrorOf } from '../../functions/jobs/scan';
+import { MAX_LIST_ITEMS } from '../../shared/scope/list-caps';
 import wranglerToml from '../../wrangler.toml?raw';
-import { DEV_CURSOR_SECRET } from '../../shared/dev-secrets';
-import { signCursor } from '../../shared/cursor';
+import { DEV_CURSOR_SECRET } from '../../shared/http/dev-secrets';
+import { signCursor } from '../../shared/http/cursor';
 import { MAX_OFFSET } from '../../shared/schemas/common';
 import { AUTH_FAILURES_PER_MINUTE } from '../../shared/limits/auth-failures';
 import { aggregateKey } from '../../shared/aggregates/engine';
 import { readConfig } from '../../shared/env';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { trendRollupAggregate, type TrendRollupRequest } from '../../functions/trends/aggregate';
 import { clearOfMinuteTurn, createWorld, show, type CallOptions, type World } from '../helpers/world';
 import geoWorker from '../../functions/geo/index';
@@ -401,7 +401,7 @@ describe('finding 6: 401s are throttled per client IP', () => {
     expect((await world.call('/v1/geo/languages', { headers: from('203.0.113.7') })).status).toBe(429);
   });
 
-  it('a deployed keyed Worker throttles requests without a key the same way (its keyless app, shared/keyless-area.ts)', async () => {
+  it('a deployed keyed Worker throttles requests without a key the same way (its keyless app, shared/http/keyless-area.ts)', async () => {
     const geo = geoWorker as unknown as CallOptions['worker'];
     await clearOfMinuteTurn(10_000);
     const statuses: number[] = [];

@@ -12,7 +12,7 @@ import { revokeKey } from '../../shared/admin/keys';
 import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';
 import { AUTH_VERSION_FRESH_MS } from '../../shared/auth/version';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { env } from 'cloudflare:test';
 
 let world: World;

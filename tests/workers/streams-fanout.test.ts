@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../shared/ingest/index';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { groupsAfresh } from '../../shared/streams/hub';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';
 import { type OpenStream, openStream, type SseEvent } from '../helpers/sse';

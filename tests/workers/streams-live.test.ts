@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceAuthChange } from '../../shared/admin/announce';
 import { revokeKey } from '../../shared/admin/keys';
 import { monthOf } from '../../shared/limits/quota';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import type { AuthContext } from '../../shared/auth/types';
 import { QUOTA_PERIOD_MS, renewSlots, SLOT_LEASE_MS, SLOT_RENEW_MS, slotsKey, spendPeriod, takeSlot } from '../../shared/streams/slots';
 import { announcer, FEED_TOPIC } from '../../shared/streams/signal';

@@ -2,9 +2,9 @@
 // finds arrive once, shaped as /matches shows them; a stream cut and resumed with its last id equals
 // /matches; filters; kind_mismatch, another project's list, foreign and tampered tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanMentionList } from '../../functions/tracking/scan';
+import { scanMentionList } from '../../functions/jobs/scan';
 import { createList } from '../../shared/admin/lists';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { announcer, listTopic } from '../../shared/streams/signal';
 import { seed } from '../helpers/seed';
 import { openStream, type OpenStream } from '../helpers/sse';

@@ -1,7 +1,7 @@
 // Mention lists: the scan (index candidates, precise match types) and GET .../matches;
 // term metrics from the roll-ups the scan links.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scanMentionList } from '../../functions/tracking/scan';
+import { scanMentionList } from '../../functions/jobs/scan';
 import { createList } from '../../shared/admin/lists';
 import { queryRows } from '../../shared/db/raw';
 import { seed } from '../helpers/seed';

@@ -14,7 +14,7 @@ import { createList } from '../../shared/admin/lists';
 import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';
 import { queryRows } from '../../shared/db/raw';
-import { createStore } from '../../shared/redis';
+import { createStore } from '../../shared/db/redis';
 import { readConfig } from '../../shared/env';
 import { CATEGORIES, dataset, DOMAINS, naiveDistinct, naiveSeries, TRENDS } from '../fixtures/oracle';
 import { seed } from '../helpers/seed';

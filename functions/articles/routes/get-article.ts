@@ -1,10 +1,10 @@
 // GET /v1/articles/{id}: one article as seen in the key's markets.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { notFound } from '../../../shared/errors';
+import type { App } from '../../../shared/http/app';
+import { notFound } from '../../../shared/http/errors';
 import { assertArticleInPlan } from '../../../shared/limits/gates';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { resolveMarkets, scopeOf } from '../../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../../shared/scope/scope';
 import { getArticle } from '../queries';
 import { ArticleDetailSchema, articleIdParam } from '../schemas';
 import { toArticleDetail } from '../serialize';

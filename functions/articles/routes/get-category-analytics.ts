@@ -1,12 +1,12 @@
 // GET /v1/analytics/categories: impressions, publications, position and change per category path.
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import type { Env } from '../../../shared/env';
-import { invalid } from '../../../shared/errors';
+import { invalid } from '../../../shared/http/errors';
 import { assertEndpointScopable } from '../../../shared/limits/gates';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { resolveWindow, scopeBody } from '../../../shared/window-scope';
+import { resolveWindow, scopeBody } from '../../../shared/scope/window-scope';
 import { prefetchMarketsWithData } from '../../../shared/rollups/coverage';
 import { categoryAnalytics } from '../categories-compute';
 import { CategoryAnalyticsQuery, CategoryAnalyticsSchema } from '../categories-schemas';

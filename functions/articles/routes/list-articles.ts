@@ -1,16 +1,16 @@
 // GET /v1/articles: articles that surfaced in the key's markets, newest first.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { invalid } from '../../../shared/errors';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { invalid } from '../../../shared/http/errors';
+import { exportable } from '../../../shared/http/exports';
 import { assertEndpointScopable, clampToHistory } from '../../../shared/limits/gates';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { resolveMarkets, scopeOf } from '../../../shared/scope';
+import { resolveMarkets, scopeOf } from '../../../shared/scope/scope';
 import { categoryPaths, splitList } from '../params';
 import { listArticles } from '../queries';
 import { ArticleListSchema, ArticlesQuery } from '../schemas';
 import { toArticle } from '../serialize';
-import { DAY_MS } from '../../../shared/windows';
+import { DAY_MS } from '../../../shared/time/windows';
 
 const route = exportable(
   createRoute({

@@ -1,9 +1,9 @@
 // GET /v1/entities/{entity_name}: one entity by normalized name, with its exact visible article count.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { notFound } from '../../../shared/errors';
+import type { App } from '../../../shared/http/app';
+import { notFound } from '../../../shared/http/errors';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 import { countArticles, getEntity } from '../queries';
 import { EntityDetailSchema, entityNameParam } from '../schemas';
 import { lookupName, toEntityDetail } from '../serialize';

@@ -1,9 +1,9 @@
 // GET /v1/entities: unique entities by normalized name, best visible occurrence first.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { exportable } from '../../../shared/http/exports';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 import { listEntities } from '../queries';
 import { EntityListSchema, ListQuery } from '../schemas';
 import { toEntity } from '../serialize';

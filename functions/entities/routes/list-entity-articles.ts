@@ -1,10 +1,10 @@
 // GET /v1/entities/{entity_name}/articles: the entity's visible articles by its score in each.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { notFound } from '../../../shared/errors';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { notFound } from '../../../shared/http/errors';
+import { exportable } from '../../../shared/http/exports';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 import { countArticles, entityArticles, getEntity } from '../queries';
 import { ArticlesQuery, EntityArticlesSchema, entityNameParam } from '../schemas';
 import { lookupName, toEntityArticle } from '../serialize';

@@ -2,13 +2,13 @@
 import { createRoute } from '@hono/zod-openapi';
 import { overBudget } from '../../../shared/aggregates/kind';
 import { serveAggregate } from '../../../shared/aggregates/serve';
-import type { App } from '../../../shared/app';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { exportable } from '../../../shared/http/exports';
 import { cabinetUrl } from '../../../shared/format';
 import { ceilHour } from '../../../shared/rollups/buckets';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { assertCountryAllowed, scopeOf } from '../../../shared/scope';
-import { windowEndingAt } from '../../../shared/windows';
+import { assertCountryAllowed, scopeOf } from '../../../shared/scope/scope';
+import { windowEndingAt } from '../../../shared/time/windows';
 import { TrendingListSchema, TrendingQuery } from '../schemas';
 import { inPlanRowsEstimate } from '../trending-queries';
 import { trendingAggregate, type CachedTrendingRequest } from '../trending-aggregate';

@@ -1,15 +1,15 @@
 // GET /v2/feed/{url_id}: every market profile of one URL the key may see, as a bare array.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { notFound } from '../../../shared/errors';
-import { slideIfBehind, windowEnd } from '../../../shared/feed-windows';
-import { DAY_MS as DAY } from '../../../shared/windows';
+import type { App } from '../../../shared/http/app';
+import { notFound } from '../../../shared/http/errors';
+import { slideIfBehind, windowEnd } from '../../../shared/feed/windows';
+import { DAY_MS as DAY } from '../../../shared/time/windows';
 import { errorResponses, keyed, uuidParam } from '../../../shared/schemas/common';
-import { scopeOf, withCountry } from '../../../shared/scope';
+import { scopeOf, withCountry } from '../../../shared/scope/scope';
 import { loadUrlProfiles } from '../items';
 import { ProfileQuery, ProfilesSchema } from '../schemas';
 import { toFeedItem } from '../serialize';
-import { DEMO } from '../../../shared/demo-ids';
+import { DEMO } from '../../../shared/schemas/demo-ids';
 
 const route = createRoute({
   method: 'get',

@@ -1,7 +1,7 @@
 // GET /v2/feed: the filtered, region-scoped feed of full URL profiles, by offset or cursor.
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { exportable } from '../../../shared/http/exports';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { feedAnswer } from '../cache';
 import { feedNow, feedPage, nextLink } from '../page';

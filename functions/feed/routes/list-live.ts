@@ -1,7 +1,7 @@
 // GET /v2/live: profiles first seen in the last `since_minutes`, newest first.
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { exportable } from '../../../shared/http/exports';
 import { iso } from '../../../shared/format';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { feedAnswer } from '../cache';

@@ -1,6 +1,6 @@
 // GET /v2/live/stream: the profiles /v2/live lists, pushed as they are first seen (docs/FEED.md "Streams").
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { FeedItemSchema } from '../../../shared/schemas/feed-item';
 import { takeSlot } from '../../../shared/streams/slots';

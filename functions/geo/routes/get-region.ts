@@ -1,16 +1,16 @@
 // GET /v{1,2}/geo/regions/{alpha_2}: one region with cities, population and article totals.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import type { Mount } from '../../../shared/route-table';
+import type { App } from '../../../shared/http/app';
+import type { Mount } from '../../../shared/http/route-table';
 import { referenceRead } from '../../../shared/cache/reference';
-import { notFound } from '../../../shared/errors';
+import { notFound } from '../../../shared/http/errors';
 import { iso } from '../../../shared/format';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { assertCountryAllowed, scopeOf } from '../../../shared/scope';
+import { assertCountryAllowed, scopeOf } from '../../../shared/scope/scope';
 import { articleTotals, dailyImpressions, getRegion, listCities } from '../queries';
 import { toStats } from '../serialize';
 import { alpha2Param, RegionDetailSchema } from '../schemas';
-import { DAY_MS } from '../../../shared/windows';
+import { DAY_MS } from '../../../shared/time/windows';
 
 const route = (version: string) =>
   createRoute({

@@ -1,11 +1,11 @@
 // GET /v{1,2}/geo/regions/{alpha_2}/cities: cities hosting Discover profiles.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import type { Mount } from '../../../shared/route-table';
+import type { App } from '../../../shared/http/app';
+import type { Mount } from '../../../shared/http/route-table';
 import { referenceRead } from '../../../shared/cache/reference';
-import { notFound } from '../../../shared/errors';
+import { notFound } from '../../../shared/http/errors';
 import { errorResponses, keyed, queryBool } from '../../../shared/schemas/common';
-import { assertCountryAllowed, scopeOf } from '../../../shared/scope';
+import { assertCountryAllowed, scopeOf } from '../../../shared/scope/scope';
 import { getRegion, listCities } from '../queries';
 import { alpha2Param, CitySchema } from '../schemas';
 

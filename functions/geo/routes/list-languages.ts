@@ -1,7 +1,7 @@
 // GET /v{1,2}/geo/languages: every language, by code; not region-filtered.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import type { Mount } from '../../../shared/route-table';
+import type { App } from '../../../shared/http/app';
+import type { Mount } from '../../../shared/http/route-table';
 import { referenceRead } from '../../../shared/cache/reference';
 import { errorResponses, keyed, queryBool } from '../../../shared/schemas/common';
 import { listLanguages } from '../queries';

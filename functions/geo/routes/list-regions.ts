@@ -1,11 +1,11 @@
 // GET /v{1,2}/geo/regions: regions with Discover profiles, filtered to the key's countries.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import type { Mount } from '../../../shared/route-table';
+import type { App } from '../../../shared/http/app';
+import type { Mount } from '../../../shared/http/route-table';
 import { referenceRead } from '../../../shared/cache/reference';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { scopeOf } from '../../../shared/scope';
-import { windowEndingAt } from '../../../shared/windows';
+import { scopeOf } from '../../../shared/scope/scope';
+import { windowEndingAt } from '../../../shared/time/windows';
 import { dailyImpressions, entityImpressions, listRegions } from '../queries';
 import { RegionSchema, RegionsQuerySchema } from '../schemas';
 import { toStats } from '../serialize';

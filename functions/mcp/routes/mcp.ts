@@ -1,10 +1,10 @@
 // POST /mcp: the MCP endpoint (Streamable HTTP, stateless, JSON responses). Key, plan gate
-// (`mcp_not_in_plan`) and per-minute limit run before any message is read (shared/app.ts); the
+// (`mcp_not_in_plan`) and per-minute limit run before any message is read (shared/http/app.ts); the
 // POST spends no quota itself, each tools/call spends one through the REST route it runs.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { OPENAPI_INFO } from '../../api-info';
-import { ApiError, invalid } from '../../../shared/errors';
+import { ApiError, invalid } from '../../../shared/http/errors';
 import { McpPost, mcpEnv } from '../../../shared/limits/channel';
 import { MCP_BODY_MAX_BYTES } from '../options';
 import { errorResponses, keyed, tooLargeResponse } from '../../../shared/schemas/common';

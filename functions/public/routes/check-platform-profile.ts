@@ -1,8 +1,8 @@
 // GET /public/platform-profile: does a domain have a Discover publisher profile (no key).
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { normalizeDomain } from '../../../shared/domains';
-import { invalid } from '../../../shared/errors';
+import type { App } from '../../../shared/http/app';
+import { normalizeDomain } from '../../../shared/schemas/domains';
+import { invalid } from '../../../shared/http/errors';
 import { errorResponses } from '../../../shared/schemas/common';
 import { toResult } from '../profile';
 import { limitedRead } from '../limit';

@@ -1,10 +1,10 @@
 // POST /public/platform-profile/bulk: up to 100 domains in one request and one SQL statement.
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { App } from '../../../shared/app';
-import { normalizeDomain } from '../../../shared/domains';
+import type { App } from '../../../shared/http/app';
+import { normalizeDomain } from '../../../shared/schemas/domains';
 import type { Env } from '../../../shared/env';
-import { ApiError } from '../../../shared/errors';
+import { ApiError } from '../../../shared/http/errors';
 import { errorResponses, tooLargeResponse } from '../../../shared/schemas/common';
 import { BULK_BODY_MAX_BYTES, BULK_PATH } from '../body-limits';
 import { limitedRead } from '../limit';
@@ -37,7 +37,7 @@ const route = createRoute({
   },
 });
 
-/** Before the body is read: the media type (its size is bounded earlier, shared/body-limits.ts). */
+/** Before the body is read: the media type (its size is bounded earlier, shared/http/body-limits.ts). */
 const jsonOnly: MiddlewareHandler<Env> = async function jsonOnly(c, next) {
   const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') {

@@ -1,8 +1,8 @@
 // GET /public/platform-profile/query: publisher profiles matching a brand, name, domain, entity or keyword.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { normalizeDomain } from '../../../shared/domains';
-import { invalid } from '../../../shared/errors';
+import type { App } from '../../../shared/http/app';
+import { normalizeDomain } from '../../../shared/schemas/domains';
+import { invalid } from '../../../shared/http/errors';
 import { errorResponses } from '../../../shared/schemas/common';
 import { toMatch } from '../profile';
 import { limitedRead } from '../limit';

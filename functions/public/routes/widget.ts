@@ -1,8 +1,8 @@
 // GET /public/widget.js (the embeddable card) and GET /public/widget-demo (a page that embeds it
 // for profiles, a domain without one, and an unusable value, so every state is on one page).
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { capList, capNote } from '../../../shared/list-caps';
+import type { App } from '../../../shared/http/app';
+import { capList, capNote } from '../../../shared/scope/list-caps';
 import { errorResponses } from '../../../shared/schemas/common';
 import { DATA_CACHE_CONTROL } from '../edge';
 import { limitedRead } from '../limit';

@@ -1,12 +1,12 @@
 // GET /v1/tracking/lists/{list_id}/matches: publications matched by a mention list, newest first.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { coded, invalid } from '../../../shared/errors';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { coded, invalid } from '../../../shared/http/errors';
+import { exportable } from '../../../shared/http/exports';
 import { iso } from '../../../shared/format';
-import { historyWindow } from '../../../shared/window-scope';
+import { historyWindow } from '../../../shared/scope/window-scope';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { among, marketList, resolveMarkets, scopeOf } from '../../../shared/scope';
+import { among, marketList, resolveMarkets, scopeOf } from '../../../shared/scope/scope';
 import { readMatches } from '../matches-query';
 import { MatchesSchema, type Mention } from '../matches-schema';
 import { listNotFound, trackingProject } from '../project';
@@ -14,9 +14,9 @@ import { getList } from '../queries';
 import { listIdParam } from '../schemas';
 import { MatchesQuery, matchTypes } from '../matches-params';
 import { publicationOf } from '../serialize';
-import { DEMO } from '../../../shared/demo-ids';
-import { capList, MAX_LIST_ITEMS } from '../../../shared/list-caps';
-import { DAY_MS } from '../../../shared/windows';
+import { DEMO } from '../../../shared/schemas/demo-ids';
+import { capList, MAX_LIST_ITEMS } from '../../../shared/scope/list-caps';
+import { DAY_MS } from '../../../shared/time/windows';
 
 const route = exportable(
   createRoute({

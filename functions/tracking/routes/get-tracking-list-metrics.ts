@@ -1,14 +1,14 @@
 // GET /v1/tracking/lists/{list_id}/metrics: per-item table for one page of items plus summary.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { exportable } from '../../../shared/http/exports';
 import { errorResponses, keyed, limitParam, offsetParam } from '../../../shared/schemas/common';
 import { metricsAggregate, serveTrackingAggregate } from '../aggregate';
 import { MetricsSchema } from '../aggregate-schemas';
 import { admitAggregate } from '../gates';
 import { trackingProject } from '../project';
 import { listIdParam } from '../schemas';
-import { WindowQuery } from '../../../shared/window-scope';
+import { WindowQuery } from '../../../shared/scope/window-scope';
 
 const route = exportable(
   createRoute({

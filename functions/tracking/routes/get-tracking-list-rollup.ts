@@ -1,7 +1,7 @@
 // GET /v1/tracking/lists/{list_id}/rollup: side-panel aggregates over the whole list.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { coded } from '../../../shared/errors';
+import type { App } from '../../../shared/http/app';
+import { coded } from '../../../shared/http/errors';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { rollupAggregate, serveTrackingAggregate } from '../aggregate';
 import { RollupSchema } from '../aggregate-schemas';
@@ -9,7 +9,7 @@ import { admitAggregate } from '../gates';
 import { ROLLUP_MAX_ITEMS } from '../rollup-compute';
 import { trackingProject } from '../project';
 import { listIdParam } from '../schemas';
-import { WindowQuery } from '../../../shared/window-scope';
+import { WindowQuery } from '../../../shared/scope/window-scope';
 
 const route = createRoute({
   method: 'get',

@@ -1,6 +1,6 @@
 // GET /v1/tracking/lists/{list_id}: one list with all its items (terms for mention lists).
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { iso } from '../../../shared/format';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { resolvedItems } from '../items';

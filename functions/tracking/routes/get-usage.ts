@@ -1,7 +1,7 @@
 // GET /v1/usage: where the key stands against its per-minute limit and monthly quota.
 // Reads what the limits middleware already fetched; spends no quota.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { iso } from '../../../shared/format';
 import { monthlyQuota } from '../../../shared/limits/quota';
 import { errorResponses, keyed } from '../../../shared/schemas/common';

@@ -1,8 +1,8 @@
 // GET /v1/tracking/lists: every list the key's project owns, newest-updated first.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import type { ListKind } from '../../../shared/db/values';
-import { LIST_CAPS } from '../../../shared/plans';
+import { LIST_CAPS } from '../../../shared/scope/plans';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { trackingProject } from '../project';
 import { listLists, usedPerKind } from '../queries';

@@ -1,16 +1,16 @@
 // GET /v1/tracking/lists/{list_id}/matches/stream: a mention list's newly matched publications, pushed
 // as its scans find them (docs/TRACKING.md "Match streams").
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { coded } from '../../../shared/errors';
-import { capList, MAX_LIST_ITEMS } from '../../../shared/list-caps';
+import type { App } from '../../../shared/http/app';
+import { coded } from '../../../shared/http/errors';
+import { capList, MAX_LIST_ITEMS } from '../../../shared/scope/list-caps';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { among, resolveMarkets, scopeOf } from '../../../shared/scope';
+import { among, resolveMarkets, scopeOf } from '../../../shared/scope/scope';
 import { LastEventIdHeader, maxSeconds, sinceMinutes, StreamEndSchema, streamResponse } from '../../../shared/streams/contract';
 import { takeSlot } from '../../../shared/streams/slots';
 import { eventStream } from '../../../shared/streams/stream';
 import { streamBinding } from '../../../shared/streams/token';
-import { DEMO } from '../../../shared/demo-ids';
+import { DEMO } from '../../../shared/schemas/demo-ids';
 import { MatchesQuery, matchTypes } from '../matches-params';
 import { PublicationHitsSchema, PublicationSchema } from '../matches-schema';
 import { matchesSource } from '../matches-source';

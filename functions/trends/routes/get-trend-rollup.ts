@@ -1,20 +1,20 @@
 // GET /v1/trends/{trend_id}/rollup: the trend's window totals and top-N blocks (designed here: the
 // spec refers to a trend roll-up with `top_articles[]`), cached and single-flight, queued when big.
 import { createRoute, z } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import type { AuthContext } from '../../../shared/auth/types';
 import { heldOrLoaded } from '../../../shared/cache/memory';
 import { namespaces } from '../../../shared/cache/namespaces';
 import type { Db } from '../../../shared/db/client';
 import type { Config } from '../../../shared/env';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
-import { resolveWindow, WindowQuery } from '../../../shared/window-scope';
+import { resolveWindow, WindowQuery } from '../../../shared/scope/window-scope';
 import { serveTrendRollup } from '../aggregate';
 import { trendNotFound } from '../not-found';
 import { getTrendSize } from '../queries';
 import { TrendRollupSchema } from '../rollup-schemas';
 import { REGION_GATE, trendIdParam } from '../schemas';
-import { marketsParam, scopeOf } from '../../../shared/scope';
+import { marketsParam, scopeOf } from '../../../shared/scope/scope';
 
 const route = createRoute({
   method: 'get',

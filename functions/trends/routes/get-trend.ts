@@ -1,13 +1,13 @@
 // GET /v1/trends/{trend_id}: one trend with its 180-day sparkline and features, computed from its
 // article assignments at request time (never stale; docs/TRENDS.md).
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { getTrend } from '../queries';
 import { REGION_GATE, TrendDetailSchema, trendIdParam } from '../schemas';
 import { toTrendDetail } from '../serialize';
 import { trendNotFound } from '../not-found';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 
 const route = createRoute({
   method: 'get',

@@ -1,11 +1,11 @@
 // GET /v1/themes/{theme_id}/topics: a theme's level-1 topics, by n_articles descending.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { listTopics } from '../hierarchy-queries';
 import { REGION_GATE, themeIdParam, ThemeTopicsSchema } from '../schemas';
 import { toNode } from '../serialize-node';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 
 const route = createRoute({
   method: 'get',

@@ -1,12 +1,12 @@
 // GET /v1/topics/{topic_id}/trends: the visible trends of one topic, sorted (nulls last) and paged.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { exportable } from '../../../shared/http/exports';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { listTrends } from '../queries';
 import { REGION_GATE, TopicTrendsQuery, TopicTrendsSchema, topicIdParam } from '../schemas';
 import { toTrend } from '../serialize';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 
 const route = exportable(
   createRoute({

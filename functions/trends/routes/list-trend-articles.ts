@@ -1,12 +1,12 @@
 // GET /v1/trends/{trend_id}/articles: the trend's articles the key may see, sorted and paged.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { listTrendArticles } from '../articles-query';
 import { trendNotFound } from '../not-found';
 import { REGION_GATE, TrendArticlesQuery, TrendArticlesSchema, trendIdParam } from '../schemas';
 import { toTrendArticle } from '../serialize';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 
 const route = createRoute({
   method: 'get',

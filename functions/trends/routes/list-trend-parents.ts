@@ -1,13 +1,13 @@
 // GET /v1/trends/{trend_id}/parents: direct parent edges of the genealogy graph, unpaginated. Symmetric
 // with /children: an edge is a child edge of its parent and a parent edge of its child.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
+import type { App } from '../../../shared/http/app';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { trendNotFound } from '../not-found';
 import { listEdges } from '../queries';
 import { ParentsSchema, REGION_GATE, trendIdParam } from '../schemas';
 import { toEdge } from '../serialize';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 
 const route = createRoute({
   method: 'get',

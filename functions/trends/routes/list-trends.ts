@@ -1,12 +1,12 @@
 // GET /v1/trends: visible trends, filtered, sorted (nulls last) and paged, with the exact total.
 import { createRoute } from '@hono/zod-openapi';
-import type { App } from '../../../shared/app';
-import { exportable } from '../../../shared/exports';
+import type { App } from '../../../shared/http/app';
+import { exportable } from '../../../shared/http/exports';
 import { errorResponses, keyed } from '../../../shared/schemas/common';
 import { listTrends } from '../queries';
 import { REGION_GATE, TrendListSchema, TrendsQuery } from '../schemas';
 import { toTrend } from '../serialize';
-import { scopeOf } from '../../../shared/scope';
+import { scopeOf } from '../../../shared/scope/scope';
 
 const route = exportable(
   createRoute({

@@ -218,7 +218,7 @@ export const observations = pgTable(
   (t) => [
     primaryKey({ columns: [t.urlId, t.country, t.language, t.hour] }),
     index('observations_market_hour_idx').on(t.country, t.hour),
-    /** Which profiles' windows slide when the hour moves (shared/feed-windows.ts). */
+    /** Which profiles' windows slide when the hour moves (shared/feed/windows.ts). */
     index('observations_hour_idx').on(t.hour),
   ],
 );

@@ -151,7 +151,7 @@ export const hierarchySets = pgTable(
 /**
  * Per hierarchy node and article of its trends (level 1: the node as a topic; 2: as a theme): the
  * markets of the node's trends holding the article, the article's markets (url_profiles) and its
- * top-level categories. Kept at ingest (shared/ingest/hierarchy.ts); the source of the counts' deltas.
+ * top-level categories. Kept at ingest (shared/trends/write-hierarchy.ts); the source of the counts' deltas.
  */
 export const hierarchyArticles = pgTable(
   'hierarchy_articles',

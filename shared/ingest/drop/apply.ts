@@ -2,15 +2,15 @@
 // transaction (runBatch) that also advances the ledger, until the file ends or the invocation's
 // budget does (docs/INGEST.md "The drop"). Runtime-neutral: the bucket is a minimal interface.
 import type { Queryable } from '../../db/queryable';
-import { isDataError, runBatch, type BatchResult } from '../batch';
-import { batchLimits } from '../batches';
-import { restoreDeferredIndexes } from '../deferred-indexes';
+import { isDataError, runBatch, type BatchResult } from '../write/batch';
+import { batchLimits } from '../format/batches';
+import { restoreDeferredIndexes } from '../bulk/deferred-indexes';
 import { analyzeTables, changedTables } from '../index';
-import { parseLine } from '../parse';
-import { inTransaction } from '../sql';
-import { mergeStagedObservations } from '../staged-observations';
-import type { Item, LineError } from '../types';
-import { advanceWatermark } from '../write-watermark';
+import { parseLine } from '../format/parse';
+import { inTransaction } from '../write/sql';
+import { mergeStagedObservations } from '../bulk/staged-observations';
+import type { Item, LineError } from '../write/types';
+import { advanceWatermark } from '../write/watermark';
 import { advanceRun, failRun, finishRun, markRunning, type Run, type Step } from './ledger';
 import { isUnreadable, readLines, sniff, type Format, type Line } from './lines';
 

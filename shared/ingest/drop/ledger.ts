@@ -2,7 +2,7 @@
 // version, advanced inside each chunk's batch transaction by a compare-and-set on `lines_done`, so a
 // chunk commits together with its ledger step or not at all, and never twice.
 import type { Queryable } from '../../db/queryable';
-import type { LineError } from '../types';
+import type { LineError } from '../write/types';
 
 export type RunState = 'queued' | 'running' | 'done' | 'failed';
 

@@ -2,7 +2,8 @@
 // the last 1h/24h/7d/30d and of the window of the same length before each, all ending at the hour
 // feed_windows_state.as_of (exclusive). Kept exact by two paths, both recomputing whole profiles from
 // their observations (never adding deltas, so late, repeated and corrected hours cannot drift):
-// - ingest: every profile a batch touched, at the current as_of (under a share lock on the state row);
+// - ingest (write.ts): every profile a batch touched, at the current as_of (under a share lock on the
+//   state row);
 // - the slide: when the hour moves from E0 to E1, only profiles whose windows can change, i.e. with an
 //   observation in an hour that crosses a window edge, or whose first hour crosses a previous-window
 //   edge (that decides `previous = null`). A jump of 60 days or more recomputes every profile.
@@ -48,7 +49,7 @@ export const SNAPSHOT_COLUMNS = [...WINDOW_NAMES.map((n) => `imp_${n}`), 'derive
  * caller has bumped feed_versions in an earlier statement of the same transaction (BUMP_VERSION), so
  * this statement's snapshot sees every earlier writer's rows and `v` is its own version.
  */
-const RECOMPUTE = (keys: string) => `
+export const RECOMPUTE = (keys: string) => `
 agg AS (
   SELECT p.url_id, p.country, p.language,
     ${WINDOW_NAMES.map((n) => `${cur(n)} AS imp_${n}`).join(',\n    ')},
@@ -87,16 +88,10 @@ WHERE (${WINDOW_NAMES.map((n) => `profile_windows.imp_${n}, profile_windows.prev
  * handed out in commit order: a reader that sees version S sees every write of versions <= S and none
  * of the later ones (docs/DATA.md "Feed snapshots"). Taken after the state row (the slide's lock order).
  */
-const BUMP_VERSION = `UPDATE feed_versions SET version = version + 1 WHERE id = 1`;
-const SHARE_STATE = `SELECT 1 FROM feed_windows_state WHERE id = 1 FOR SHARE`;
+export const BUMP_VERSION = `UPDATE feed_versions SET version = version + 1 WHERE id = 1`;
 
 /** Versions replaced more than the cursor lifetime (24 h) plus an hour ago are read by no cursor. */
 export const PRUNE_HISTORY = `DELETE FROM profile_windows_history WHERE replaced_at < now() - interval '25 hours'`;
-
-/** Ingest: the batch's touched profiles at the current as_of; the share lock orders it with a slide. */
-const REFRESH_PROFILES = `
-WITH s AS (SELECT as_of FROM feed_windows_state WHERE id = 1 FOR SHARE),
-${RECOMPUTE(`SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k(url_id, country, language)`)}`;
 
 /** Slide step 1: claims the move to $1 (the row lock is held until the transaction ends). */
 const CLAIM_SLIDE = `
@@ -149,21 +144,6 @@ export const SLIDE_STATEMENTS = (end: Date, full: boolean): [string, unknown[]][
   // it are guessed, and a deep page sorted every profile instead of walking its sort index.
   ...(full ? [['ANALYZE profile_windows', []] as [string, unknown[]]] : []),
 ];
-
-/** Ingest: recomputes the windows of the profiles a batch changed (inside the batch's transaction). */
-export async function refreshProfileWindows(db: Queryable, keys: { url_id: string; country: string; language: string }[]): Promise<void> {
-  if (keys.length === 0) return;
-  await db.query(SHARE_STATE);
-  await db.query(BUMP_VERSION);
-  await db.query(REFRESH_PROFILES, [keys.map((k) => k.url_id), keys.map((k) => k.country), keys.map((k) => k.language)]);
-}
-
-/** Bulk loads without incremental roll-ups: the next slide recomputes every profile. */
-export async function invalidateWindows(db: Queryable): Promise<void> {
-  await db.query(
-    `UPDATE feed_windows_state SET as_of = '-infinity', prev_as_of = '-infinity', pending = false WHERE id = 1 AND as_of <> '-infinity'`,
-  );
-}
 
 /** Moves the windows to end at `end`, over a node-postgres client (scripts, the jobs cron). */
 export async function slideWindowsWith(client: Queryable, end: Date): Promise<void> {

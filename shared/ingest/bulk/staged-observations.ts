@@ -3,7 +3,7 @@
 // An upsert per row cost the batches most of their database time, the conflict check of each row
 // against the primary key (docs/INGEST.md "Bulk loads").
 import type { Queryable } from '../../db/queryable';
-import { invalidateWindows } from '../../feed/windows';
+import { invalidateWindows } from '../../feed/write';
 import { INGEST_LOCK } from '../write/batch';
 import { inTransaction, RAISE_MEMORY } from '../write/sql';
 

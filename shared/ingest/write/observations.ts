@@ -20,7 +20,7 @@
 // whole (growing) table per batch nor wander into the (country, ...) indexes. Both happened with
 // plain joins and made each batch O(table size).
 import { trackProfileFirsts } from '../../entities/write';
-import { refreshProfileWindows } from '../../feed/windows';
+import { refreshProfileWindows } from '../../feed/write';
 import { noteNewMarket } from '../../db/write-plan-reads';
 import { applyHourDeltas, recomputeSpans } from '../../rollups/write';
 import { plainArray, RAISE_MEMORY } from './sql';

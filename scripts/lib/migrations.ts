@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Queryable } from '../../shared/db/queryable';
-import { REBUILD_ACTIVITY } from '../../shared/rollups/write-hulls';
+import { REBUILD_ACTIVITY } from '../../shared/ingest/bulk/rebuild-activity';
 import { restoreDeferredIndexes } from '../../shared/ingest/bulk/deferred-indexes';
 import { RAISE_MEMORY } from '../../shared/ingest/write/sql';
 

@@ -103,7 +103,7 @@ export async function distinctFromActivity(
   const out = new Map<string, KeyDistinct>();
   for (const r of rows) {
     if (r.publications <= 0) continue;
-    // A publisher key is one publisher; its own group is not stored (shared/rollups/write-hulls.ts).
+    // A publisher key is one publisher; its own group is not stored (its writers: write-activity.ts, shared/ingest/bulk/rebuild-activity.ts).
     const publishers = scope.kind === 'publisher' ? 1 : r.publishers;
     out.set(r.key, { publications: r.publications, publishers, trends: r.trends, lastSeen: r.last_seen ? new Date(r.last_seen) : null });
   }

@@ -3,7 +3,7 @@
 import type { Queryable } from '../../db/queryable';
 import { slideWindowsWith, windowEnd } from '../../feed/windows';
 import { ALL_MARKETS } from '../../rollups/activity-counts';
-import { REBUILD_ACTIVITY } from '../../rollups/write-hulls';
+import { REBUILD_ACTIVITY } from './rebuild-activity';
 import { restoreDeferredIndexes } from './deferred-indexes';
 import { FILL_THEN_KEY, inTransaction, RAISE_MEMORY } from '../write/sql';
 import { REBUILD_ENTITIES, REBUILD_ENTITY_MODELS } from '../../entities/write';

@@ -1,8 +1,11 @@
 // Reads a mention list's stored matches (written by its scans) for the /matches endpoint.
+import { type GetColumnData, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { inPlan } from '../../shared/db/article-filters';
 import type { Db } from '../../shared/db/client';
-import { inPlanCategories } from '../../shared/db/plan-scope';
-import { queryRows } from '../../shared/db/raw';
-import type { MatchField, MatchType } from '../../shared/db/values';
+import { sqlRows } from '../../shared/db/raw';
+import { articles, urlProfiles } from '../../shared/db/schema/content';
+import { mentionMatches, trackingListItems } from '../../shared/db/schema/tracking';
 import { categoriesParam, marketList, type ListedScope } from '../../shared/scope/scope';
 
 export interface MatchFilter {
@@ -21,57 +24,65 @@ export interface MatchFilter {
 
 export interface PublicationRow {
   id: string;
-  url: string;
-  title: string;
-  publisher: string;
-  domain: string;
-  country: string;
-  language: string;
+  url: GetColumnData<typeof articles.url>;
+  title: GetColumnData<typeof articles.title>;
+  publisher: GetColumnData<typeof articles.publisher>;
+  domain: GetColumnData<typeof articles.domain>;
+  country: GetColumnData<typeof urlProfiles.country>;
+  language: GetColumnData<typeof urlProfiles.language>;
   first_seen: string;
   article_first_seen_at: string;
 }
 
 export interface HitRow {
-  url_id: string;
+  url_id: GetColumnData<typeof mentionMatches.urlId>;
   term_id: string;
-  raw_text: string;
-  match_type: MatchType;
-  field: MatchField;
-  matched_text: string;
-  snippet: string;
+  raw_text: NonNullable<GetColumnData<typeof trackingListItems.rawText>>;
+  match_type: NonNullable<GetColumnData<typeof trackingListItems.matchType>>;
+  field: GetColumnData<typeof mentionMatches.field>;
+  matched_text: GetColumnData<typeof mentionMatches.matchedText>;
+  snippet: GetColumnData<typeof mentionMatches.snippet>;
 }
 
-const HITS = `
-  SELECT mm.url_id, mm.term_id::text, i.raw_text, i.match_type, mm.field, mm.matched_text, mm.snippet
-  FROM mention_matches mm JOIN tracking_list_items i ON i.id = mm.term_id
-  WHERE mm.list_id = $1 AND ($2::text[] IS NULL OR lower(i.raw_text) = ANY($2::text[])) AND i.match_type = ANY($3::text[])
-    AND ($4 IN ('all', 'both') OR mm.field = $4)`;
+/** A list's matches `mm`, its terms `i`, the matched articles `a` and their profiles `p`. */
+const mm = alias(mentionMatches, 'mm');
+const i = alias(trackingListItems, 'i');
+const a = alias(articles, 'a');
+const p = alias(urlProfiles, 'p');
+
+/** The list's hits under the filter's terms, match types and field scope (with when each was found: `matchedAt`). */
+export const hits = (f: Pick<MatchFilter, 'listId' | 'keywords' | 'matchTypes' | 'scope'>, matchedAt = false): SQL => {
+  const keywords = sql.param(f.keywords?.map((k) => k.toLowerCase()) ?? null);
+  return sql`
+  SELECT ${mm.urlId}, ${mm.termId}::text, ${i.rawText}, ${i.matchType}, ${mm.field}, ${mm.matchedText}, ${mm.snippet}${matchedAt ? sql`, ${mm.matchedAt}` : sql``}
+  FROM ${mentionMatches} ${mm} JOIN ${trackingListItems} ${i} ON ${i.id} = ${mm.termId}
+  WHERE ${mm.listId} = ${f.listId} AND (${keywords}::text[] IS NULL OR lower(${i.rawText}) = ANY(${keywords}::text[])) AND ${i.matchType} = ANY(${sql.param(f.matchTypes)}::text[])
+    AND (${f.scope}::text IN ('all', 'both') OR ${mm.field} = ${f.scope}::text)`;
+};
 
 /** Newest first by when the article was first seen; one profile (the earliest in scope) per publication. */
 export async function readMatches(db: Db, f: MatchFilter) {
-  const base = [f.listId, f.keywords?.map((k) => k.toLowerCase()) ?? null, f.matchTypes, f.scope];
-  const publications = await queryRows<PublicationRow>(
+  const q = f.q;
+  const publications = await sqlRows<PublicationRow>(
     db,
-    `WITH hits AS (${HITS}),
-     urls AS (SELECT url_id FROM hits GROUP BY url_id HAVING $4 <> 'both' OR count(DISTINCT field) = 2),
+    sql`WITH hits AS (${hits(f)}),
+     urls AS (SELECT url_id FROM hits GROUP BY url_id HAVING ${f.scope}::text <> 'both' OR count(DISTINCT field) = 2),
      profiles AS (
-       SELECT a.id::text, a.url, a.title, a.publisher, a.domain, p.country, p.language, p.first_seen, a.first_seen_at AS article_first_seen_at,
-              row_number() OVER (PARTITION BY a.id ORDER BY p.first_seen, p.country, p.language) AS r
-       FROM urls u JOIN articles a ON a.id = u.url_id JOIN url_profiles p ON p.url_id = a.id
-       WHERE p.country = ANY($5::text[]) AND ($6::text IS NULL OR p.language = $6)
-         AND a.first_seen_at >= $7 AND a.first_seen_at < $8
-         AND ($9::text IS NULL OR a.title ILIKE '%' || $9 || '%' OR a.domain ILIKE '%' || $9 || '%')
-         AND ${inPlanCategories('$11', 'a.id')})
+       SELECT ${a.id}::text, ${a.url}, ${a.title}, ${a.publisher}, ${a.domain}, ${p.country}, ${p.language}, ${p.firstSeen}, ${a.firstSeenAt} AS article_first_seen_at,
+              row_number() OVER (PARTITION BY ${a.id} ORDER BY ${p.firstSeen}, ${p.country}, ${p.language}) AS r
+       FROM urls u JOIN ${articles} ${a} ON ${a.id} = u.url_id JOIN ${urlProfiles} ${p} ON ${p.urlId} = ${a.id}
+       WHERE ${p.country} = ANY(${sql.param(marketList(f.keyScope))}::text[]) AND (${f.language}::text IS NULL OR ${p.language} = ${f.language}::text)
+         AND ${a.firstSeenAt} >= ${f.from.toISOString()} AND ${a.firstSeenAt} < ${f.to.toISOString()}
+         AND (${q}::text IS NULL OR ${a.title} ILIKE '%' || ${q}::text || '%' OR ${a.domain} ILIKE '%' || ${q}::text || '%')
+         AND ${inPlan(categoriesParam(f.keyScope), a.id)})
      SELECT id, url, title, publisher, domain, country, language, first_seen, article_first_seen_at FROM profiles WHERE r = 1
-     ORDER BY article_first_seen_at DESC, id LIMIT $10`,
-    [...base, marketList(f.keyScope), f.language, f.from.toISOString(), f.to.toISOString(), f.q, f.limit, categoriesParam(f.keyScope)],
+     ORDER BY article_first_seen_at DESC, id LIMIT ${f.limit}`,
   );
-  const hits = publications.length
-    ? await queryRows<HitRow>(
+  const found = publications.length
+    ? await sqlRows<HitRow>(
         db,
-        `SELECT * FROM (${HITS}) h WHERE url_id = ANY($5::uuid[]) ORDER BY url_id, field DESC, raw_text, match_type`,
-        [...base, publications.map((p) => p.id)],
+        sql`SELECT * FROM (${hits(f)}) h WHERE url_id = ANY(${sql.param(publications.map((r) => r.id))}::uuid[]) ORDER BY url_id, field DESC, raw_text, match_type`,
       )
     : [];
-  return { publications, hits };
+  return { publications, hits: found };
 }

@@ -27,6 +27,8 @@ const QUERY_MODULES = [
   'functions/trends/hierarchy-queries.ts',
   'functions/entities/queries.ts',
   'functions/tracking/queries.ts',
+  'functions/tracking/matches-query.ts',
+  'functions/tracking/matches-stream-query.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -84,6 +86,18 @@ const RENAMES = [
     from: "colorIndex: integer('color_index')",
     to: "colorIndexRenamed: integer('color_index')",
     reader: 'functions/tracking/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/tracking.ts',
+    from: "matchedText: text('matched_text')",
+    to: "matchedTextRenamed: text('matched_text')",
+    reader: 'functions/tracking/matches-query.ts',
+  },
+  {
+    schema: 'shared/db/schema/tracking.ts',
+    from: "matchedAt: tstz('matched_at')",
+    to: "matchedAtRenamed: tstz('matched_at')",
+    reader: 'functions/tracking/matches-stream-query.ts',
   },
 ];
 

@@ -4,12 +4,11 @@ import { heldOrLoaded } from '../../shared/cache/memory';
 import { namespaces } from '../../shared/cache/namespaces';
 import type { Db } from '../../shared/db/client';
 import type { Config } from '../../shared/env';
-import { queryRows } from '../../shared/db/raw';
 import { assertCategoriesInPlan, assertVideoInPlan } from '../../shared/limits/gates';
 import { PLAN_RULES } from '../../shared/scope/plans';
 import { prefetchMarketsWithData } from '../../shared/rollups/coverage';
 import { listNotFound, trackingProject } from './project';
-import { getList, listItems, type ListRow } from './queries';
+import { getList, listItems, type ListRow, videoPublisher } from './queries';
 import { resolveWindow } from '../../shared/scope/window-scope';
 
 type WindowParams = Parameters<typeof resolveWindow>[3];
@@ -62,12 +61,8 @@ export async function admitAggregate(
     );
   }
   if (list.kind === 'publisher' && auth.plan && !PLAN_RULES[auth.plan].video) {
-    const [video] = await queryRows<{ name: string }>(
-      db,
-      `SELECT p.name FROM tracking_list_items i JOIN publishers p ON p.domain = i.key WHERE i.list_id = $1 AND p.is_video LIMIT 1`,
-      [list.id],
-    );
-    if (video) assertVideoInPlan(auth, video.name);
+    const video = await videoPublisher(db, list.id);
+    if (video !== undefined) assertVideoInPlan(auth, video);
   }
   return { projectId, list, markets: keyScope.markets.length };
 }

@@ -1,11 +1,11 @@
 // Tracking-list reads. Every query takes the caller's project id.
-import { sql } from 'drizzle-orm';
+import { type GetColumnData, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../shared/db/client';
 import { sqlRows } from '../../shared/db/raw';
 import type { ListKind, Plan } from '../../shared/db/schema';
 import { projects } from '../../shared/db/schema/accounts';
-import { articles } from '../../shared/db/schema/content';
+import { articles, publishers } from '../../shared/db/schema/content';
 import { mentionMatches, trackingListItems, trackingLists } from '../../shared/db/schema/tracking';
 
 export interface ListRow {
@@ -30,12 +30,13 @@ export interface ListRow {
   extraction_started_at: Date | null;
 }
 
-/** A list `l`, its items `i`, their matches `m`, the project `p`. */
+/** A list `l`, its items `i`, their matches `m`, the project `p`, the articles `a`, the publishers `pub` (`p` in the video check). */
 const l = alias(trackingLists, 'l');
 const i = alias(trackingListItems, 'i');
 const m = alias(mentionMatches, 'm');
 const p = alias(projects, 'p');
 const a = alias(articles, 'a');
+const pub = alias(publishers, 'p');
 
 const listColumns = (
   now: Date,
@@ -109,4 +110,13 @@ export function listItems(db: Db, projectId: string, listId: string, limit: numb
        AND EXISTS (SELECT 1 FROM ${trackingLists} ${l} WHERE ${l.id} = ${listId} AND ${l.projectId} = ${projectId})
      ORDER BY ${i.addedAt} DESC, ${i.position} NULLS LAST, ${i.key} LIMIT ${limit} OFFSET ${offset}`,
   );
+}
+
+/** A video publisher among a publisher list's items (its name; undefined when there is none), for the plan's video gate. */
+export async function videoPublisher(db: Db, listId: string): Promise<GetColumnData<typeof publishers.name> | undefined> {
+  const [row] = await sqlRows<{ name: GetColumnData<typeof publishers.name> }>(
+    db,
+    sql`SELECT ${pub.name} FROM ${trackingListItems} ${i} JOIN ${publishers} ${pub} ON ${pub.domain} = ${i.key} WHERE ${i.listId} = ${listId} AND ${pub.isVideo} LIMIT 1`,
+  );
+  return row?.name;
 }

@@ -99,6 +99,12 @@ const RENAMES = [
     to: "matchedAtRenamed: tstz('matched_at')",
     reader: 'functions/tracking/matches-stream-query.ts',
   },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "isVideo: boolean('is_video')",
+    to: "isVideoRenamed: boolean('is_video')",
+    reader: 'functions/tracking/queries.ts',
+  },
 ];
 
 const copies: string[] = [];

@@ -36,7 +36,7 @@ export const KEYED_PING = '/bench/chain/ping';
  * (tsconfig.node.json) does not pull the Workers-only modules in.
  */
 const WORKER = (root: string) => `
-import { createApp, createArea, services } from '${root}/shared/app.ts';
+import { createApp, createArea, services } from '${root}/shared/http/app.ts';
 import { serveAggregateResponse } from '${root}/shared/aggregates/serve.ts';
 import geo from '${root}/functions/geo/index.ts';
 

@@ -2,7 +2,8 @@
 // counted in one Redis sorted set per key. Each member is a lease: it expires SLOT_LEASE_MS after it was
 // taken or last renewed, and the isolate holding open streams renews all of theirs in one call every
 // SLOT_RENEW_MS, so a slot whose release never arrived (its isolate died, Redis failed every try) is
-// free within a minute. Opening spends one request of the monthly quota (the limits middleware), and
+// free within a minute. A slot is taken by one script that adds it only under the cap: a refused
+// opening leaves nothing to give back. Opening spends one request of the monthly quota (the limits middleware), and
 // every further QUOTA_PERIOD_MS open one more.
 import type { AuthContext } from '../auth/types';
 import type { Plan } from '../db/schema';
@@ -23,39 +24,45 @@ export const slotsKey = (store: Store, keyId: string) => store.key(redisNamespac
 export const SLOT_RENEW_MS = 15_000;
 /** A slot not renewed for this long is free (three renewals may fail before an open stream's lapses). */
 export const SLOT_LEASE_MS = 4 * SLOT_RENEW_MS;
-/** Tries to give a slot back at a stream's end. */
-const RELEASE_TRIES = 4;
+/** Tries to give a slot back at a stream's end (spread over about 15 s: see giveBack). */
+const RELEASE_TRIES = 6;
+
+/**
+ * Takes the slot `ARGV[4]` (lease until `ARGV[3]`) of the key's set `KEYS[1]` unless `ARGV[2]` are held
+ * once the lapsed ones (up to `ARGV[1]`) are dropped; `{ taken (1 or 0), held }`.
+ */
+export const SLOT_SCRIPT = `-- discovery-api stream slots: one more unless the key's are all taken
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, ARGV[1])
+local open = redis.call('ZCARD', KEYS[1])
+if open >= tonumber(ARGV[2]) then return { 0, open } end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return { 1, open + 1 }`;
 
 export const streamCap = (auth: AuthContext) => STREAM_CAP[auth.plan ?? 'enterprise'];
 
 /** Takes a slot for stream `id` (429 `too_many_streams` when the key's are all taken); returns its release. */
 export async function takeSlot(store: Store, auth: AuthContext, id: string, nowMs = Date.now()): Promise<() => Promise<void>> {
   const key = slotsKey(store, auth.keyId);
-  const p = store.redis.pipeline();
-  p.zremrangebyscore(key, 0, nowMs);
-  p.zadd(key, { score: nowMs + SLOT_LEASE_MS, member: id });
-  p.zcard(key);
-  p.pexpire(key, SLOT_LEASE_MS);
+  const cap = streamCap(auth);
   const held = heldSlots(store);
   const release = (tries = 1) => {
     held.slots.delete(id);
     return giveBack(store, key, id, tries);
   };
-  // A pipeline that timed out may still have taken the slot: give it back before the error answers.
-  const [, , open] = (await p.exec().catch(async (err: unknown) => {
+  const args = [nowMs, cap, nowMs + SLOT_LEASE_MS, id, SLOT_LEASE_MS].map(String);
+  // A call that timed out may still have taken the slot: give it back before the error answers.
+  const [taken] = await store.redis.eval<string[], [number, number]>(SLOT_SCRIPT, [key], args).catch(async (err: unknown) => {
     await release();
     throw err;
-  })) as [number, number, number, number];
-  const cap = streamCap(auth);
-  if (open > cap) {
-    await release();
+  });
+  if (Number(taken) !== 1)
     throw coded(
       'too_many_streams',
       `This key already has ${cap} stream${cap === 1 ? '' : 's'} open, the most its plan allows (${auth.plan ?? 'internal'}); close one, or wait for one to end, then open again.`,
       { limit: cap },
       { 'Retry-After': '5' },
     );
-  }
   if (held.slots.size === 0) held.slotsRenewedAt = nowMs;
   held.slots.set(id, key);
   // A stream's end gives its slot back under waitUntil, where it may take a few tries.

@@ -24,7 +24,7 @@ export const slotsKey = (store: Store, keyId: string) => store.key(redisNamespac
 export const SLOT_RENEW_MS = 15_000;
 /** A slot not renewed for this long is free (three renewals may fail before an open stream's lapses). */
 export const SLOT_LEASE_MS = 4 * SLOT_RENEW_MS;
-/** Tries to give a slot back at a stream's end (spread over about 15 s: see giveBack). */
+/** Tries to give a slot back at a stream's end, each later than the one before (giveBack). */
 const RELEASE_TRIES = 6;
 
 /**

@@ -157,10 +157,11 @@ describe('streams whose clients go away, against npm start', () => {
     expect((await openMany(1))[0].status, 'the cap is full').toBe(429);
     for (const s of first.open) s.abort();
     // The server learns of a client's leaving when a write to it fails: the probe's second write after
-    // (about 2 s), not the heartbeat's (15-30 s), nor the slot's lease (60 s). 20 s leaves room for a
-    // loaded machine.
-    const again = await holdAll(20, 20_000);
+    // (about 2 s), not the heartbeat's (15-30 s), nor the slot's lease (60 s). A release that npm start's
+    // in-process Redis answers late (its PGlite busy with the live simulation) is tried again over about
+    // 15 s: 40 s leaves room for that on a loaded machine and still tells a release from the lease.
+    const again = await holdAll(20, 40_000);
     for (const s of again.open) s.abort();
-    expect(again.refused, `all 20 open again within 20 s (took ${again.tookMs} ms)`).toBe(0);
-  }, 150_000);
+    expect(again.refused, `all 20 open again within 40 s (took ${again.tookMs} ms)`).toBe(0);
+  }, 180_000);
 });

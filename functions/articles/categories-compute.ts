@@ -1,6 +1,9 @@
 // Per-category analytics over a window, from the dimension roll-ups (kind `category`): sums from
 // seriesByKey (dim_days/dim_hours), exact distinct counts from distinctByKey (activity hulls or url_spans).
+import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../shared/db/client';
+import { dimDays, dimHours, dimKeys, urlDimensions } from '../../shared/db/schema/rollups';
 import { round } from '../../shared/format';
 import { buckets } from '../../shared/rollups/buckets';
 import { distinctByKey, scopeMarkets, seriesByKey, windowRanges, withCoverage, type DerivedKeys } from '../../shared/rollups/read';
@@ -13,18 +16,19 @@ export interface PathFilter {
   parent: string | null;
 }
 
-const PATHS = `WITH RECURSIVE paths(name) AS (
-       (SELECT key FROM url_dimensions WHERE kind = 'category' ORDER BY key LIMIT 1)
+const d = alias(urlDimensions, 'd');
+const dk = alias(dimKeys, 'dk');
+
+/** The category paths with data under the filter, as the CTE `chosen` (a column `name`). */
+const PATHS = (filter: PathFilter) => sql`WITH RECURSIVE paths(name) AS (
+       (SELECT ${urlDimensions.key} FROM ${urlDimensions} WHERE ${urlDimensions.kind} = 'category' ORDER BY ${urlDimensions.key} LIMIT 1)
        UNION ALL
-       SELECT (SELECT d.key FROM url_dimensions d WHERE d.kind = 'category' AND d.key > p.name ORDER BY d.key LIMIT 1)
+       SELECT (SELECT ${d.key} FROM ${urlDimensions} ${d} WHERE ${d.kind} = 'category' AND ${d.key} > p.name ORDER BY ${d.key} LIMIT 1)
        FROM paths p WHERE p.name IS NOT NULL),
      chosen AS (
        SELECT name FROM paths
-       WHERE name IS NOT NULL AND (($2::text[])[1] = '' OR starts_with(name, ($2::text[])[1] || '/'))
-         AND (($2::text[])[2] = 'f' OR strpos(substr(name, 2), '/') = 0))`;
-
-/** The arguments of PATHS: the parent path ('' for none), 't' for top-level paths only. */
-const pathArgs = (filter: PathFilter) => [filter.parent ?? '', filter.topLevel ? 't' : 'f'];
+       WHERE name IS NOT NULL AND (${filter.parent ?? ''}::text = '' OR starts_with(name, ${filter.parent ?? ''}::text || '/'))
+         AND (NOT ${filter.topLevel}::bool OR strpos(substr(name, 2), '/') = 0))`;
 
 /**
  * Every category path with data, as keys the database finds (shared/rollups/scope.ts): the category
@@ -34,46 +38,34 @@ const pathArgs = (filter: PathFilter) => [filter.parent ?? '', filter.topLevel ?
  * after the scan because a collation need not keep a prefix's paths contiguous.
  */
 export function categoryPaths(filter: PathFilter): DerivedKeys {
-  return { sql: `${PATHS} SELECT coalesce(array_agg(name), '{}') FROM chosen`, args: pathArgs(filter) };
+  return { sql: sql`${PATHS(filter)} SELECT coalesce(array_agg(name), '{}') FROM chosen` };
 }
 
 /**
  * The paths of one page, ranked as categoryAnalytics ranks them (window impressions, descending, then
  * path in byte order as JS `<` compares them; paths with impressions only): the window's sums as
  * seriesByKey reads them, over the same markets (`scopeMarkets`: the all-markets rows for a scope of
- * every market) from dim_days (whole days) and dim_hours (the head and tail hours). Arguments after
- * PATHS': the window's bounds, offset, limit, language ('' for all), then the markets. `totals` is
+ * every market) from dim_days (whole days) and dim_hours (the head and tail hours). `totals` is
  * materialized: inlined, each path's sums were read twice, once for the filter, once for the order.
  */
 function pagePaths(filter: PathFilter, scope: AggregateWindow, everyMarket: boolean, limit: number, offset: number): DerivedKeys {
   const { headEnd, tailStart, hourRanges } = windowRanges(buckets(scope.from, scope.to, 'day'));
   const [head, tail] = [...hourRanges, [headEnd, headEnd], [headEnd, headEnd]];
-  const a = (i: number) => `($2::text[])[${i}]`;
-  const markets = scopeMarkets(everyMarket, '($2::text[])[12:]', `nullif(${a(11)}, '')`);
+  const range = ([f, t]: Date[]): SQL => sql`(${f.toISOString()}::text, ${t.toISOString()}::text)`;
   return {
-    sql: `${PATHS},
-     m AS (${markets}),
+    sql: sql`${PATHS(filter)},
+     m AS (${scopeMarkets(everyMarket, marketList(scope.keyScope), scope.language)}),
      totals AS MATERIALIZED (
        SELECT c.name,
          (SELECT coalesce(sum(d.impressions), 0) FROM m CROSS JOIN LATERAL (
-            SELECT impressions FROM dim_days WHERE key_id = dk.id AND country = m.country AND language = m.language
-              AND day >= ${a(3)}::date AND day < ${a(4)}::date OFFSET 0) d)
-         + (SELECT coalesce(sum(h.impressions), 0) FROM m CROSS JOIN (VALUES (${a(5)}, ${a(6)}), (${a(7)}, ${a(8)})) AS r(f, t) CROSS JOIN LATERAL (
-            SELECT impressions FROM dim_hours WHERE key_id = dk.id AND country = m.country AND language = m.language
-              AND hour >= r.f::timestamptz AND hour < r.t::timestamptz OFFSET 0) h) AS total
-       FROM chosen c JOIN dim_keys dk ON dk.kind = 'category' AND dk.key = c.name)
+            SELECT ${dimDays.impressions} FROM ${dimDays} WHERE ${dimDays.keyId} = ${dk.id} AND ${dimDays.country} = m.country AND ${dimDays.language} = m.language
+              AND ${dimDays.day} >= ${headEnd.toISOString().slice(0, 10)}::date AND ${dimDays.day} < ${tailStart.toISOString().slice(0, 10)}::date OFFSET 0) d)
+         + (SELECT coalesce(sum(h.impressions), 0) FROM m CROSS JOIN (VALUES ${range(head)}, ${range(tail)}) AS r(f, t) CROSS JOIN LATERAL (
+            SELECT ${dimHours.impressions} FROM ${dimHours} WHERE ${dimHours.keyId} = ${dk.id} AND ${dimHours.country} = m.country AND ${dimHours.language} = m.language
+              AND ${dimHours.hour} >= r.f::timestamptz AND ${dimHours.hour} < r.t::timestamptz OFFSET 0) h) AS total
+       FROM chosen c JOIN ${dimKeys} ${dk} ON ${dk.kind} = 'category' AND ${dk.key} = c.name)
      SELECT coalesce(array_agg(name), '{}') FROM (
-       SELECT name FROM totals WHERE total > 0 ORDER BY total DESC, name COLLATE "C" OFFSET ${a(9)}::int LIMIT ${a(10)}::int) p`,
-    args: [
-      ...pathArgs(filter),
-      headEnd.toISOString().slice(0, 10),
-      tailStart.toISOString().slice(0, 10),
-      ...[head, tail].flatMap(([f, t]) => [f.toISOString(), t.toISOString()]),
-      String(offset),
-      String(limit),
-      scope.language ?? '',
-      ...marketList(scope.keyScope),
-    ],
+       SELECT name FROM totals WHERE total > 0 ORDER BY total DESC, name COLLATE "C" OFFSET ${offset}::int LIMIT ${limit}::int) p`,
     broad: true,
   };
 }

@@ -1,12 +1,15 @@
 // Builds the roll-up body (docs/TRACKING.md "Roll-up blocks"): whole-list top-N blocks. Impressions of the
 // list's active publications grouped by another dimension exist in no roll-up, so this sums the hours
 // of those publications only (bounded by the list's 500 items); big ones go through the queue.
+import { type GetColumnData, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../shared/db/client';
-import { queryRows } from '../../shared/db/raw';
+import { sqlRows } from '../../shared/db/raw';
+import { articleCategories, articleEntities, articles, entities, observations, publishers } from '../../shared/db/schema/content';
+import { trendArticles, trends } from '../../shared/db/schema/trends';
 import { cabinetUrl, round } from '../../shared/format';
-import { ceilHour } from '../../shared/rollups/buckets';
-import { scopeSpans } from '../../shared/rollups/read';
-import { keysParam, keysSql, type DimScope } from '../../shared/rollups/scope';
+import { d, hourWindow, scopeSpans, type Window } from '../../shared/rollups/read';
+import { keysSql, type DimScope } from '../../shared/rollups/scope';
 import { DIMENSION_OF, pageKeys } from './items';
 import type { ListRow } from './queries';
 import { marketList } from '../../shared/scope/scope';
@@ -24,40 +27,58 @@ export interface RollupInput {
 type Block = 'publisher' | 'trend' | 'entity' | 'category' | 'type' | 'group';
 /** Per block: how a publication maps to the grouping key; `name` is an aggregate, so GROUP BY the key alone. */
 
-// $1 kind, $2 item keys (`keysSql`), $3 markets, $4 language, $5/$6 window, $7/$8 previous window.
-const PUBLICATIONS = (dim: DimScope, from: string, to: string) => `
-  SELECT o.url_id, sum(o.impressions)::float8 AS imps
-  FROM (SELECT DISTINCT d.url_id FROM ${scopeSpans(dim, from, to)}) a
-  JOIN observations o ON o.url_id = a.url_id
-  WHERE o.country = ANY($3::text[]) AND ($4::text IS NULL OR o.language = $4) AND o.hour >= ${from} AND o.hour < ${to}
-  GROUP BY o.url_id HAVING sum(o.impressions) > 0`;
+const o = alias(observations, 'o');
+const a = alias(articles, 'a');
 
-const GROUPING = (keys: string): Record<Block, { join: string; key: string; name: string }> => ({
+/** The list's publications with impressions in the window `w` (whole hours), in the scope's markets and language. */
+const PUBLICATIONS = (dim: DimScope, w: Window) => sql`
+  SELECT ${o.urlId}, sum(${o.impressions})::float8 AS imps
+  FROM (SELECT DISTINCT ${d.urlId} FROM ${scopeSpans(dim, w)}) a
+  JOIN ${observations} ${o} ON ${o.urlId} = a.url_id
+  WHERE ${o.country} = ANY(${sql.param(marketList(dim.keyScope))}::text[]) AND (${dim.language}::text IS NULL OR ${o.language} = ${dim.language}::text)
+    AND ${o.hour} >= ${w.from} AND ${o.hour} < ${w.to}
+  GROUP BY ${o.urlId} HAVING sum(${o.impressions}) > 0`;
+
+/** Each block's grouped table is `x` (plans read these names); `pb`, `ta`, `ae`, `e` what it joins through. */
+const xArticle = alias(articles, 'x');
+const xTrend = alias(trends, 'x');
+const xEntity = alias(entities, 'x');
+const xCategory = alias(articleCategories, 'x');
+const pb = alias(publishers, 'pb');
+const ta = alias(trendArticles, 'ta');
+const ae = alias(articleEntities, 'ae');
+const e = alias(entities, 'e');
+
+const GROUPING = (keys: SQL): Record<Block, { join: SQL; key: SQL; name: SQL }> => ({
   publisher: {
-    join: `JOIN articles x ON x.id = p.url_id LEFT JOIN publishers pb ON pb.domain = x.domain`,
-    key: 'x.domain',
-    name: 'coalesce(min(pb.name), x.domain)',
+    join: sql`JOIN ${articles} ${xArticle} ON ${xArticle.id} = p.url_id LEFT JOIN ${publishers} ${pb} ON ${pb.domain} = ${xArticle.domain}`,
+    key: sql`${xArticle.domain}`,
+    name: sql`coalesce(min(${pb.name}), ${xArticle.domain})`,
   },
   trend: {
-    join: `JOIN trend_articles ta ON ta.url_id = p.url_id JOIN trends x ON x.id = ta.trend_id`,
-    key: 'x.id::text',
-    name: 'min(x.label)',
+    join: sql`JOIN ${trendArticles} ${ta} ON ${ta.urlId} = p.url_id JOIN ${trends} ${xTrend} ON ${xTrend.id} = ${ta.trendId}`,
+    key: sql`${xTrend.id}::text`,
+    name: sql`min(${xTrend.label})`,
   },
   entity: {
-    join: `JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities x ON x.id = ae.entity_id`,
-    key: 'x.id::text',
-    name: 'min(x.name)',
+    join: sql`JOIN ${articleEntities} ${ae} ON ${ae.urlId} = p.url_id JOIN ${entities} ${xEntity} ON ${xEntity.id} = ${ae.entityId}`,
+    key: sql`${xEntity.id}::text`,
+    name: sql`min(${xEntity.name})`,
   },
-  category: { join: `JOIN article_categories x ON x.url_id = p.url_id`, key: 'x.name', name: 'min(x.name)' },
+  category: {
+    join: sql`JOIN ${articleCategories} ${xCategory} ON ${xCategory.urlId} = p.url_id`,
+    key: sql`${xCategory.name}`,
+    name: sql`min(${xCategory.name})`,
+  },
   group: {
-    join: `JOIN article_categories x ON x.url_id = p.url_id`,
-    key: `'/' || split_part(x.name, '/', 2)`,
-    name: `min('/' || split_part(x.name, '/', 2))`,
+    join: sql`JOIN ${articleCategories} ${xCategory} ON ${xCategory.urlId} = p.url_id`,
+    key: sql`'/' || split_part(${xCategory.name}, '/', 2)`,
+    name: sql`min('/' || split_part(${xCategory.name}, '/', 2))`,
   },
   type: {
-    join: `JOIN article_entities ae ON ae.url_id = p.url_id AND ae.entity_id::text = ANY(${keys}) JOIN entities e ON e.id = ae.entity_id CROSS JOIN LATERAL unnest(e.entity_types) AS x(t)`,
-    key: 'x.t',
-    name: 'min(x.t)',
+    join: sql`JOIN ${articleEntities} ${ae} ON ${ae.urlId} = p.url_id AND ${ae.entityId}::text = ANY(${keys}) JOIN ${entities} ${e} ON ${e.id} = ${ae.entityId} CROSS JOIN LATERAL unnest(${e.entityTypes}) AS x(t)`,
+    key: sql.raw('x.t'),
+    name: sql.raw('min(x.t)'),
   },
 });
 
@@ -73,15 +94,14 @@ interface BlockRow {
 async function block(db: Db, q: Query, by: Block, excludeItems = false, rank: 'imps' | 'pubs' = 'imps'): Promise<BlockRow[]> {
   const keys = keysSql(q.dim);
   const g = GROUPING(keys)[by];
-  const exclude = excludeItems ? `WHERE ${g.key} <> ALL(${keys})` : '';
-  return queryRows<BlockRow>(
+  const exclude = excludeItems ? sql`WHERE ${g.key} <> ALL(${keys})` : sql``;
+  return sqlRows<BlockRow>(
     db,
-    `WITH cur AS (${PUBLICATIONS(q.dim, '$5::timestamptz', '$6::timestamptz')}), prev AS (${PUBLICATIONS(q.dim, '$7::timestamptz', '$8::timestamptz')}),
+    sql`WITH cur AS (${PUBLICATIONS(q.dim, q.cur)}), prev AS (${PUBLICATIONS(q.dim, q.prev)}),
      c AS (SELECT ${g.key} AS key, ${g.name} AS name, count(DISTINCT p.url_id)::int AS pubs, sum(p.imps)::float8 AS imps FROM cur p ${g.join} ${exclude} GROUP BY 1),
      b AS (SELECT ${g.key} AS key, sum(p.imps)::float8 AS imps FROM prev p ${g.join} GROUP BY 1)
      SELECT c.key, c.name, c.pubs, c.imps, coalesce(b.imps, 0)::float8 AS prev_imps FROM c LEFT JOIN b USING (key)
-     ORDER BY c.${rank} DESC, c.name LIMIT ${TOP}`,
-    q.params,
+     ORDER BY c.${sql.raw(rank)} DESC, c.name LIMIT ${sql.raw(String(TOP))}`,
   );
 }
 
@@ -90,28 +110,17 @@ const withDelta = (rows: BlockRow[]) => rows.map((r) => ({ name: r.name, pubs: r
 const plain = (rows: BlockRow[]) => rows.map((r) => ({ name: r.name, pubs: r.pubs, imps: r.imps }));
 const urls = (rows: BlockRow[]) => rows.map((r) => ({ name: r.name, urls: r.pubs }));
 
-/** A roll-up's statements share their parameters: the list's keys (resolved in SQL), the scope, both windows. */
+/** What a roll-up's statements share: the list's keys (resolved in SQL) in the scope, and both windows. */
 interface Query {
   dim: DimScope;
-  params: unknown[];
+  cur: Window;
+  prev: Window;
 }
 
 export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput) {
   // Every item's key as it resolves (entities by id or name), found by each statement itself: one wave.
   const dim: DimScope = { kind: DIMENSION_OF[list.kind], keys: pageKeys(list), keyScope: scope.keyScope, language: scope.language };
-  const q: Query = {
-    dim,
-    params: [
-      dim.kind,
-      keysParam(dim),
-      marketList(dim.keyScope),
-      scope.language,
-      ceilHour(scope.from).toISOString(),
-      ceilHour(scope.to).toISOString(),
-      ceilHour(scope.prevFrom).toISOString(),
-      ceilHour(scope.prevTo).toISOString(),
-    ],
-  };
+  const q: Query = { dim, cur: hourWindow(scope.from, scope.to), prev: hourWindow(scope.prevFrom, scope.prevTo) };
   const head = { list_id: list.id, kind: list.kind, scope: scopeBody(scope) };
   switch (list.kind) {
     case 'entity': {
@@ -180,13 +189,19 @@ export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput
 }
 
 async function topArticles(db: Db, q: Query, appUrl: string) {
-  const rows = await queryRows<{ id: string; url: string; title: string; domain: string; trend_id: string; imps: number }>(
+  const rows = await sqlRows<{
+    id: string;
+    url: GetColumnData<typeof articles.url>;
+    title: GetColumnData<typeof articles.title>;
+    domain: GetColumnData<typeof articles.domain>;
+    trend_id: string;
+    imps: number;
+  }>(
     db,
-    `WITH cur AS (${PUBLICATIONS(q.dim, '$5::timestamptz', '$6::timestamptz')})
-     SELECT a.id::text, a.url, a.title, a.domain, min(ta.trend_id::text) AS trend_id, p.imps FROM cur p
-     JOIN articles a ON a.id = p.url_id JOIN trend_articles ta ON ta.url_id = a.id AND ta.trend_id::text = ANY(${keysSql(q.dim)})
-     GROUP BY a.id, a.url, a.title, a.domain, p.imps ORDER BY p.imps DESC, a.id LIMIT ${TOP}`,
-    q.params.slice(0, 6),
+    sql`WITH cur AS (${PUBLICATIONS(q.dim, q.cur)})
+     SELECT ${a.id}::text, ${a.url}, ${a.title}, ${a.domain}, min(${ta.trendId}::text) AS trend_id, p.imps FROM cur p
+     JOIN ${articles} ${a} ON ${a.id} = p.url_id JOIN ${trendArticles} ${ta} ON ${ta.urlId} = ${a.id} AND ${ta.trendId}::text = ANY(${keysSql(q.dim)})
+     GROUP BY ${a.id}, ${a.url}, ${a.title}, ${a.domain}, p.imps ORDER BY p.imps DESC, ${a.id} LIMIT ${sql.raw(String(TOP))}`,
   );
   return rows.map((r) => ({ ...r, cabinet_url: cabinetUrl(appUrl, 'article', r.id) }));
 }

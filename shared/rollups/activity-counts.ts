@@ -8,10 +8,13 @@
 // The `*` hulls merge all markets and languages, so they answer scopes that cover every market with
 // data and every language; the kinds kept per market (MARKET_KINDS) answer one market with every
 // language from that market's hulls; `read.ts` falls back to url_spans for the others.
+import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
-import { queryRows } from '../db/raw';
+import { sqlRows } from '../db/raw';
+import { dimActivityDays, dimActivityGaps, dimActivityHours, dimHours, dimKeys } from '../db/schema/rollups';
 import { buckets, ceilHour, type Grain } from './buckets';
-import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
+import { entry, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 import { DAY_MS as DAY } from '../time/windows';
 
 /**
@@ -29,39 +32,58 @@ export const MARKET_KINDS: readonly string[] = ['category'];
 
 const dayStart = (d: Date) => new Date(Math.floor(d.getTime() / DAY) * DAY);
 
-/**
- * How many hull marks (`starts` or `ends`) of the key `k.key`, the market `market` and `unit` lie
- * before the hour `bound`: whole days before its `day` (dim_activity_days), then its day's hours from
- * `dayStart`.
- */
-const before = (col: 'starts' | 'ends', market: string, unit: string, day: string, dayStart: string, bound: string) => `(
-    (SELECT coalesce(sum(${col}), 0) FROM dim_activity_days a
-     WHERE a.kind = $1 AND a.key = k.key AND a.market = ${market} AND a.unit = ${unit} AND a.day < ${day}::date)
-    + (SELECT coalesce(sum(${col}), 0) FROM dim_activity_hours a
-       WHERE a.kind = $1 AND a.key = k.key AND a.market = ${market} AND a.unit = ${unit}
-         AND a.hour >= ${dayStart}::timestamptz AND a.hour < ${bound}::timestamptz))`;
+/** The hull tables under the names their statements give them (plans read these names). */
+const ad = alias(dimActivityDays, 'a');
+const ah = alias(dimActivityHours, 'a');
+const g = alias(dimActivityGaps, 'g');
+const dk = alias(dimKeys, 'dk');
 
-// $1 kind, $2 keys, $3 T's day, $4 T's day start, $5 T, $6 F's day, $7 F's day start, $8 F, $9 market.
-const COUNTS = (keys: string, market: string) => `
-WITH k AS (SELECT DISTINCT unnest(${keys}) AS key),
+/** The statements' parts: the scope's kind and market, and the hour before which marks count. */
+interface Marks {
+  kind: string;
+  market: string;
+  /** The hull's unit, as SQL (`u.unit`, or a unit named). */
+  unit: SQL;
+  bound: Date;
+}
+
+/**
+ * How many hull marks (`starts` or `ends`) of the key `k.key`, the market and unit lie before the hour
+ * `bound`: whole days before its day (dim_activity_days), then its day's hours from the day's start.
+ */
+const before = (col: 'starts' | 'ends', { kind, market, unit, bound }: Marks) => {
+  const start = dayStart(bound);
+  return sql`(
+    (SELECT coalesce(sum(${ad[col]}), 0) FROM ${dimActivityDays} ${ad}
+     WHERE ${ad.kind} = ${kind} AND ${ad.key} = k.key AND ${ad.market} = ${market} AND ${ad.unit} = ${unit} AND ${ad.day} < ${start.toISOString().slice(0, 10)}::date)
+    + (SELECT coalesce(sum(${ah[col]}), 0) FROM ${dimActivityHours} ${ah}
+       WHERE ${ah.kind} = ${kind} AND ${ah.key} = k.key AND ${ah.market} = ${market} AND ${ah.unit} = ${unit}
+         AND ${ah.hour} >= ${start.toISOString()}::timestamptz AND ${ah.hour} < ${bound.toISOString()}::timestamptz))`;
+};
+
+/** Per key of the scope: its distinct counts in [f, t) (`f`, `t` whole hours) in the market, and when last seen. */
+const COUNTS = (scope: DimScope, market: string, f: Date, t: Date) => {
+  const marks = (bound: Date): Marks => ({ kind: scope.kind, market, unit: sql.raw('u.unit'), bound });
+  return sql`
+WITH k AS (SELECT DISTINCT unnest(${keysSql(scope)}) AS key),
 u AS (SELECT unnest(ARRAY['publication', 'publisher', 'trend']) AS unit),
 counts AS (
   SELECT k.key, u.unit,
-    ${before('starts', '$9', 'u.unit', '$3', '$4', '$5')}
-    - ${before('ends', '$9', 'u.unit', '$6', '$7', '$8')}
-    - (SELECT count(*) FROM dim_activity_gaps g
-       WHERE g.kind = $1 AND g.key = k.key AND g.market = $9 AND g.unit = u.unit
-         AND g.gap_end >= $5::timestamptz AND g.gap_start <= $8::timestamptz) AS n
+    ${before('starts', marks(t))}
+    - ${before('ends', marks(f))}
+    - (SELECT count(*) FROM ${dimActivityGaps} ${g}
+       WHERE ${g.kind} = ${scope.kind} AND ${g.key} = k.key AND ${g.market} = ${market} AND ${g.unit} = u.unit
+         AND ${g.gapEnd} >= ${t.toISOString()}::timestamptz AND ${g.gapStart} <= ${f.toISOString()}::timestamptz) AS n
   FROM k CROSS JOIN u),
 -- Last seen: the end of the latest hour with impressions in the window, in the market (the
 -- all-markets rows of dim_hours: country = language = '*'; a market's: its languages).
 seen AS (
   SELECT k.key, h.hour + interval '1 hour' AS last_seen
-  FROM k JOIN dim_keys dk ON dk.kind = $1 AND dk.key = k.key CROSS JOIN LATERAL (
-    SELECT hour FROM dim_hours
-    WHERE key_id = dk.id AND country = $9 ${market === ALL_MARKETS ? `AND language = '${ALL_MARKETS}'` : ''}
-      AND hour >= $8::timestamptz AND hour < $5::timestamptz AND impressions > 0
-    ORDER BY hour DESC LIMIT 1) h)
+  FROM k JOIN ${dimKeys} ${dk} ON ${dk.kind} = ${scope.kind} AND ${dk.key} = k.key CROSS JOIN LATERAL (
+    SELECT ${dimHours.hour} FROM ${dimHours}
+    WHERE ${dimHours.keyId} = ${dk.id} AND ${dimHours.country} = ${market} ${market === ALL_MARKETS ? sql`AND ${dimHours.language} = ${sql.raw(`'${ALL_MARKETS}'`)}` : sql``}
+      AND ${dimHours.hour} >= ${f.toISOString()}::timestamptz AND ${dimHours.hour} < ${t.toISOString()}::timestamptz AND ${dimHours.impressions} > 0
+    ORDER BY ${dimHours.hour} DESC LIMIT 1) h)
 SELECT c.key,
   sum(n) FILTER (WHERE unit = 'publication')::int AS publications,
   sum(n) FILTER (WHERE unit = 'publisher')::int AS publishers,
@@ -69,6 +91,7 @@ SELECT c.key,
   s.last_seen
 FROM counts c LEFT JOIN seen s USING (key)
 GROUP BY c.key, s.last_seen`;
+};
 
 /**
  * Distinct publications, publishers and trends per key, for a scope of every market and language
@@ -84,21 +107,9 @@ export async function distinctFromActivity(
   const f = ceilHour(from);
   const t = ceilHour(to);
   if (f >= t) return new Map();
-  const day = (d: Date) => dayStart(d).toISOString().slice(0, 10);
-  const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: string | Date | null }>(
+  const rows = await sqlRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: string | Date | null }>(
     db,
-    COUNTS(keysSql(scope), market),
-    [
-      scope.kind,
-      keysParam(scope),
-      day(t),
-      dayStart(t).toISOString(),
-      t.toISOString(),
-      day(f),
-      dayStart(f).toISOString(),
-      f.toISOString(),
-      market,
-    ],
+    COUNTS(scope, market, f, t),
   );
   const out = new Map<string, KeyDistinct>();
   for (const r of rows) {
@@ -110,26 +121,43 @@ export async function distinctFromActivity(
   return out;
 }
 
-// Per key, in the market $11: publications first seen before $3 and last seen before $3 (the
-// window's start), the marks inside [$3, $4) (whole days from dim_activity_days when $5, else hours),
+/** The window of `publicationsFromActivity`: [start, end), and its whole days [wholeFrom, wholeTo) when `whole`. */
+interface BucketWindow {
+  start: Date;
+  end: Date;
+  whole: boolean;
+  wholeFrom: Date;
+  wholeTo: Date;
+}
+
+const GAP_TIME = 'YYYY-MM-DD"T"HH24:MI:SS"Z"';
+
+// Per key, in the market: publications first seen before the window's start and last seen before it,
+// the marks inside the window (whole days from dim_activity_days when it has whole days, else hours),
 // and the gaps that overlap the window.
-const BUCKET_MARKS = (keys: string) => `
+const BUCKET_MARKS = (scope: DimScope, market: string, w: BucketWindow) => {
+  const keys = keysSql(scope);
+  const marks: Marks = { kind: scope.kind, market, unit: sql.raw("'publication'"), bound: w.start };
+  const [start, end] = [sql`${w.start.toISOString()}::timestamptz`, sql`${w.end.toISOString()}::timestamptz`];
+  const [wholeFrom, wholeTo] = [sql`${w.wholeFrom.toISOString().slice(0, 10)}::date`, sql`${w.wholeTo.toISOString().slice(0, 10)}::date`];
+  return sql`
 WITH k AS (SELECT DISTINCT unnest(${keys}) AS key)
 SELECT k.key, 'base' AS part, NULL::text AS at,
-  ${before('starts', '$11', "'publication'", '$6', '$7', '$3')} AS starts,
-  ${before('ends', '$11', "'publication'", '$6', '$7', '$3')} AS ends,
+  ${before('starts', marks)} AS starts,
+  ${before('ends', marks)} AS ends,
   NULL::text AS gap_end
 FROM k
 UNION ALL
-SELECT a.key, 'mark', to_char(a.hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24'), a.starts, a.ends, NULL FROM dim_activity_hours a
-WHERE a.kind = $1 AND a.key = ANY(${keys}) AND a.market = $11 AND a.unit = 'publication' AND a.hour >= $3::timestamptz AND a.hour < $4::timestamptz
-  AND NOT ($5 AND (a.hour AT TIME ZONE 'UTC')::date >= $8::date AND (a.hour AT TIME ZONE 'UTC')::date < $9::date)
+SELECT ${ah.key}, 'mark', to_char(${ah.hour} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24'), ${ah.starts}, ${ah.ends}, NULL FROM ${dimActivityHours} ${ah}
+WHERE ${ah.kind} = ${scope.kind} AND ${ah.key} = ANY(${keys}) AND ${ah.market} = ${market} AND ${ah.unit} = 'publication' AND ${ah.hour} >= ${start} AND ${ah.hour} < ${end}
+  AND NOT (${w.whole} AND (${ah.hour} AT TIME ZONE 'UTC')::date >= ${wholeFrom} AND (${ah.hour} AT TIME ZONE 'UTC')::date < ${wholeTo})
 UNION ALL
-SELECT a.key, 'mark', to_char(a.day, 'YYYY-MM-DD'), a.starts, a.ends, NULL FROM dim_activity_days a
-WHERE $5 AND a.kind = $1 AND a.key = ANY(${keys}) AND a.market = $11 AND a.unit = 'publication' AND a.day >= $8::date AND a.day < $9::date
+SELECT ${ad.key}, 'mark', to_char(${ad.day}, 'YYYY-MM-DD'), ${ad.starts}, ${ad.ends}, NULL FROM ${dimActivityDays} ${ad}
+WHERE ${w.whole} AND ${ad.kind} = ${scope.kind} AND ${ad.key} = ANY(${keys}) AND ${ad.market} = ${market} AND ${ad.unit} = 'publication' AND ${ad.day} >= ${wholeFrom} AND ${ad.day} < ${wholeTo}
 UNION ALL
-SELECT g.key, 'gap', to_char(g.gap_start AT TIME ZONE 'UTC', $10), 0, 0, to_char(g.gap_end AT TIME ZONE 'UTC', $10) FROM dim_activity_gaps g
-WHERE g.kind = $1 AND g.key = ANY(${keys}) AND g.market = $11 AND g.unit = 'publication' AND g.gap_end > $3::timestamptz AND g.gap_start < $4::timestamptz`;
+SELECT ${g.key}, 'gap', to_char(${g.gapStart} AT TIME ZONE 'UTC', ${GAP_TIME}), 0, 0, to_char(${g.gapEnd} AT TIME ZONE 'UTC', ${GAP_TIME}) FROM ${dimActivityGaps} ${g}
+WHERE ${g.kind} = ${scope.kind} AND ${g.key} = ANY(${keys}) AND ${g.market} = ${market} AND ${g.unit} = 'publication' AND ${g.gapEnd} > ${start} AND ${g.gapStart} < ${end}`;
+};
 
 /**
  * Distinct publications active in each bucket per key, in the market as `distinctFromActivity`: the
@@ -152,22 +180,9 @@ export async function publicationsFromActivity(
   const wholeFrom = whole.length ? whole[0].from : end;
   const wholeTo = whole.length ? whole[whole.length - 1].to : end;
   const iso = (d: Date) => d.toISOString();
-  const rows = await queryRows<{ key: string; part: string; at: string | null; starts: number; ends: number; gap_end: string | null }>(
+  const rows = await sqlRows<{ key: string; part: string; at: string | null; starts: number; ends: number; gap_end: string | null }>(
     db,
-    BUCKET_MARKS(keysSql(scope)),
-    [
-      scope.kind,
-      keysParam(scope),
-      iso(start),
-      iso(end),
-      whole.length > 0,
-      iso(dayStart(start)).slice(0, 10),
-      iso(dayStart(start)),
-      iso(wholeFrom).slice(0, 10),
-      iso(wholeTo).slice(0, 10),
-      'YYYY-MM-DD"T"HH24:MI:SS"Z"',
-      market,
-    ],
+    BUCKET_MARKS(scope, market, { start, end, whole: whole.length > 0, wholeFrom, wholeTo }),
   );
   // A mark belongs to the bucket containing its hour (or day): index it by the bucket's label.
   const label = (d: Date) => (grain === 'hour' ? iso(d).slice(0, 13) : iso(d).slice(0, 10));

@@ -2,16 +2,19 @@
 // answer it (activity-counts.ts). The countries with data are asked once per request, and the request
 // paths start that read beside their Redis wave (`prefetchMarketsWithData`), kept in the isolate for
 // ISOLATE_CACHE_SECONDS: the reads that need it then wait for nothing.
+import { sql } from 'drizzle-orm';
 import type { Config } from '../env';
 import { heldOrLoaded } from '../cache/memory';
 import { namespaces } from '../cache/namespaces';
 import type { Db } from '../db/client';
-import { queryRows } from '../db/raw';
+import { sqlRows } from '../db/raw';
+import { marketDays } from '../db/schema/content';
 
 const perRequest = namespaces.marketsPerRequest.held;
 const held = namespaces.marketsWithData.held;
 
-const load = async (db: Db) => (await queryRows<{ country: string }>(db, 'SELECT DISTINCT country FROM market_days')).map((r) => r.country);
+const load = async (db: Db) =>
+  (await sqlRows<{ country: string }>(db, sql`SELECT DISTINCT ${marketDays.country} FROM ${marketDays}`)).map((r) => r.country);
 
 /** Countries with observations (market_days), once per request (`db` is the request's). */
 export function marketsWithData(db: Db): Promise<string[]> {

@@ -2,13 +2,17 @@
 // (hours and partial days), distinct counts from the activity hulls (activity-counts.ts: every market,
 // or one market of a kind kept per market) or url_spans.
 // No raw observation is read.
+import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
-import { queryRows } from '../db/raw';
+import { sqlRows } from '../db/raw';
+import { marketDays } from '../db/schema/content';
+import { dimDays, dimHours, dimKeys, urlDimensions, urlSpans } from '../db/schema/rollups';
 import { ALL_MARKETS, distinctFromActivity, MARKET_KINDS, publicationsFromActivity } from './activity-counts';
 import { coversAllMarkets, marketsWithData } from './coverage';
 import { buckets, ceilHour, type Bucket, type Grain } from './buckets';
 import { marketList } from '../scope/scope';
-import { entry, keysParam, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
+import { entry, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 
 export type { DerivedKeys, DimScope, KeyDistinct, KeyedScope } from './scope';
 
@@ -32,27 +36,34 @@ export async function withCoverage(db: Db, scope: DimScope): Promise<DimScope> {
   return { ...scope, everyMarket: await coversEveryMarket(db, scope) };
 }
 
+/** A window's bounds as SQL: whole hours (rounded up), or expressions the statement names. */
+export interface Window {
+  from: SQL;
+  to: SQL;
+}
+
+/** The window [from, to) rounded up to whole hours, as timestamptz parameters. */
+export const hourWindow = (from: Date, to: Date): Window => ({
+  from: sql`${ceilHour(from).toISOString()}::timestamptz`,
+  to: sql`${ceilHour(to).toISOString()}::timestamptz`,
+});
+
+/** The roll-ups' tables under the names their statements give them (plans read these names). */
+export const d = alias(urlDimensions, 'd');
+export const s = alias(urlSpans, 's');
+const dk = alias(dimKeys, 'dk');
+
 /** The url_spans rows `s` in the scope's markets and language that overlap a window: see `scopeSpans`. */
-const spansInScope = (from: string, to: string) => `s.country = ANY($3::text[]) AND ($4::text IS NULL OR s.language = $4)
-    AND s.start_hour < ${to}::timestamptz AND s.end_hour > ${from}::timestamptz`;
+const spansInScope = (scope: DimScope, w: Window) => sql`${s.country} = ANY(${sql.param(marketList(scope.keyScope))}::text[])
+    AND (${scope.language}::text IS NULL OR ${s.language} = ${scope.language}::text)
+    AND ${s.startHour} < ${w.to} AND ${s.endHour} > ${w.from}`;
 
 /**
- * The spans of the scope's keys that overlap a window, as `FROM ... WHERE ...` (aliases `d` for
- * url_dimensions, `s` for url_spans). Parameters: $1 kind, $2 keys (`keysSql`), $3 markets,
- * $4 language, then the window's bounds, `$5`/`$6` unless named: see `spanParams`.
+ * The spans of the scope's keys that overlap a window (whole hours: `hourWindow`), as `FROM ... WHERE ...`
+ * (aliases `d` for url_dimensions, `s` for url_spans).
  */
-export const scopeSpans = (scope: DimScope, from = '$5', to = '$6') => `url_dimensions d JOIN url_spans s ON s.url_id = d.url_id
-  WHERE d.kind = $1 AND d.key = ANY(${keysSql(scope)}) AND ${spansInScope(from, to)}`;
-
-/** Parameters of `scopeSpans()`: the scope, and the window rounded up to whole hours. */
-export const spanParams = (scope: DimScope, from: Date, to: Date): unknown[] => [
-  scope.kind,
-  keysParam(scope),
-  marketList(scope.keyScope),
-  scope.language,
-  ceilHour(from).toISOString(),
-  ceilHour(to).toISOString(),
-];
+export const scopeSpans = (scope: DimScope, w: Window) => sql`${urlDimensions} ${d} JOIN ${urlSpans} ${s} ON ${s.urlId} = ${d.urlId}
+  WHERE ${d.kind} = ${scope.kind} AND ${d.key} = ANY(${keysSql(scope)}) AND ${spansInScope(scope, w)}`;
 
 /**
  * Where a window's sums are read: whole days are consecutive, so they are one range of dim_days
@@ -76,15 +87,16 @@ export function windowRanges(list: Bucket[]) {
 }
 
 /**
- * The (country, language) series a scope's sums read, as a SELECT over SQL expressions of its markets
- * (text[]) and language (text, NULL for all): for a scope of every market and language, each key's
- * all-markets rows (one series per key); else the markets' languages (every market with observations
- * has market_days rows).
+ * The (country, language) series a scope's sums read, as a SELECT over its markets and language (null
+ * for all): for a scope of every market and language, each key's all-markets rows (one series per key);
+ * else the markets' languages (every market with observations has market_days rows).
  */
-export const scopeMarkets = (everyMarket: boolean, markets: string, language: string) =>
-  everyMarket
-    ? `SELECT '${ALL_MARKETS}'::text AS country, '${ALL_MARKETS}'::text AS language WHERE ${markets} IS NOT NULL AND ${language} IS NULL`
-    : `SELECT DISTINCT country, language FROM market_days WHERE country = ANY(${markets}) AND (${language} IS NULL OR language = ${language})`;
+export function scopeMarkets(everyMarket: boolean, markets: readonly string[], language: string | null): SQL {
+  const list = sql`${sql.param(markets)}::text[]`;
+  return everyMarket
+    ? sql`SELECT ${sql.raw(`'${ALL_MARKETS}'`)}::text AS country, ${sql.raw(`'${ALL_MARKETS}'`)}::text AS language WHERE ${list} IS NOT NULL AND ${language}::text IS NULL`
+    : sql`SELECT DISTINCT ${marketDays.country}, ${marketDays.language} FROM ${marketDays} WHERE ${marketDays.country} = ANY(${list}) AND (${language}::text IS NULL OR ${marketDays.language} = ${language}::text)`;
+}
 
 export interface KeySeries {
   impressions: number[];
@@ -94,45 +106,35 @@ export interface KeySeries {
 /** Per key: impressions and position sums for each bucket of the window at `grain`. */
 export async function seriesByKey(db: Db, scope: DimScope, from: Date, to: Date, grain: Grain): Promise<Map<string, KeySeries>> {
   const list = buckets(from, to, grain);
-  const markets = scopeMarkets(await coversEveryMarket(db, scope), '$3::text[]', '$4::text');
+  const markets = scopeMarkets(await coversEveryMarket(db, scope), marketList(scope.keyScope), scope.language);
   const { headEnd, tailStart, hourRanges } = windowRanges(list);
   // One index range scan per key x market (x hour range): the primary keys are (key_id, country,
   // language, day|hour), so naming the markets' languages (every market with observations has
   // market_days rows) lets the day/hour range bound each descent. A plain `key = ANY(...) AND
-  // ($4 IS NULL OR language = $4)` scanned every hour of every series, or all of dim_hours.
+  // (language IS NULL OR language = ...)` scanned every hour of every series, or all of dim_hours.
   // OFFSET 0 keeps each LATERAL subquery a parameterized index scan (not pulled up into a join).
   // A key without a number (dim_keys) has no rows.
-  const rows = await queryRows<{ key: string; bucket: string; impressions: number; position_sum: number }>(
+  const rows = await sqlRows<{ key: string; bucket: string; impressions: number; position_sum: number }>(
     db,
-    `WITH series AS (
-       SELECT k.key, dk.id AS key_id, m.country, m.language
+    sql`WITH series AS (
+       SELECT k.key, ${dk.id} AS key_id, m.country, m.language
        FROM (SELECT DISTINCT unnest(${keysSql(scope)}) AS key) k
-       JOIN dim_keys dk ON dk.kind = $1 AND dk.key = k.key
+       JOIN ${dimKeys} ${dk} ON ${dk.kind} = ${scope.kind} AND ${dk.key} = k.key
        CROSS JOIN (${markets}) m)
      SELECT s.key, to_char(d.day, 'YYYY-MM-DD') AS bucket, sum(d.impressions)::float8 AS impressions, sum(d.position_sum) AS position_sum
      FROM series s CROSS JOIN LATERAL (
-       SELECT day, impressions, position_sum FROM dim_days
-       WHERE key_id = s.key_id AND country = s.country AND language = s.language AND day >= $5::date AND day < $6::date
+       SELECT ${dimDays.day}, ${dimDays.impressions}, ${dimDays.positionSum} FROM ${dimDays}
+       WHERE ${dimDays.keyId} = s.key_id AND ${dimDays.country} = s.country AND ${dimDays.language} = s.language
+         AND ${dimDays.day} >= ${headEnd.toISOString().slice(0, 10)}::date AND ${dimDays.day} < ${tailStart.toISOString().slice(0, 10)}::date
        OFFSET 0) d
      GROUP BY s.key, d.day
      UNION ALL
-     SELECT s.key, to_char(h.hour AT TIME ZONE 'UTC', $7) AS bucket, sum(h.impressions)::float8, sum(h.position_sum)
-     FROM series s CROSS JOIN unnest($8::timestamptz[], $9::timestamptz[]) AS r(f, t) CROSS JOIN LATERAL (
-       SELECT hour, impressions, position_sum FROM dim_hours
-       WHERE key_id = s.key_id AND country = s.country AND language = s.language AND hour >= r.f AND hour < r.t
+     SELECT s.key, to_char(h.hour AT TIME ZONE 'UTC', ${grain === 'hour' ? 'YYYY-MM-DD"T"HH24' : 'YYYY-MM-DD'}) AS bucket, sum(h.impressions)::float8, sum(h.position_sum)
+     FROM series s CROSS JOIN unnest(${sql.param(hourRanges.map(([f]) => f.toISOString()))}::timestamptz[], ${sql.param(hourRanges.map(([, t]) => t.toISOString()))}::timestamptz[]) AS r(f, t) CROSS JOIN LATERAL (
+       SELECT ${dimHours.hour}, ${dimHours.impressions}, ${dimHours.positionSum} FROM ${dimHours}
+       WHERE ${dimHours.keyId} = s.key_id AND ${dimHours.country} = s.country AND ${dimHours.language} = s.language AND ${dimHours.hour} >= r.f AND ${dimHours.hour} < r.t
        OFFSET 0) h
      GROUP BY s.key, 2`,
-    [
-      scope.kind,
-      keysParam(scope),
-      marketList(scope.keyScope),
-      scope.language,
-      headEnd.toISOString().slice(0, 10),
-      tailStart.toISOString().slice(0, 10),
-      grain === 'hour' ? 'YYYY-MM-DD"T"HH24' : 'YYYY-MM-DD',
-      hourRanges.map(([f]) => f.toISOString()),
-      hourRanges.map(([, t]) => t.toISOString()),
-    ],
   );
   const index = new Map(list.map((b, i) => [grain === 'hour' ? b.ts.toISOString().slice(0, 13) : b.ts.toISOString().slice(0, 10), i]));
   const out = new Map<string, KeySeries>();
@@ -167,10 +169,10 @@ export async function distinctByKey(
 }
 
 /** `hits` of distinctFromSpans: the scope's keys' spans in the window, grouped per key and URL. */
-const hitsOfKeys = (scope: DimScope, across: boolean) => `hits AS MATERIALIZED (
-       SELECT ${across ? "'*'::text" : 'd.key'} AS key, d.url_id, max(s.end_hour) AS last_end
-       FROM ${scopeSpans(scope)}
-       GROUP BY ${across ? 'd.url_id' : 'd.key, d.url_id'})`;
+const hitsOfKeys = (scope: DimScope, w: Window, across: boolean) => sql`hits AS MATERIALIZED (
+       SELECT ${across ? sql.raw("'*'::text") : d.key} AS key, ${d.urlId}, max(${s.endHour}) AS last_end
+       FROM ${scopeSpans(scope, w)}
+       GROUP BY ${across ? d.urlId : sql`${d.key}, ${d.urlId}`})`;
 
 /**
  * The same for broad keys the database finds (`DerivedKeys.broad`). Seeing no key, the planner takes
@@ -181,18 +183,20 @@ const hitsOfKeys = (scope: DimScope, across: boolean) => `hits AS MATERIALIZED (
  * to each key's URLs: a range of url_dimensions' primary key per key (OFFSET 0 keeps each LATERAL
  * walk apart). A URL has one `spans` row, so (key, URL) is unique.
  */
-const hitsOfBroadKeys = (scope: DimScope, across: boolean) => `spans AS MATERIALIZED (
-       SELECT s.url_id, max(s.end_hour) AS last_end FROM url_spans s WHERE ${spansInScope('$5', '$6')} GROUP BY s.url_id),
+const hitsOfBroadKeys = (scope: DimScope, w: Window, across: boolean) => sql`spans AS MATERIALIZED (
+       SELECT ${s.urlId}, max(${s.endHour}) AS last_end FROM ${urlSpans} ${s} WHERE ${spansInScope(scope, w)} GROUP BY ${s.urlId}),
      hits AS MATERIALIZED (
-       SELECT ${across ? "DISTINCT '*'::text" : 'k.key'} AS key, sp.url_id, sp.last_end
+       SELECT ${sql.raw(across ? "DISTINCT '*'::text" : 'k.key')} AS key, sp.url_id, sp.last_end
        FROM (SELECT DISTINCT unnest(${keysSql(scope)}) AS key) k
-       CROSS JOIN LATERAL (SELECT url_id FROM url_dimensions WHERE kind = $1 AND key = k.key OFFSET 0) d
+       CROSS JOIN LATERAL (SELECT ${urlDimensions.urlId} FROM ${urlDimensions} WHERE ${urlDimensions.kind} = ${scope.kind} AND ${urlDimensions.key} = k.key OFFSET 0) d
        JOIN spans sp ON sp.url_id = d.url_id)`;
 
+const l = alias(urlDimensions, 'l');
+
 /** A CTE named after `kind` (publisher, trend): per key, how many distinct such keys its hits' URLs have. */
-const linkedCount = (kind: string) => `${kind} AS (
+const linkedCount = (kind: 'publisher' | 'trend') => sql`${sql.raw(kind)} AS (
        SELECT key, count(*)::int AS n FROM (
-         SELECT DISTINCT h.key, l.key AS linked FROM hits h JOIN url_dimensions l ON l.kind = '${kind}' AND l.url_id = h.url_id) x
+         SELECT DISTINCT h.key, ${l.key} AS linked FROM hits h JOIN ${urlDimensions} ${l} ON ${l.kind} = ${sql.raw(`'${kind}'`)} AND ${l.urlId} = h.url_id) x
        GROUP BY key)`;
 
 /** The same from url_spans: any market subset and language, and the union of keys (`across`). */
@@ -208,15 +212,15 @@ export async function distinctFromSpans(
   // hits: one row per (key, active URL) with the end of its last active span in the window. The
   // URL's publisher and trends come from url_dimensions (narrow, index-only) rather than from the
   // wide articles table, and each distinct count is a hash aggregate over its own small set.
-  const counted = trends ? ['publisher', 'trend'] : ['publisher'];
-  const rows = await queryRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
+  const counted = trends ? (['publisher', 'trend'] as const) : (['publisher'] as const);
+  const w = hourWindow(from, to);
+  const rows = await sqlRows<{ key: string; publications: number; publishers: number; trends: number; last_seen: Date | null }>(
     db,
-    `WITH ${!Array.isArray(scope.keys) && scope.keys.broad ? hitsOfBroadKeys(scope, across) : hitsOfKeys(scope, across)},
-     per_key AS (SELECT key, count(*)::int AS publications, least(max(last_end), $6::timestamptz) AS last_seen FROM hits GROUP BY key),
-     ${counted.map(linkedCount).join(',\n     ')}
-     SELECT k.key, k.publications, coalesce(publisher.n, 0) AS publishers, ${trends ? 'coalesce(trend.n, 0)' : '0'} AS trends, k.last_seen
-     FROM per_key k ${counted.map((kind) => `LEFT JOIN ${kind} USING (key)`).join(' ')}`,
-    spanParams(scope, from, to),
+    sql`WITH ${!Array.isArray(scope.keys) && scope.keys.broad ? hitsOfBroadKeys(scope, w, across) : hitsOfKeys(scope, w, across)},
+     per_key AS (SELECT key, count(*)::int AS publications, least(max(last_end), ${w.to}) AS last_seen FROM hits GROUP BY key),
+     ${sql.join(counted.map(linkedCount), sql.raw(',\n     '))}
+     SELECT k.key, k.publications, coalesce(publisher.n, 0) AS publishers, ${sql.raw(trends ? 'coalesce(trend.n, 0)' : '0')} AS trends, k.last_seen
+     FROM per_key k ${sql.raw(counted.map((kind) => `LEFT JOIN ${kind} USING (key)`).join(' '))}`,
   );
   return new Map(
     rows.map((r) => [
@@ -237,13 +241,13 @@ export async function publicationsFromSpans(db: Db, scope: DimScope, from: Date,
   const list = buckets(from, to, grain);
   if (list.length === 0) return new Map(knownKeys(scope).map((k) => [k, []]));
   // The scope's spans in the window first (by key, through the indexes), then their buckets.
-  const rows = await queryRows<{ key: string; i: number; n: number }>(
+  const rows = await sqlRows<{ key: string; i: number; n: number }>(
     db,
-    `WITH active AS (SELECT d.key, s.url_id, s.start_hour, s.end_hour FROM ${scopeSpans(scope)})
+    sql`WITH active AS (SELECT ${d.key}, ${s.urlId}, ${s.startHour}, ${s.endHour} FROM ${scopeSpans(scope, hourWindow(from, to))})
      SELECT a.key, b.i::int AS i, count(DISTINCT a.url_id)::int AS n
-     FROM active a JOIN unnest($7::timestamptz[], $8::timestamptz[]) WITH ORDINALITY AS b(f, t, i) ON a.start_hour < b.t AND a.end_hour > b.f
+     FROM active a JOIN unnest(${sql.param(list.map((b) => b.from.toISOString()))}::timestamptz[], ${sql.param(list.map((b) => b.to.toISOString()))}::timestamptz[]) WITH ORDINALITY AS b(f, t, i)
+       ON a.start_hour < b.t AND a.end_hour > b.f
      GROUP BY a.key, b.i`,
-    [...spanParams(scope, from, to), list.map((b) => b.from.toISOString()), list.map((b) => b.to.toISOString())],
   );
   const empty = () => list.map(() => 0);
   const out = new Map(knownKeys(scope).map((k) => [k, empty()]));

@@ -1,5 +1,6 @@
 // The scope of a roll-up read: a dimension's keys (given, or found by the database), the key's Scope
 // (its markets listed) and the language.
+import { type SQL, sql } from 'drizzle-orm';
 import type { DimensionKind } from '../db/schema';
 import type { ListedScope } from '../scope/scope';
 
@@ -28,13 +29,9 @@ export interface KeyedScope extends DimScope {
   keys: string[];
 }
 
-/**
- * Keys the database finds: `sql` is an expression of type text[] that reads its arguments from the
- * parameter the keys would take (`$2::text[]` in every read here), and `args` are those arguments.
- */
+/** Keys the database finds: `sql` is an expression of type text[] (a statement that selects them: a scalar subquery). */
 export interface DerivedKeys {
-  sql: string;
-  args: string[];
+  sql: SQL;
   /**
    * Each key holds a large share of the URLs (category paths hold their descendants' URLs): reads
    * over url_spans then take the scope's spans once and join them to each key's URLs (read.ts
@@ -43,11 +40,9 @@ export interface DerivedKeys {
   broad?: boolean;
 }
 
-/** The scope's keys in a statement whose keys parameter is `$2`. */
-export const keysSql = (scope: DimScope): string => (Array.isArray(scope.keys) ? '$2::text[]' : `(${scope.keys.sql})::text[]`);
-
-/** The value of that parameter: the keys, or the arguments of the statement that finds them. */
-export const keysParam = (scope: DimScope): string[] => (Array.isArray(scope.keys) ? scope.keys : scope.keys.args);
+/** The scope's keys as a text[] expression: one parameter, or the statement that finds them. */
+export const keysSql = (scope: DimScope): SQL =>
+  Array.isArray(scope.keys) ? sql`${sql.param(scope.keys)}::text[]` : sql`(${scope.keys.sql})::text[]`;
 
 /** The keys known before any read (none when the database finds them): reads answer each of these. */
 export const knownKeys = (scope: DimScope): string[] => (Array.isArray(scope.keys) ? scope.keys : []);

@@ -1,6 +1,7 @@
 // The reference oracle: roll-up reads equal plain SQL over raw observations (no roll-ups) for
 // random windows, markets, languages, grains and keys, after late data, duplicates, corrections
 // and membership changes arriving in later batches.
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../shared/db/raw';
@@ -52,7 +53,7 @@ describe('roll-ups equal the raw-observation reference', () => {
         await expectRollupReads(world.db, scope, from, to, q.grain);
         // The same keys as broad keys the database finds (the scope's spans read once, then each
         // key's URLs): the same counts as the keys named, per key and across keys.
-        const broad = { ...scope, keys: { sql: '$2::text[]', args: scope.keys, broad: true } };
+        const broad = { ...scope, keys: { sql: sql`${sql.param(scope.keys)}::text[]`, broad: true } };
         const [named, found, namedAcross, foundAcross] = await Promise.all([
           distinctFromSpans(world.db, scope, from, to),
           distinctFromSpans(world.db, broad, from, to),

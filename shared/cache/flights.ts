@@ -51,7 +51,7 @@ export class Flights<T> {
       if (outcome === 'late' && this.#pending.get(key) === flight) this.#pending.delete(key);
       return outcome;
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
     }
   }
 

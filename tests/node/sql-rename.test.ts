@@ -29,6 +29,13 @@ const QUERY_MODULES = [
   'functions/tracking/queries.ts',
   'functions/tracking/matches-query.ts',
   'functions/tracking/matches-stream-query.ts',
+  'shared/rollups/read.ts',
+  'shared/rollups/activity-counts.ts',
+  'shared/rollups/coverage.ts',
+  'functions/articles/categories-compute.ts',
+  'functions/tracking/items.ts',
+  'functions/tracking/facts.ts',
+  'functions/tracking/rollup-compute.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -105,6 +112,48 @@ const RENAMES = [
     to: "isVideoRenamed: boolean('is_video')",
     reader: 'functions/tracking/queries.ts',
   },
+  {
+    schema: 'shared/db/schema/rollups.ts',
+    from: "startHour: tstz('start_hour')",
+    to: "startHourRenamed: tstz('start_hour')",
+    reader: 'shared/rollups/read.ts',
+  },
+  {
+    schema: 'shared/db/schema/rollups.ts',
+    from: "gapEnd: tstz('gap_end')",
+    to: "gapEndRenamed: tstz('gap_end')",
+    reader: 'shared/rollups/activity-counts.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "country: text('country').notNull(),\n    language: text('language').notNull(),\n    day: date('day', { mode: 'string' }).notNull(),\n    impressions: bigint('impressions', { mode: 'number' }).notNull().default(0),",
+    to: "countryRenamed: text('country').notNull(),\n    language: text('language').notNull(),\n    day: date('day', { mode: 'string' }).notNull(),\n    impressions: bigint('impressions', { mode: 'number' }).notNull().default(0),",
+    reader: 'shared/rollups/coverage.ts',
+  },
+  {
+    schema: 'shared/db/schema/rollups.ts',
+    from: "id: integer('id').primaryKey().generatedByDefaultAsIdentity()",
+    to: "idRenamed: integer('id').primaryKey().generatedByDefaultAsIdentity()",
+    reader: 'functions/articles/categories-compute.ts',
+  },
+  {
+    schema: 'shared/db/schema/tracking.ts',
+    from: "position: integer('position')",
+    to: "positionRenamed: integer('position')",
+    reader: 'functions/tracking/items.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "lastSeen: tstz('last_seen')",
+    to: "lastSeenRenamed: tstz('last_seen')",
+    reader: 'functions/tracking/facts.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "impressions: integer('impressions')",
+    to: "impressionsRenamed: integer('impressions')",
+    reader: 'functions/tracking/rollup-compute.ts',
+  },
 ];
 
 const copies: string[] = [];
@@ -119,7 +168,9 @@ function copyTree(): string {
   for (const folder of ['functions', 'shared']) cpSync(join(ROOT, folder), join(dir, folder), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8'));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: QUERY_MODULES }));
+  // The declaration of what Workers provide of node:async_hooks, which the request context imports.
+  const files = [...QUERY_MODULES, 'shared/observability/async-hooks.d.ts'];
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
   return dir;
 }
 

@@ -36,12 +36,9 @@ export async function limitedRead<T>(c: Context<Env>, cost: number, read: (db: D
   const asOf = async () => {
     if (carriesDataAsOf(c.req.path)) c.set('dataAsOf', await dataAsOf(db, config).catch(() => undefined));
   };
-  if (refusedLately) {
-    await decide();
-    const [value] = await Promise.all([read(db), asOf()]);
-    return value;
-  }
-  const [decision, value] = await Promise.allSettled([decide(), read(db), asOf()]);
+  // A client refused lately is decided before anything is read.
+  if (refusedLately) await decide();
+  const [decision, value] = await Promise.allSettled([refusedLately || decide(), read(db), asOf()]);
   if (decision.status === 'rejected') throw decision.reason;
   if (value.status === 'rejected') throw value.reason;
   return value.value;

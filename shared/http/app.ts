@@ -6,8 +6,7 @@ import { keyedChain, publicChain, type AreaOptions } from './chain';
 import { createClock } from '../time/clock';
 import { readConfig, type Env } from '../env';
 import { onError, onNotFound } from './errors';
-import { keylessServices } from './keyless-services';
-import { once } from '../once';
+import { clientModules, keylessServices } from './keyless-services';
 import { securityHeaders } from './security-headers';
 import { validationHook } from './validation';
 
@@ -36,8 +35,6 @@ export function services(): MiddlewareHandler<Env> {
     await next();
   };
 }
-
-const clientModules = once(() => Promise.all([import('../db/client'), import('../db/redis')]));
 
 export type { AreaOptions };
 

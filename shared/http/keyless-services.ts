@@ -7,6 +7,10 @@ import { createClock } from '../time/clock';
 import type { Db } from '../db/client';
 import { readConfig, type Config, type Env } from '../env';
 import type { Store } from '../db/redis';
+import { once } from '../once';
+
+/** The client modules (the Neon driver and drizzle, @upstash/redis), imported once by the first request that needs them. */
+export const clientModules = once(() => Promise.all([import('../db/client'), import('../db/redis')]));
 
 /**
  * The store of a request that needs no client: its key prefix, which the 401 throttle's isolate
@@ -61,7 +65,7 @@ export function keylessServices(): MiddlewareHandler<Env> {
 export async function withClients(c: Context<Env>): Promise<void> {
   const { full } = c.var.store;
   if (!full) return;
-  const [store, { createDb }] = await Promise.all([full(), import('../db/client')]);
+  const [store, [{ createDb }]] = await Promise.all([full(), clientModules()]);
   c.set('store', store);
   c.set('db', createDb(c.var.config));
 }

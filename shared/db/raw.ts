@@ -13,7 +13,11 @@ export async function sqlRows<T>(db: Db, query: SQL): Promise<T[]> {
   return (await db.execute(query)).rows as T[];
 }
 
-/** Positional SQL text; for the readers that still build their text by hand (issue 48 converts them). */
+/**
+ * Positional SQL text, for the three statements every request's path may run before any table definition
+ * is loaded (the key lookup, shared/auth/keys.ts; the watermark, shared/http/freshness.ts; the market list,
+ * shared/scope/scope.ts), and for tests' reference queries over raw facts. Every other reader uses `sqlRows`.
+ */
 export async function queryRows<T>(db: Db, text: string, params: unknown[] = []): Promise<T[]> {
   return (await db.$client.query(text, params)) as T[];
 }

@@ -4,7 +4,7 @@
 // which passes, and once with every listed property renamed, where each reader must fail on its own
 // property (a diagnostic in the reader that names it).
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -200,7 +200,20 @@ function typecheckRenamed(): Promise<string> {
   })());
 }
 
+/** The readers that keep positional text (shared/db/raw.ts `queryRows`): no table definitions on every request's path. */
+const PLAIN = ['shared/auth/keys.ts', 'shared/http/freshness.ts', 'shared/scope/scope.ts'];
+
 describe('a renamed schema column fails the type check of the queries that read it', () => {
+  it('only the plain statements of every request read positional SQL text', () => {
+    const served = ['functions', 'shared'].flatMap((folder) =>
+      readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => `${folder}/${file}`),
+    );
+    const positional = served.filter((file) => file !== 'shared/db/raw.ts' && /\bqueryRows\b/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(positional.sort()).toEqual([...PLAIN].sort());
+  });
+
   it('the query modules type-check as they are', async () => {
     expect(await typecheck(copyTree())).toBe('ok');
   }, 60_000);

@@ -8,7 +8,7 @@ import { sqlRows } from '../../shared/db/raw';
 import { articleCategories, articleEntities, articles, entities, observations, publishers } from '../../shared/db/schema/content';
 import { trendArticles, trends } from '../../shared/db/schema/trends';
 import { cabinetUrl, round } from '../../shared/format';
-import { d, hourWindow, scopeSpans, type Window } from '../../shared/rollups/read';
+import { d, hourWindow, scopeSpans, type SqlWindow } from '../../shared/rollups/read';
 import { keysSql, type DimScope } from '../../shared/rollups/scope';
 import { DIMENSION_OF, pageKeys } from './items';
 import type { ListRow } from './queries';
@@ -31,7 +31,7 @@ const o = alias(observations, 'o');
 const a = alias(articles, 'a');
 
 /** The list's publications with impressions in the window `w` (whole hours), in the scope's markets and language. */
-const PUBLICATIONS = (dim: DimScope, w: Window) => sql`
+const PUBLICATIONS = (dim: DimScope, w: SqlWindow) => sql`
   SELECT ${o.urlId}, sum(${o.impressions})::float8 AS imps
   FROM (SELECT DISTINCT ${d.urlId} FROM ${scopeSpans(dim, w)}) a
   JOIN ${observations} ${o} ON ${o.urlId} = a.url_id
@@ -113,8 +113,8 @@ const urls = (rows: BlockRow[]) => rows.map((r) => ({ name: r.name, urls: r.pubs
 /** What a roll-up's statements share: the list's keys (resolved in SQL) in the scope, and both windows. */
 interface Query {
   dim: DimScope;
-  cur: Window;
-  prev: Window;
+  cur: SqlWindow;
+  prev: SqlWindow;
 }
 
 export async function computeRollup(db: Db, { list, scope, appUrl }: RollupInput) {

@@ -37,13 +37,13 @@ export async function withCoverage(db: Db, scope: DimScope): Promise<DimScope> {
 }
 
 /** A window's bounds as SQL: whole hours (rounded up), or expressions the statement names. */
-export interface Window {
+export interface SqlWindow {
   from: SQL;
   to: SQL;
 }
 
 /** The window [from, to) rounded up to whole hours, as timestamptz parameters. */
-export const hourWindow = (from: Date, to: Date): Window => ({
+export const hourWindow = (from: Date, to: Date): SqlWindow => ({
   from: sql`${ceilHour(from).toISOString()}::timestamptz`,
   to: sql`${ceilHour(to).toISOString()}::timestamptz`,
 });
@@ -54,7 +54,7 @@ export const s = alias(urlSpans, 's');
 const dk = alias(dimKeys, 'dk');
 
 /** The url_spans rows `s` in the scope's markets and language that overlap a window: see `scopeSpans`. */
-const spansInScope = (scope: DimScope, w: Window) => sql`${s.country} = ANY(${sql.param(marketList(scope.keyScope))}::text[])
+const spansInScope = (scope: DimScope, w: SqlWindow) => sql`${s.country} = ANY(${sql.param(marketList(scope.keyScope))}::text[])
     AND (${scope.language}::text IS NULL OR ${s.language} = ${scope.language}::text)
     AND ${s.startHour} < ${w.to} AND ${s.endHour} > ${w.from}`;
 
@@ -62,7 +62,7 @@ const spansInScope = (scope: DimScope, w: Window) => sql`${s.country} = ANY(${sq
  * The spans of the scope's keys that overlap a window (whole hours: `hourWindow`), as `FROM ... WHERE ...`
  * (aliases `d` for url_dimensions, `s` for url_spans).
  */
-export const scopeSpans = (scope: DimScope, w: Window) => sql`${urlDimensions} ${d} JOIN ${urlSpans} ${s} ON ${s.urlId} = ${d.urlId}
+export const scopeSpans = (scope: DimScope, w: SqlWindow) => sql`${urlDimensions} ${d} JOIN ${urlSpans} ${s} ON ${s.urlId} = ${d.urlId}
   WHERE ${d.kind} = ${scope.kind} AND ${d.key} = ANY(${keysSql(scope)}) AND ${spansInScope(scope, w)}`;
 
 /**
@@ -169,7 +169,7 @@ export async function distinctByKey(
 }
 
 /** `hits` of distinctFromSpans: the scope's keys' spans in the window, grouped per key and URL. */
-const hitsOfKeys = (scope: DimScope, w: Window, across: boolean) => sql`hits AS MATERIALIZED (
+const hitsOfKeys = (scope: DimScope, w: SqlWindow, across: boolean) => sql`hits AS MATERIALIZED (
        SELECT ${across ? sql.raw("'*'::text") : d.key} AS key, ${d.urlId}, max(${s.endHour}) AS last_end
        FROM ${scopeSpans(scope, w)}
        GROUP BY ${across ? d.urlId : sql`${d.key}, ${d.urlId}`})`;
@@ -183,7 +183,7 @@ const hitsOfKeys = (scope: DimScope, w: Window, across: boolean) => sql`hits AS 
  * to each key's URLs: a range of url_dimensions' primary key per key (OFFSET 0 keeps each LATERAL
  * walk apart). A URL has one `spans` row, so (key, URL) is unique.
  */
-const hitsOfBroadKeys = (scope: DimScope, w: Window, across: boolean) => sql`spans AS MATERIALIZED (
+const hitsOfBroadKeys = (scope: DimScope, w: SqlWindow, across: boolean) => sql`spans AS MATERIALIZED (
        SELECT ${s.urlId}, max(${s.endHour}) AS last_end FROM ${urlSpans} ${s} WHERE ${spansInScope(scope, w)} GROUP BY ${s.urlId}),
      hits AS MATERIALIZED (
        SELECT ${sql.raw(across ? "DISTINCT '*'::text" : 'k.key')} AS key, sp.url_id, sp.last_end

@@ -29,6 +29,7 @@ const QUERY_MODULES = [
   'functions/tracking/queries.ts',
   'functions/tracking/matches-query.ts',
   'functions/tracking/matches-stream-query.ts',
+  'functions/entities/trending-queries.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -104,6 +105,12 @@ const RENAMES = [
     from: "isVideo: boolean('is_video')",
     to: "isVideoRenamed: boolean('is_video')",
     reader: 'functions/tracking/queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/entities.ts',
+    from: "embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.day] })]",
+    to: "embeddingSimilarityRenamed: doublePrecision('embedding_similarity').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.day] })]",
+    reader: 'functions/entities/trending-queries.ts',
   },
 ];
 

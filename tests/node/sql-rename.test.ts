@@ -30,6 +30,7 @@ const QUERY_MODULES = [
   'functions/tracking/matches-query.ts',
   'functions/tracking/matches-stream-query.ts',
   'functions/entities/trending-queries.ts',
+  'functions/trends/rollup-compute.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -111,6 +112,12 @@ const RENAMES = [
     from: "embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.day] })]",
     to: "embeddingSimilarityRenamed: doublePrecision('embedding_similarity').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.day] })]",
     reader: 'functions/entities/trending-queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "impressions: integer('impressions').notNull(),",
+    to: "impressionsRenamed: integer('impressions').notNull(),",
+    reader: 'functions/trends/rollup-compute.ts',
   },
 ];
 

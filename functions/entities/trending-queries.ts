@@ -1,8 +1,12 @@
 // Trending read path, one statement: sums of the entity_days / entity_hours roll-ups (kept at ingest)
 // over the window, then the top article of each of the few ranked entities from the trending tops.
+import { type GetColumnData, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { inPlan } from '../../shared/db/article-filters';
 import type { Db } from '../../shared/db/client';
-import { inPlanCategories } from '../../shared/db/plan-scope';
-import { queryRows } from '../../shared/db/raw';
+import { sqlRows } from '../../shared/db/raw';
+import { articleEntities, articles, entities, marketDays, urlProfiles } from '../../shared/db/schema/content';
+import { entityDays, entityDayTops, entityHours, entityHourTops } from '../../shared/db/schema/entities';
 import { DAY_MS as DAY } from '../../shared/time/windows';
 
 export interface TrendingRequest {
@@ -17,17 +21,17 @@ export interface TrendingRequest {
 }
 
 export interface TrendingRow {
-  id: string;
-  name: string;
-  kg_id: string | null;
-  kg_name: string | null;
-  entity_types: string[];
+  id: GetColumnData<typeof entities.id>;
+  name: GetColumnData<typeof entities.name>;
+  kg_id: GetColumnData<typeof entities.kgId>;
+  kg_name: GetColumnData<typeof entities.kgName>;
+  entity_types: GetColumnData<typeof entities.entityTypes>;
   mentions: number;
   articles: number;
   /** The top article (null only if the roll-ups disagreed, see routes/list-trending-entities.ts). */
-  top_url_id: string | null;
-  top_title: string | null;
-  top_domain: string | null;
+  top_url_id: GetColumnData<typeof articles.id> | null;
+  top_title: GetColumnData<typeof articles.title> | null;
+  top_domain: GetColumnData<typeof articles.domain> | null;
 }
 
 /**
@@ -44,41 +48,69 @@ export function splitWindow(from: Date, to: Date) {
   return { before: [iso(f), iso(dayFrom)], days: [iso(dayFrom).slice(0, 10), iso(dayTo).slice(0, 10)], after: [iso(dayTo), iso(t)] };
 }
 
+/** A range's counts table (entity_days / entity_hours) and its tops table (entity_day_tops / entity_hour_tops). */
+type Counts = typeof entityDays | typeof entityHours;
+type Tops = typeof entityDayTops | typeof entityHourTops;
+
 interface Range {
-  /** The counts table; its tops table is entity_day_tops / entity_hour_tops. */
-  grain: 'day' | 'hour';
+  counts: Counts;
+  tops: Tops;
   from: string;
   to: string;
 }
+
+const DAYS = { counts: entityDays, tops: entityDayTops };
+const HOURS = { counts: entityHours, tops: entityHourTops };
 
 /** The window's non-empty ranges: empty ones would only add planning and index probes. */
 function windowRanges(r: TrendingRequest): Range[] {
   const w = splitWindow(r.from, r.to);
   const ranges: Range[] = [
-    { grain: 'hour', from: w.before[0], to: w.before[1] },
-    { grain: 'day', from: w.days[0], to: w.days[1] },
-    { grain: 'hour', from: w.after[0], to: w.after[1] },
+    { ...HOURS, from: w.before[0], to: w.before[1] },
+    { ...DAYS, from: w.days[0], to: w.days[1] },
+    { ...HOURS, from: w.after[0], to: w.after[1] },
   ];
   return ranges.filter((x) => x.from < x.to);
 }
 
-// $1 country, $2 language (null: the '*' rows), $3 entity type, $4 limit; then each range's bounds.
-const IN_RANGE = (x: Range, i: number) => {
-  const cast = x.grain === 'day' ? 'date' : 'timestamptz';
-  return `country = $1 AND language = coalesce($2::text, '*') AND ${x.grain} >= $${5 + 2 * i}::${cast} AND ${x.grain} < $${6 + 2 * i}::${cast}`;
+// The request's country and language (null: the '*' rows), and the range's bounds on the table's bucket
+// (its day, or its hour).
+const inRange = (r: TrendingRequest, x: Range, t: Counts | Tops) => {
+  const [bucket, cast] = 'day' in t ? [t.day, sql.raw('date')] : [t.hour, sql.raw('timestamptz')];
+  return sql`${t.country} = ${r.country} AND ${t.language} = coalesce(${r.language}::text, '*') AND ${bucket} >= ${x.from}::${cast} AND ${bucket} < ${x.to}::${cast}`;
 };
 
 // Each ranked entity's best occurrence per bucket of the window (entity_day_tops for whole days,
 // entity_hour_tops for the edge hours, both kept at ingest): an index-only range read per table and
 // entity, and the best of those few rows is the best mention of the window (ties as in the tables:
 // unified_score, embedding_similarity descending, then url_id).
-const TOP_OF = (entity: string, ranges: Range[]) =>
-  `${ranges
-    .map(
-      (x, i) =>
-        `SELECT url_id, unified_score, embedding_similarity FROM entity_${x.grain}_tops WHERE entity_id = ${entity} AND ${IN_RANGE(x, i)}`,
-    )
-    .join(' UNION ALL ')} ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1`;
+const topOf = (r: TrendingRequest, entity: SQL, ranges: Range[]) =>
+  sql`${sql.join(
+    ranges.map(
+      (x) =>
+        sql`SELECT ${x.tops.urlId}, ${x.tops.unifiedScore}, ${x.tops.embeddingSimilarity} FROM ${x.tops} WHERE ${x.tops.entityId} = ${entity} AND ${inRange(r, x, x.tops)}`,
+    ),
+    sql` UNION ALL `,
+  )} ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1`;
+
+/** The ranked entities `e` and their top articles `a`; the in-plan ranking's profiles `u`, `q` and mentions `ae`. */
+const e = alias(entities, 'e');
+const a = alias(articles, 'a');
+const u = alias(urlProfiles, 'u');
+const q = alias(urlProfiles, 'q');
+const ae = alias(articleEntities, 'ae');
+
+/** The entities of the requested type (all when none is asked). */
+const ofType = (r: TrendingRequest, entityId: SQL) =>
+  sql`${r.entityType}::text IS NULL OR ${entityId} IN (SELECT ${entities.id} FROM ${entities} WHERE ${r.entityType}::text = ANY(${entities.entityTypes}))`;
+
+/** The page of ranked entities `t` with their names, and the columns of the answer. */
+const page = (r: TrendingRequest) =>
+  sql`t AS (SELECT * FROM s ORDER BY mentions DESC, articles DESC FETCH FIRST ${r.limit} ROWS WITH TIES),
+     p AS (SELECT ${e.id}, ${e.name}, ${e.normalizedName}, ${e.kgId}, ${e.kgName}, ${e.entityTypes}, t.mentions, t.articles
+       FROM t JOIN ${entities} ${e} ON ${e.id} = t.entity_id
+       ORDER BY t.mentions DESC, t.articles DESC, ${e.normalizedName} LIMIT ${r.limit})
+     SELECT p.id, p.name, p.kg_id, p.kg_name, p.entity_types, p.mentions, p.articles, ${a.id} AS top_url_id, ${a.title} AS top_title, ${a.domain} AS top_domain`;
 
 /**
  * One statement: the window's counts summed per entity from the covering keys of entity_days /
@@ -87,21 +119,18 @@ const TOP_OF = (entity: string, ranges: Range[]) =>
  */
 export function rankTrending(db: Db, r: TrendingRequest) {
   const ranges = windowRanges(r);
-  const counts = ranges.map((x, i) => `SELECT entity_id, mentions, articles FROM entity_${x.grain}s WHERE ${IN_RANGE(x, i)}`);
-  return queryRows<TrendingRow>(
+  const counts = ranges.map(
+    (x) => sql`SELECT ${x.counts.entityId}, ${x.counts.mentions}, ${x.counts.articles} FROM ${x.counts} WHERE ${inRange(r, x, x.counts)}`,
+  );
+  return sqlRows<TrendingRow>(
     db,
-    `WITH u AS (${counts.join(' UNION ALL ')}),
+    sql`WITH u AS (${sql.join(counts, sql` UNION ALL `)}),
      s AS (SELECT entity_id, sum(mentions)::int AS mentions, sum(articles)::int AS articles FROM u
-       WHERE $3::text IS NULL OR entity_id IN (SELECT id FROM entities WHERE $3::text = ANY(entity_types))
+       WHERE ${ofType(r, sql`entity_id`)}
        GROUP BY entity_id),
-     t AS (SELECT * FROM s ORDER BY mentions DESC, articles DESC FETCH FIRST $4 ROWS WITH TIES),
-     p AS (SELECT e.id, e.name, e.normalized_name, e.kg_id, e.kg_name, e.entity_types, t.mentions, t.articles
-       FROM t JOIN entities e ON e.id = t.entity_id
-       ORDER BY t.mentions DESC, t.articles DESC, e.normalized_name LIMIT $4)
-     SELECT p.id, p.name, p.kg_id, p.kg_name, p.entity_types, p.mentions, p.articles, a.id AS top_url_id, a.title AS top_title, a.domain AS top_domain
-     FROM p LEFT JOIN LATERAL (${TOP_OF('p.id', ranges)}) x ON true LEFT JOIN articles a ON a.id = x.url_id
+     ${page(r)}
+     FROM p LEFT JOIN LATERAL (${topOf(r, sql`p.id`, ranges)}) x ON true LEFT JOIN ${articles} ${a} ON ${a.id} = x.url_id
      ORDER BY p.mentions DESC, p.articles DESC, p.normalized_name`,
-    [r.country, r.language, r.entityType, r.limit, ...ranges.flatMap((x) => [x.from, x.to])],
   );
 }
 
@@ -113,30 +142,27 @@ export function rankTrending(db: Db, r: TrendingRequest) {
  * region), for the smaller plans that choose categories.
  */
 export function rankTrendingInPlan(db: Db, r: TrendingRequest, planCategories: string[]) {
-  return queryRows<TrendingRow>(
+  const from = r.from.toISOString();
+  const to = r.to.toISOString();
+  return sqlRows<TrendingRow>(
     db,
-    `WITH w AS (SELECT DISTINCT u.url_id FROM url_profiles u
-       WHERE u.country = $1 AND u.first_seen >= $5::timestamptz AND u.first_seen < $6::timestamptz AND ${inPlanCategories('$7', 'u.url_id')}),
-     f AS (SELECT q.url_id, q.language, q.first_seen,
-         row_number() OVER (PARTITION BY q.url_id ORDER BY q.first_seen, q.language) = 1 AS first_in_region
-       FROM url_profiles q JOIN w USING (url_id) WHERE q.country = $1),
+    sql`WITH w AS (SELECT DISTINCT ${u.urlId} FROM ${urlProfiles} ${u}
+       WHERE ${u.country} = ${r.country} AND ${u.firstSeen} >= ${from}::timestamptz AND ${u.firstSeen} < ${to}::timestamptz AND ${inPlan(planCategories, u.urlId)}),
+     f AS (SELECT ${q.urlId}, ${q.language}, ${q.firstSeen},
+         row_number() OVER (PARTITION BY ${q.urlId} ORDER BY ${q.firstSeen}, ${q.language}) = 1 AS first_in_region
+       FROM ${urlProfiles} ${q} JOIN w USING (url_id) WHERE ${q.country} = ${r.country}),
      m AS (SELECT url_id, first_in_region FROM f
-       WHERE first_seen >= $5::timestamptz AND first_seen < $6::timestamptz AND ($2::text IS NULL OR language = $2)),
-     l AS (SELECT ae.entity_id, ae.url_id, ae.unified_score, ae.embedding_similarity, m.first_in_region
-       FROM m JOIN article_entities ae ON ae.url_id = m.url_id
-       WHERE $3::text IS NULL OR ae.entity_id IN (SELECT id FROM entities WHERE $3::text = ANY(entity_types))),
+       WHERE first_seen >= ${from}::timestamptz AND first_seen < ${to}::timestamptz AND (${r.language}::text IS NULL OR language = ${r.language})),
+     l AS (SELECT ${ae.entityId}, ${ae.urlId}, ${ae.unifiedScore}, ${ae.embeddingSimilarity}, m.first_in_region
+       FROM m JOIN ${articleEntities} ${ae} ON ${ae.urlId} = m.url_id
+       WHERE ${ofType(r, sql`${ae.entityId}`)}),
      s AS (SELECT entity_id, count(*)::int AS mentions,
-         (CASE WHEN $2::text IS NULL THEN count(*) FILTER (WHERE first_in_region) ELSE count(*) END)::int AS articles
+         (CASE WHEN ${r.language}::text IS NULL THEN count(*) FILTER (WHERE first_in_region) ELSE count(*) END)::int AS articles
        FROM l GROUP BY entity_id),
-     t AS (SELECT * FROM s ORDER BY mentions DESC, articles DESC FETCH FIRST $4 ROWS WITH TIES),
-     p AS (SELECT e.id, e.name, e.normalized_name, e.kg_id, e.kg_name, e.entity_types, t.mentions, t.articles
-       FROM t JOIN entities e ON e.id = t.entity_id
-       ORDER BY t.mentions DESC, t.articles DESC, e.normalized_name LIMIT $4)
-     SELECT p.id, p.name, p.kg_id, p.kg_name, p.entity_types, p.mentions, p.articles, a.id AS top_url_id, a.title AS top_title, a.domain AS top_domain
+     ${page(r)}
      FROM p LEFT JOIN LATERAL (SELECT url_id FROM l WHERE l.entity_id = p.id
-       ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1) x ON true LEFT JOIN articles a ON a.id = x.url_id
+       ORDER BY unified_score DESC, embedding_similarity DESC, url_id LIMIT 1) x ON true LEFT JOIN ${articles} ${a} ON ${a.id} = x.url_id
      ORDER BY p.mentions DESC, p.articles DESC, p.normalized_name`,
-    [r.country, r.language, r.entityType, r.limit, r.from.toISOString(), r.to.toISOString(), planCategories],
   );
 }
 
@@ -146,11 +172,11 @@ export function rankTrendingInPlan(db: Db, r: TrendingRequest, planCategories: s
  * days the window touches, so the estimate reads no profile.
  */
 export async function inPlanRowsEstimate(db: Db, r: TrendingRequest): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
+  const [row] = await sqlRows<{ n: number }>(
     db,
-    `SELECT coalesce(sum(new_urls), 0)::float8 AS n FROM market_days
-     WHERE country = $1 AND ($2::text IS NULL OR language = $2) AND day >= ($3::timestamptz AT TIME ZONE 'UTC')::date AND day <= ($4::timestamptz AT TIME ZONE 'UTC')::date`,
-    [r.country, r.language, r.from.toISOString(), r.to.toISOString()],
+    sql`SELECT coalesce(sum(${marketDays.newUrls}), 0)::float8 AS n FROM ${marketDays}
+     WHERE ${marketDays.country} = ${r.country} AND (${r.language}::text IS NULL OR ${marketDays.language} = ${r.language})
+       AND ${marketDays.day} >= (${r.from.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date AND ${marketDays.day} <= (${r.to.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date`,
   );
   return Number(row?.n ?? 0);
 }

@@ -2,13 +2,17 @@
 // (publications = articles with impressions in the window), the previous window's impressions, and
 // top-N articles, publishers, countries and entities. It reads the observations of the trend's own
 // articles only (index range per article), so its cost follows the trend's size, not the data set.
+import { type GetColumnData, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { inPlan } from '../../shared/db/article-filters';
 import type { Db } from '../../shared/db/client';
-import { queryRows } from '../../shared/db/raw';
+import { sqlRows } from '../../shared/db/raw';
+import { articleEntities, articles, entities, observations, publishers, urlProfiles } from '../../shared/db/schema/content';
+import { trendArticles } from '../../shared/db/schema/trends';
 import { cabinetUrl, iso, round } from '../../shared/format';
 import { ceilHour } from '../../shared/rollups/buckets';
 import { categoriesParam, marketList } from '../../shared/scope/scope';
 import { scopeBody, type AggregateWindow } from '../../shared/scope/window-scope';
-import { inPlanCategories } from '../../shared/db/plan-scope';
 
 export const TOP = 10;
 
@@ -18,65 +22,84 @@ export interface RollupInput {
   appUrl: string;
 }
 
-// Per article and market: impressions of the trend's visible articles in [$4, $5).
-// $1 trend, $2 markets, $3 language, $4/$5 window, $6 plan categories.
-const HITS = (from: string, to: string) => `
-  SELECT o.url_id, o.country, sum(o.impressions)::float8 AS imps
-  FROM trend_articles ta JOIN observations o ON o.url_id = ta.url_id
-  WHERE ta.trend_id = $1 AND o.country = ANY($2::text[]) AND ($3::text IS NULL OR o.language = $3)
-    AND o.hour >= ${from}::timestamptz AND o.hour < ${to}::timestamptz AND ${inPlanCategories('$6', 'ta.url_id')}
-  GROUP BY o.url_id, o.country HAVING sum(o.impressions) > 0`;
+/** The trend's articles `ta`, their observations `o`, articles `a` and profiles `q`; publishers `pb`, mentions `ae`, entities `e`. */
+const ta = alias(trendArticles, 'ta');
+const o = alias(observations, 'o');
+const a = alias(articles, 'a');
+const q = alias(urlProfiles, 'q');
+const pb = alias(publishers, 'pb');
+const ae = alias(articleEntities, 'ae');
+const e = alias(entities, 'e');
+
+/** What every part of the roll-up reads: the trend, the markets, the language (null: all) and the plan's categories (null: all). */
+interface Asked {
+  trendId: string;
+  markets: string[];
+  language: string | null;
+  tops: string[] | null;
+}
+
+// Per article and market: impressions of the trend's visible articles (in the markets, the language
+// and the plan's categories) in [from, to).
+const hits = (v: Asked, from: string, to: string) => sql`
+  SELECT ${o.urlId}, ${o.country}, sum(${o.impressions})::float8 AS imps
+  FROM ${trendArticles} ${ta} JOIN ${observations} ${o} ON ${o.urlId} = ${ta.urlId}
+  WHERE ${ta.trendId} = ${v.trendId} AND ${o.country} = ANY(${sql.param(v.markets)}::text[]) AND (${v.language}::text IS NULL OR ${o.language} = ${v.language})
+    AND ${o.hour} >= ${from}::timestamptz AND ${o.hour} < ${to}::timestamptz AND ${inPlan(v.tops, ta.urlId)}
+  GROUP BY ${o.urlId}, ${o.country} HAVING sum(${o.impressions}) > 0`;
+
+/** `LIMIT` of the top-N lists, in the text as a constant. */
+const LIMIT_TOP = sql.raw(String(TOP));
 
 interface RollupRow {
   totals: { publications: number; impressions: number; publishers: number; prev_impressions: number; new_articles: number };
-  top_articles: { id: string; url: string; title: string; domain: string; publisher: string; first_seen_at: string; impressions: number }[];
-  publishers: { domain: string; name: string; pubs: number; imps: number }[];
-  countries: { country: string; pubs: number; imps: number }[];
-  entities: { entity_id: string; name: string; pubs: number; imps: number }[];
+  top_articles: {
+    id: GetColumnData<typeof articles.id>;
+    url: GetColumnData<typeof articles.url>;
+    title: GetColumnData<typeof articles.title>;
+    domain: GetColumnData<typeof articles.domain>;
+    publisher: GetColumnData<typeof articles.publisher>;
+    /** JSON: the timestamp as text. */
+    first_seen_at: string;
+    impressions: number;
+  }[];
+  publishers: { domain: GetColumnData<typeof articles.domain>; name: string; pubs: number; imps: number }[];
+  countries: { country: GetColumnData<typeof observations.country>; pubs: number; imps: number }[];
+  entities: { entity_id: string; name: GetColumnData<typeof entities.name>; pubs: number; imps: number }[];
 }
 
 export async function computeTrendRollup(db: Db, { trendId, scope, appUrl }: RollupInput) {
+  const v: Asked = { trendId, markets: marketList(scope.keyScope), language: scope.language, tops: categoriesParam(scope.keyScope) };
   const from = ceilHour(scope.from).toISOString();
   const to = ceilHour(scope.to).toISOString();
-  const [row] = await queryRows<RollupRow>(
+  // `arts a` below (top publishers) is the CTE, not the articles table: its columns are named as text.
+  const [row] = await sqlRows<RollupRow>(
     db,
-    `WITH hits AS (${HITS('$4', '$5')}),
-     prev AS (${HITS('$7', '$8')}),
+    sql`WITH hits AS (${hits(v, from, to)}),
+     prev AS (${hits(v, ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString())}),
      per_url AS (SELECT url_id, sum(imps)::float8 AS imps FROM hits GROUP BY url_id),
-     arts AS (SELECT a.id, a.url, a.title, a.domain, a.publisher, a.first_seen_at, p.imps FROM per_url p JOIN articles a ON a.id = p.url_id)
+     arts AS (SELECT ${a.id}, ${a.url}, ${a.title}, ${a.domain}, ${a.publisher}, ${a.firstSeenAt}, p.imps FROM per_url p JOIN ${articles} ${a} ON ${a.id} = p.url_id)
      SELECT
        json_build_object(
          'publications', (SELECT count(*) FROM per_url),
          'impressions', (SELECT coalesce(sum(imps), 0) FROM per_url),
          'publishers', (SELECT count(DISTINCT domain) FROM arts),
          'prev_impressions', (SELECT coalesce(sum(imps), 0) FROM prev),
-         'new_articles', (SELECT count(*) FROM trend_articles ta JOIN articles a ON a.id = ta.url_id
-                          WHERE ta.trend_id = $1 AND a.first_seen_at >= $9::timestamptz AND a.first_seen_at < $10::timestamptz
-                            AND EXISTS (SELECT 1 FROM url_profiles q WHERE q.url_id = a.id AND q.country = ANY($2::text[]) AND ($3::text IS NULL OR q.language = $3))
-                            AND ${inPlanCategories('$6', 'a.id')})) AS totals,
+         'new_articles', (SELECT count(*) FROM ${trendArticles} ${ta} JOIN ${articles} ${a} ON ${a.id} = ${ta.urlId}
+                          WHERE ${ta.trendId} = ${v.trendId} AND ${a.firstSeenAt} >= ${scope.from.toISOString()}::timestamptz AND ${a.firstSeenAt} < ${scope.to.toISOString()}::timestamptz
+                            AND EXISTS (SELECT 1 FROM ${urlProfiles} ${q} WHERE ${q.urlId} = ${a.id} AND ${q.country} = ANY(${sql.param(v.markets)}::text[]) AND (${v.language}::text IS NULL OR ${q.language} = ${v.language}))
+                            AND ${inPlan(v.tops, a.id)})) AS totals,
        coalesce((SELECT json_agg(x ORDER BY x.impressions DESC, x.id) FROM (
-         SELECT id, url, title, domain, publisher, first_seen_at, imps AS impressions FROM arts ORDER BY imps DESC, id LIMIT ${TOP}) x), '[]') AS top_articles,
+         SELECT id, url, title, domain, publisher, first_seen_at, imps AS impressions FROM arts ORDER BY imps DESC, id LIMIT ${LIMIT_TOP}) x), '[]') AS top_articles,
        coalesce((SELECT json_agg(x ORDER BY x.imps DESC, x.domain) FROM (
-         SELECT a.domain, coalesce(min(pb.name), min(a.publisher)) AS name, count(*)::int AS pubs, sum(a.imps)::float8 AS imps
-         FROM arts a LEFT JOIN publishers pb ON pb.domain = a.domain GROUP BY a.domain ORDER BY imps DESC, a.domain LIMIT ${TOP}) x), '[]') AS publishers,
+         SELECT a.domain, coalesce(min(${pb.name}), min(a.publisher)) AS name, count(*)::int AS pubs, sum(a.imps)::float8 AS imps
+         FROM arts a LEFT JOIN ${publishers} ${pb} ON ${pb.domain} = a.domain GROUP BY a.domain ORDER BY imps DESC, a.domain LIMIT ${LIMIT_TOP}) x), '[]') AS publishers,
        coalesce((SELECT json_agg(x ORDER BY x.imps DESC, x.country) FROM (
-         SELECT country, count(*)::int AS pubs, sum(imps)::float8 AS imps FROM hits GROUP BY country ORDER BY imps DESC, country LIMIT ${TOP}) x), '[]') AS countries,
+         SELECT country, count(*)::int AS pubs, sum(imps)::float8 AS imps FROM hits GROUP BY country ORDER BY imps DESC, country LIMIT ${LIMIT_TOP}) x), '[]') AS countries,
        coalesce((SELECT json_agg(x ORDER BY x.imps DESC, x.name, x.entity_id) FROM (
-         SELECT e.id::text AS entity_id, e.name, count(*)::int AS pubs, sum(p.imps)::float8 AS imps
-         FROM per_url p JOIN article_entities ae ON ae.url_id = p.url_id JOIN entities e ON e.id = ae.entity_id
-         GROUP BY e.id, e.name ORDER BY imps DESC, e.name, e.id LIMIT ${TOP}) x), '[]') AS entities`,
-    [
-      trendId,
-      marketList(scope.keyScope),
-      scope.language,
-      from,
-      to,
-      categoriesParam(scope.keyScope),
-      ceilHour(scope.prevFrom).toISOString(),
-      ceilHour(scope.prevTo).toISOString(),
-      scope.from.toISOString(),
-      scope.to.toISOString(),
-    ],
+         SELECT ${e.id}::text AS entity_id, ${e.name}, count(*)::int AS pubs, sum(p.imps)::float8 AS imps
+         FROM per_url p JOIN ${articleEntities} ${ae} ON ${ae.urlId} = p.url_id JOIN ${entities} ${e} ON ${e.id} = ${ae.entityId}
+         GROUP BY ${e.id}, ${e.name} ORDER BY imps DESC, ${e.name}, ${e.id} LIMIT ${LIMIT_TOP}) x), '[]') AS entities`,
   );
   const t = row!.totals;
   return {

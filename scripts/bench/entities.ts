@@ -6,6 +6,8 @@
 // plus a local round trip. The first pair of each case is compared for equality; then `--runs`
 // pairs alternate sides. Targets (docs/BENCHMARKS.md "Entities"): trending >= 20x the raw aggregate and p50 <= 30 ms;
 // `search` >= 10x an ILIKE scan.
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import type { Db } from '../../shared/db/client';
 import { countArticles, entityArticles, getEntity, listEntities, type ListFilter } from '../../functions/entities/queries';
@@ -26,9 +28,19 @@ const arg = (argv: string[], name: string, fallback: string) => {
   return i >= 0 ? argv[i + 1] : fallback;
 };
 
-/** The route queries read through `db.$client.query` (neon-http); here it is a pg client. */
+/**
+ * The route queries read through `db.execute` (drizzle's `sql`) or `db.$client.query` (positional text) on
+ * neon-http; here both go to a pg client, the `sql` as the text and parameters drizzle's PostgreSQL dialect makes of it.
+ */
+const dialect = new PgDialect();
 const asDb = (client: pg.Client) =>
-  ({ $client: { query: async (text: string, params: unknown[]) => (await client.query(text, params)).rows } }) as unknown as Db;
+  ({
+    execute: async (query: SQL) => {
+      const { sql, params } = dialect.sqlToQuery(query);
+      return { rows: (await client.query(sql, params)).rows };
+    },
+    $client: { query: async (text: string, params: unknown[]) => (await client.query(text, params)).rows },
+  }) as unknown as Db;
 
 const HOUR = 3_600_000;
 const PERIODS = { '1h': 1, '6h': 6, '24h': 24, '7d': 168 } as const;

@@ -36,6 +36,8 @@ const QUERY_MODULES = [
   'functions/tracking/items.ts',
   'functions/tracking/facts.ts',
   'functions/tracking/rollup-compute.ts',
+  'functions/entities/trending-queries.ts',
+  'functions/trends/rollup-compute.ts',
 ];
 
 /** One property per converted area, renamed where the schema declares it (a declaration that occurs once in its file). */
@@ -153,6 +155,18 @@ const RENAMES = [
     from: "impressions: integer('impressions')",
     to: "impressionsRenamed: integer('impressions')",
     reader: 'functions/tracking/rollup-compute.ts',
+  },
+  {
+    schema: 'shared/db/schema/entities.ts',
+    from: "embeddingSimilarity: doublePrecision('embedding_similarity').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.day] })]",
+    to: "embeddingSimilarityRenamed: doublePrecision('embedding_similarity').notNull(),\n  },\n  (t) => [primaryKey({ columns: [t.entityId, t.country, t.language, t.day] })]",
+    reader: 'functions/entities/trending-queries.ts',
+  },
+  {
+    schema: 'shared/db/schema/content.ts',
+    from: "firstSeenAt: tstz('first_seen_at')",
+    to: "firstSeenAtRenamed: tstz('first_seen_at')",
+    reader: 'functions/trends/rollup-compute.ts',
   },
 ];
 

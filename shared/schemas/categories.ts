@@ -17,6 +17,3 @@ export function categoryPrefixes(path: string): string[] {
   const parts = path.split('/').slice(1);
   return parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`);
 }
-
-/** SQL: the category `path` (an expression) matches the filter path `filter` (an expression). */
-export const categoryMatchSql = (path: string, filter: string) => `(${path} = ${filter} OR starts_with(${path}, ${filter} || '/'))`;

@@ -7,8 +7,8 @@ import type { Queryable } from '../db/queryable';
 import { derive, type BatchContext, type Groups } from '../ingest/write/types';
 
 /**
- * An article category's top level, as plan scopes compare it (shared/db/plan-scope.ts,
- * `inPlanCategories`): the two must stay the same expression.
+ * An article category's top level, as plan scopes compare it (`category_tops()`, whose top levels
+ * article_tops keeps for `inPlan` in shared/db/article-filters.ts): the two must stay the same expression.
  */
 const TOP_LEVEL = (name: string) => `'/' || split_part(${name}, '/', 2)`;
 

@@ -1,10 +1,12 @@
 // The category hierarchy rule (shared/schemas/categories.ts) is one rule: the TypeScript helpers, the SQL
-// fragment and the database's category_prefixes() agree on random paths, including near-misses
+// fragment (shared/db/article-filters.ts categoryMatch) and the database's category_prefixes() agree on random paths, including near-misses
 // (`/Sports` vs `/Sportswear`, case) that a plain prefix test would get wrong.
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { categoryMatches, categoryMatchSql, categoryPrefixes } from '../../shared/schemas/categories';
-import { queryRows } from '../../shared/db/raw';
+import { categoryMatch } from '../../shared/db/article-filters';
+import { sqlRows } from '../../shared/db/raw';
+import { categoryMatches, categoryPrefixes } from '../../shared/schemas/categories';
 import { createWorld, type World } from '../helpers/world';
 
 let world: World;
@@ -28,10 +30,9 @@ describe('category hierarchy', () => {
   it('SQL agrees with TypeScript on random paths', async () => {
     await fc.assert(
       fc.asyncProperty(path, path, async (a, b) => {
-        const [row] = await queryRows<{ matches: boolean; prefixes: string[] }>(
+        const [row] = await sqlRows<{ matches: boolean; prefixes: string[] }>(
           world.db,
-          `SELECT ${categoryMatchSql('$1::text', '$2::text')} AS matches, category_prefixes($1::text) AS prefixes`,
-          [a, b],
+          sql`SELECT ${categoryMatch(sql`${a}::text`, sql`${b}::text`)} AS matches, category_prefixes(${a}::text) AS prefixes`,
         );
         expect(row.matches, `${a} under ${b}`).toBe(categoryMatches(a, b));
         expect(row.prefixes).toEqual(categoryPrefixes(a));

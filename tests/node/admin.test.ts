@@ -1,6 +1,7 @@
 // The admin CLI as an operator runs it (`npm run admin -- ...`), against a fresh database on the
 // machine's PostgreSQL and the real Redis.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { createKey } from '../../shared/admin/keys';
 import { connect } from '../../scripts/lib/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,9 +11,15 @@ const scratch = scratchDatabase('admin_cli');
 const DB = scratch.name;
 const env = { ...process.env, DATABASE_URL: scratch.url, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: DB };
 
-function admin(...args: string[]) {
-  const run = spawnSync('npx', ['tsx', 'scripts/admin.ts', ...args], { env, encoding: 'utf8', timeout: 60_000 });
-  return { code: run.status, out: run.stdout, err: run.stderr, json: () => JSON.parse(run.stdout) };
+const TSX = join(import.meta.dirname, '../../node_modules/.bin/tsx');
+
+/** `npm run admin -- ...args` (the CLI through the project's tsx, without npm's own start-up), once it exits. */
+function admin(...args: string[]): Promise<{ code: number | null; out: string; err: string; json: () => any }> {
+  return new Promise((resolve) => {
+    const child = execFile(TSX, ['scripts/admin.ts', ...args], { env, encoding: 'utf8', timeout: 60_000 }, (_, out, err) =>
+      resolve({ code: child.exitCode, out, err, json: () => JSON.parse(out) }),
+    );
+  });
 }
 
 beforeAll(async () => {
@@ -25,8 +32,8 @@ afterAll(() => scratch.drop());
 describe('npm run admin', () => {
   let projectId: string;
 
-  it('creates a project and keys, printing each key once', () => {
-    const created = admin(
+  it('creates a project and keys, printing each key once', async () => {
+    const created = await admin(
       'project:create',
       '--name',
       'Acme',
@@ -42,16 +49,16 @@ describe('npm run admin', () => {
     const project = created.json();
     expect(project).toMatchObject({ name: 'Acme', plan: 'grow', countries: ['US', 'GB'], categories: ['/News', '/Sports'] });
     projectId = project.id;
-    const key = admin('key:create', '--project', projectId, '--countries', 'US', '--json');
+    const key = await admin('key:create', '--project', projectId, '--countries', 'US', '--json');
     expect(key.code, key.err).toBe(0);
     expect(key.json()).toMatchObject({ key: expect.stringMatching(/^dk_[0-9A-Za-z]{40}$/), countries: ['US'], kind: 'project' });
-    const listed = admin('key:list', '--project', projectId, '--json').json();
+    const listed = (await admin('key:list', '--project', projectId, '--json')).json();
     expect(listed).toHaveLength(1);
     expect(JSON.stringify(listed)).not.toContain(key.json().key);
   });
 
-  it('sets plan, subscription, flags and add-ons; shows usage', () => {
-    const set = admin(
+  it('sets plan, subscription, flags and add-ons; shows usage', async () => {
+    const set = await admin(
       'project:set',
       projectId,
       '--plan',
@@ -73,7 +80,7 @@ describe('npm run admin', () => {
     });
     // Settings the command does not name are kept.
     expect(set.json()).toMatchObject({ countries: ['US', 'GB'], categories: ['/News', '/Sports'], mcpEnabled: true });
-    const usage = admin('usage', projectId, '--json');
+    const usage = await admin('usage', projectId, '--json');
     expect(usage.code, usage.err).toBe(0);
     expect(usage.json()).toMatchObject({
       plan: 'scale',
@@ -82,7 +89,7 @@ describe('npm run admin', () => {
     expect(usage.json().minute).toEqual([expect.objectContaining({ limit: 300, remaining: 300 })]);
   });
 
-  it('refuses bad input with a clear message and exit code 2', () => {
+  it('refuses bad input with a clear message and exit code 2', async () => {
     const cases: [string[], RegExp][] = [
       [['project:create', '--name', 'X', '--plan', 'gold'], /plan/],
       [['project:create', '--plan', 'grow'], /name/],
@@ -92,11 +99,12 @@ describe('npm run admin', () => {
       [['project:set', projectId, '--addons', 'gifts=3'], /--addons takes/],
       [['project:show'], /missing <project_id>/],
     ];
-    for (const [args, message] of cases) {
-      const run = admin(...args);
-      expect(run.code, `${args.join(' ')}: ${run.err}`).toBe(2);
-      expect(run.err).toMatch(message);
-    }
+    // Each refusal is its own CLI run: run them side by side.
+    const runs = await Promise.all(cases.map(([args]) => admin(...args)));
+    cases.forEach(([args, message], i) => {
+      expect(runs[i].code, `${args.join(' ')}: ${runs[i].err}`).toBe(2);
+      expect(runs[i].err).toMatch(message);
+    });
   });
 
   it('allows at most 10 live keys per project; revoking frees a slot', async () => {
@@ -107,12 +115,12 @@ describe('npm run admin', () => {
     } finally {
       await close();
     }
-    const eleventh = admin('key:create', '--project', projectId);
+    const eleventh = await admin('key:create', '--project', projectId);
     expect(eleventh.code).toBe(2);
     expect(eleventh.err).toMatch(/10 live keys/);
-    const [first] = admin('key:list', '--project', projectId, '--json').json();
-    expect(admin('key:revoke', first.id).code).toBe(0);
-    expect(admin('key:create', '--project', projectId).code).toBe(0);
+    const [first] = (await admin('key:list', '--project', projectId, '--json')).json();
+    expect((await admin('key:revoke', first.id)).code).toBe(0);
+    expect((await admin('key:create', '--project', projectId)).code).toBe(0);
   });
 });
 
@@ -137,7 +145,7 @@ describe("npm run admin -- ingest:status / ingest:errors (the drop's ledger)", (
     } finally {
       await close();
     }
-    const status = admin('ingest:status', '--json');
+    const status = await admin('ingest:status', '--json');
     expect(status.code, status.err).toBe(0);
     const runs = status.json();
     expect(runs.map((r: { object_key: string }) => r.object_key)).toEqual([
@@ -154,23 +162,24 @@ describe("npm run admin -- ingest:status / ingest:errors (the drop's ledger)", (
       wait_seconds: 2,
     });
     expect(runs[0]).toMatchObject({ state: 'failed', reason: 'bad gzip: incorrect header check' });
-    const text = admin('ingest:status', '--since', '60d');
+    const text = await admin('ingest:status', '--since', '60d');
     expect(text.out).toMatch(/run\s+state\s+dropped\s+lines\s+bad\s+lines\/s\s+lag\s+object/);
     expect(text.out).toContain('crawler/2026/11/01/00.ndjson');
     expect(text.out).toContain('(bad gzip: incorrect header check)');
-    const errors = admin('ingest:errors', runId!);
+    const errors = await admin('ingest:errors', runId!);
     expect(errors.code, errors.err).toBe(0);
     expect(errors.out).toContain('line 4: invalid JSON: x');
     expect(errors.out).toContain('line 9: unknown type "nope"');
-    expect(admin('ingest:errors', runId!, '--json').json().errors).toHaveLength(2);
-    for (const [args, message] of [
+    expect((await admin('ingest:errors', runId!, '--json')).json().errors).toHaveLength(2);
+    const refusals = [
       [['ingest:status', '--since', 'yesterday'], /--since takes/],
       [['ingest:errors', 'abc'], /run id/],
       [['ingest:errors', '999999'], /no ingest run 999999/],
-    ] as const) {
-      const run = admin(...args);
-      expect(run.code, run.err).toBe(2);
-      expect(run.err).toMatch(message);
-    }
+    ] as const;
+    const refused = await Promise.all(refusals.map(([args]) => admin(...args)));
+    refusals.forEach(([, message], i) => {
+      expect(refused[i].code, refused[i].err).toBe(2);
+      expect(refused[i].err).toMatch(message);
+    });
   });
 });

@@ -18,8 +18,10 @@ const DB = scratch.name;
 const env = { ...process.env, DATABASE_URL: scratch.url };
 const NOW = '2026-11-20T12:00:00Z';
 
+/** The project's tsx (a spawn through npx would add npm's own start-up to every run). */
+const TSX = join(import.meta.dirname, '../../node_modules/.bin/tsx');
 const sh = (command: string) => spawnSync('bash', ['-c', command], { env, encoding: 'utf8', timeout: 180_000 });
-const GENERATE = `npx tsx scripts/generate/index.ts --scale test --seed 7 --now ${NOW}`;
+const GENERATE = `${TSX} scripts/generate/index.ts --scale test --seed 7 --now ${NOW}`;
 
 async function withClient<T>(database: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: `${SERVER}/${database}` });
@@ -61,12 +63,12 @@ afterAll(() => scratch.drop());
 
 describe('generate | ingest', () => {
   it('loads an empty database, then reports zero changes on the identical second run', () => {
-    const first = sh(`${GENERATE} | npx tsx scripts/ingest.ts --json`);
+    const first = sh(`${GENERATE} | ${TSX} scripts/ingest.ts --json`);
     expect(first.status, first.stderr).toBe(0);
     const summary = JSON.parse(first.stdout);
     expect(summary.skipped).toBe(0);
     expect(summary.byType.observation.inserted).toBeGreaterThan(1_000);
-    const second = sh(`${GENERATE} | npx tsx scripts/ingest.ts`);
+    const second = sh(`${GENERATE} | ${TSX} scripts/ingest.ts`);
     expect(second.status, second.stderr).toBe(0);
     expect(second.stdout).toContain('rows changed: 0 (already up to date)');
   });
@@ -123,7 +125,7 @@ describe('generate | ingest', () => {
       'three-hours.ndjson',
       hours.map((p, i) => ({ type: 'observation', ...p, hour: '2026-11-20T09:00:00Z', impressions: 100 + i, position: 2.5 })),
     );
-    const run = sh(`npx tsx scripts/ingest.ts --json < ${file}`);
+    const run = sh(`${TSX} scripts/ingest.ts --json < ${file}`);
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).changed).toBeGreaterThan(0);
     let after = await stats();
@@ -178,7 +180,7 @@ describe('generate | ingest', () => {
         JSON.stringify({ type: 'language', code: 'yy', name: 'Otherish' }),
       ].join('\n'),
     );
-    const run = sh(`npx tsx scripts/ingest.ts ${file}`);
+    const run = sh(`${TSX} scripts/ingest.ts ${file}`);
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/line 2\b/);
     expect(run.stdout).toMatch(/line 3\b/);
@@ -225,7 +227,7 @@ describe('deferred indexes', () => {
 
     await dieMidway();
     // The database holds observations: this run keeps the roll-ups per batch, and restores first.
-    const run = sh(`npx tsx scripts/ingest.ts ${await ndjsonFile('one.ndjson', [{ type: 'language', code: 'zz', name: 'Zedish' }])}`);
+    const run = sh(`${TSX} scripts/ingest.ts ${await ndjsonFile('one.ndjson', [{ type: 'language', code: 'zz', name: 'Zedish' }])}`);
     expect(run.status, run.stderr).toBe(0);
     expect(await schemaOf(DB)).toEqual(migrated);
     expect(await count('deferred_indexes')).toBe(0);
@@ -245,7 +247,7 @@ describe('deferred indexes', () => {
       { ...observation, url_id: '00000000-0000-4000-8000-0000000000ff', impressions: 7 },
     ]);
     // Without the foreign key on observations, the precheck alone refuses the line, as it did before.
-    const run = sh(`npx tsx scripts/ingest.ts ${file} --rebuild-rollups --json`);
+    const run = sh(`${TSX} scripts/ingest.ts ${file} --rebuild-rollups --json`);
     expect(run.status, run.stderr).toBe(1);
     const summary = JSON.parse(run.stdout);
     expect(summary.loaded).toBe(1);
@@ -274,7 +276,7 @@ describe('a database without the schema', () => {
       await c.query(`DROP DATABASE IF EXISTS ${BARE} WITH (FORCE)`);
       await c.query(`CREATE DATABASE ${BARE}`);
     });
-    const run = spawnSync('bash', ['-c', `${GENERATE} | npx tsx scripts/ingest.ts --json`], {
+    const run = spawnSync('bash', ['-c', `${GENERATE} | ${TSX} scripts/ingest.ts --json`], {
       env: { ...env, DATABASE_URL: `${SERVER}/${BARE}` },
       encoding: 'utf8',
       timeout: 180_000,

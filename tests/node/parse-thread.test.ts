@@ -10,8 +10,8 @@ import { parseInThread } from '../../scripts/lib/parse-thread';
 import { type ParsedBatch, parseBatches } from '../../shared/ingest';
 
 const GENERATED = spawnSync(
-  'npx',
-  ['tsx', 'scripts/generate/index.ts', '--scale', 'test', '--seed', '3', '--now', '2026-11-20T12:00:00Z'],
+  join(import.meta.dirname, '../../node_modules/.bin/tsx'),
+  ['scripts/generate/index.ts', '--scale', 'test', '--seed', '3', '--now', '2026-11-20T12:00:00Z'],
   {
     encoding: 'utf8',
     maxBuffer: 1 << 30,

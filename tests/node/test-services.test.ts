@@ -2,10 +2,15 @@
 // one that does not answer and is not the machine's own to start, the run stops with one message naming
 // what to install.
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function services(env: Record<string, string>) {
-  return spawnSync('npx', ['tsx', 'scripts/test-services.ts'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(join(import.meta.dirname, '../../node_modules/.bin/tsx'), ['scripts/test-services.ts'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 describe('test services', () => {

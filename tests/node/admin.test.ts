@@ -99,12 +99,11 @@ describe('npm run admin', () => {
       [['project:set', projectId, '--addons', 'gifts=3'], /--addons takes/],
       [['project:show'], /missing <project_id>/],
     ];
-    // Each refusal is its own CLI run: run them side by side.
-    const runs = await Promise.all(cases.map(([args]) => admin(...args)));
-    cases.forEach(([args, message], i) => {
-      expect(runs[i].code, `${args.join(' ')}: ${runs[i].err}`).toBe(2);
-      expect(runs[i].err).toMatch(message);
-    });
+    for (const [args, message] of cases) {
+      const run = await admin(...args);
+      expect(run.code, `${args.join(' ')}: ${run.err}`).toBe(2);
+      expect(run.err).toMatch(message);
+    }
   });
 
   it('allows at most 10 live keys per project; revoking frees a slot', async () => {
@@ -176,10 +175,10 @@ describe("npm run admin -- ingest:status / ingest:errors (the drop's ledger)", (
       [['ingest:errors', 'abc'], /run id/],
       [['ingest:errors', '999999'], /no ingest run 999999/],
     ] as const;
-    const refused = await Promise.all(refusals.map(([args]) => admin(...args)));
-    refusals.forEach(([, message], i) => {
-      expect(refused[i].code, refused[i].err).toBe(2);
-      expect(refused[i].err).toMatch(message);
-    });
+    for (const [args, message] of refusals) {
+      const run = await admin(...args);
+      expect(run.code, run.err).toBe(2);
+      expect(run.err).toMatch(message);
+    }
   });
 });

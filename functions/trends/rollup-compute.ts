@@ -10,7 +10,7 @@ import { sqlRows } from '../../shared/db/raw';
 import { articleEntities, articles, entities, observations, publishers, urlProfiles } from '../../shared/db/schema/content';
 import { trendArticles } from '../../shared/db/schema/trends';
 import { cabinetUrl, iso, round } from '../../shared/format';
-import { ceilHour } from '../../shared/rollups/buckets';
+import { hourWindow, type SqlWindow } from '../../shared/rollups/buckets';
 import { categoriesParam, marketList } from '../../shared/scope/scope';
 import { scopeBody, type AggregateWindow } from '../../shared/scope/window-scope';
 
@@ -40,12 +40,12 @@ interface Asked {
 }
 
 // Per article and market: impressions of the trend's visible articles (in the markets, the language
-// and the plan's categories) in [from, to).
-const hits = (v: Asked, from: string, to: string) => sql`
+// and the plan's categories) in the window `w` (whole hours).
+const hits = (v: Asked, w: SqlWindow) => sql`
   SELECT ${o.urlId}, ${o.country}, sum(${o.impressions})::float8 AS imps
   FROM ${trendArticles} ${ta} JOIN ${observations} ${o} ON ${o.urlId} = ${ta.urlId}
   WHERE ${ta.trendId} = ${v.trendId} AND ${o.country} = ANY(${sql.param(v.markets)}::text[]) AND (${v.language}::text IS NULL OR ${o.language} = ${v.language})
-    AND ${o.hour} >= ${from}::timestamptz AND ${o.hour} < ${to}::timestamptz AND ${inPlan(v.tops, ta.urlId)}
+    AND ${o.hour} >= ${w.from} AND ${o.hour} < ${w.to} AND ${inPlan(v.tops, ta.urlId)}
   GROUP BY ${o.urlId}, ${o.country} HAVING sum(${o.impressions}) > 0`;
 
 /** `LIMIT` of the top-N lists, in the text as a constant. */
@@ -70,13 +70,11 @@ interface RollupRow {
 
 export async function computeTrendRollup(db: Db, { trendId, scope, appUrl }: RollupInput) {
   const v: Asked = { trendId, markets: marketList(scope.keyScope), language: scope.language, tops: categoriesParam(scope.keyScope) };
-  const from = ceilHour(scope.from).toISOString();
-  const to = ceilHour(scope.to).toISOString();
   // `arts a` below (top publishers) is the CTE, not the articles table: its columns are named as text.
   const [row] = await sqlRows<RollupRow>(
     db,
-    sql`WITH hits AS (${hits(v, from, to)}),
-     prev AS (${hits(v, ceilHour(scope.prevFrom).toISOString(), ceilHour(scope.prevTo).toISOString())}),
+    sql`WITH hits AS (${hits(v, hourWindow(scope.from, scope.to))}),
+     prev AS (${hits(v, hourWindow(scope.prevFrom, scope.prevTo))}),
      per_url AS (SELECT url_id, sum(imps)::float8 AS imps FROM hits GROUP BY url_id),
      arts AS (SELECT ${a.id}, ${a.url}, ${a.title}, ${a.domain}, ${a.publisher}, ${a.firstSeenAt}, p.imps FROM per_url p JOIN ${articles} ${a} ON ${a.id} = p.url_id)
      SELECT

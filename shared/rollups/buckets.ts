@@ -2,9 +2,22 @@
 // so bounds are first rounded up to whole hours. Day buckets are UTC calendar days, cut by the window.
 export type Grain = 'hour' | 'day';
 
+import { type SQL, sql } from 'drizzle-orm';
 import { DAY_MS as DAY, HOUR_MS as HOUR } from '../time/windows';
 
 export const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
+
+/** A window's bounds as SQL: whole hours (rounded up), or expressions the statement names. */
+export interface SqlWindow {
+  from: SQL;
+  to: SQL;
+}
+
+/** The window [from, to) rounded up to whole hours, as timestamptz parameters. */
+export const hourWindow = (from: Date, to: Date): SqlWindow => ({
+  from: sql`${ceilHour(from).toISOString()}::timestamptz`,
+  to: sql`${ceilHour(to).toISOString()}::timestamptz`,
+});
 const floorDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 
 export interface Bucket {

@@ -10,7 +10,7 @@ import { marketDays } from '../db/schema/content';
 import { dimDays, dimHours, dimKeys, urlDimensions, urlSpans } from '../db/schema/rollups';
 import { ALL_MARKETS, distinctFromActivity, MARKET_KINDS, publicationsFromActivity } from './activity-counts';
 import { coversAllMarkets, marketsWithData } from './coverage';
-import { buckets, ceilHour, type Bucket, type Grain } from './buckets';
+import { buckets, ceilHour, hourWindow, type Bucket, type Grain, type SqlWindow } from './buckets';
 import { marketList } from '../scope/scope';
 import { entry, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 
@@ -35,18 +35,6 @@ async function activityMarket(db: Db, scope: DimScope): Promise<string | null> {
 export async function withCoverage(db: Db, scope: DimScope): Promise<DimScope> {
   return { ...scope, everyMarket: await coversEveryMarket(db, scope) };
 }
-
-/** A window's bounds as SQL: whole hours (rounded up), or expressions the statement names. */
-export interface SqlWindow {
-  from: SQL;
-  to: SQL;
-}
-
-/** The window [from, to) rounded up to whole hours, as timestamptz parameters. */
-export const hourWindow = (from: Date, to: Date): SqlWindow => ({
-  from: sql`${ceilHour(from).toISOString()}::timestamptz`,
-  to: sql`${ceilHour(to).toISOString()}::timestamptz`,
-});
 
 /** The roll-ups' tables under the names their statements give them (plans read these names). */
 export const d = alias(urlDimensions, 'd');

@@ -2,7 +2,7 @@
 -- "Distinct counts"): category analytics for one market count its publications and publishers from
 -- them, as the every-market scope does from the `*` rows, instead of walking the market's spans.
 -- Existing rows are the every-market hulls. The market rows of a database loaded before this
--- migration are built in its transaction: the activity hulls are rebuilt whole from url_dimensions
+-- migration are built by 0023's backfill, which rebuilds the activity hulls whole from url_dimensions
 -- and url_spans (`BACKFILLS` in scripts/lib/migrations.ts; the same rebuild took 217 s on the bench set).
 ALTER TABLE "dim_activity" ADD COLUMN "market" text NOT NULL DEFAULT '*';--> statement-breakpoint
 ALTER TABLE "dim_activity" ALTER COLUMN "market" DROP DEFAULT;--> statement-breakpoint

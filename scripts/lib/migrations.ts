@@ -18,8 +18,9 @@ const DEFERRED_INDEXES_TAG = '0015_deferred_indexes';
  * write must take the backfill over (run it itself, after its change) and drop it from here.
  */
 const BACKFILLS: Record<string, string[]> = {
-  // The category kind's activity hulls per market, beside the every-market ones (drizzle/0017).
-  '0017_activity_markets': [RAISE_MEMORY('work_mem', '256MB'), ...REBUILD_ACTIVITY],
+  // The activity hulls open at the frontier (drizzle/0023); the rebuild also builds the category kind's
+  // hulls per market that 0017 added (it took that backfill over: the rebuild writes 0023's frontier).
+  '0023_activity_frontier': [RAISE_MEMORY('work_mem', '256MB'), ...REBUILD_ACTIVITY],
 };
 
 interface Journal {

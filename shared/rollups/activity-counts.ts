@@ -2,7 +2,8 @@
 // is active in [F, T) when its hull overlaps the window and the window does not fall inside one of
 // its gaps, so per key and unit:
 //   active = #{first_hour < T} - #{last_hour < F} - #{gaps with gap_start <= F and gap_end >= T}
-// (last_hour = end_hour - 1h, the hull's last active hour)
+// (last_hour = end_hour - 1h, the hull's last active hour; an open hull, whose last hour is the frontier,
+// has no end mark, which is exact for every window that starts at or before the frontier: a later one holds nothing)
 // The first two are sums of hull marks per day (whole days) and per hour (the edge day), the third
 // a short index range: the work depends on keys and days, not on how many URLs a key has.
 // The `*` hulls merge all markets and languages, so they answer scopes that cover every market with
@@ -12,7 +13,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
 import { sqlRows } from '../db/raw';
-import { dimActivityDays, dimActivityGaps, dimActivityHours, dimHours, dimKeys } from '../db/schema/rollups';
+import { activityFrontier, dimActivityDays, dimActivityGaps, dimActivityHours, dimHours, dimKeys } from '../db/schema/rollups';
 import { buckets, ceilHour, type Grain } from './buckets';
 import { entry, keysSql, knownKeys, type DimScope, type KeyDistinct } from './scope';
 import { DAY_MS as DAY } from '../time/windows';
@@ -90,6 +91,7 @@ SELECT c.key,
   sum(n) FILTER (WHERE unit = 'trend')::int AS trends,
   s.last_seen
 FROM counts c LEFT JOIN seen s USING (key)
+WHERE ${f.toISOString()}::timestamptz <= (SELECT ${activityFrontier.hour} FROM ${activityFrontier})
 GROUP BY c.key, s.last_seen`;
 };
 
@@ -156,7 +158,9 @@ SELECT ${ad.key}, 'mark', to_char(${ad.day}, 'YYYY-MM-DD'), ${ad.starts}, ${ad.e
 WHERE ${w.whole} AND ${ad.kind} = ${scope.kind} AND ${ad.key} = ANY(${keys}) AND ${ad.market} = ${market} AND ${ad.unit} = 'publication' AND ${ad.day} >= ${wholeFrom} AND ${ad.day} < ${wholeTo}
 UNION ALL
 SELECT ${g.key}, 'gap', to_char(${g.gapStart} AT TIME ZONE 'UTC', ${GAP_TIME}), 0, 0, to_char(${g.gapEnd} AT TIME ZONE 'UTC', ${GAP_TIME}) FROM ${dimActivityGaps} ${g}
-WHERE ${g.kind} = ${scope.kind} AND ${g.key} = ANY(${keys}) AND ${g.market} = ${market} AND ${g.unit} = 'publication' AND ${g.gapEnd} > ${start} AND ${g.gapStart} < ${end}`;
+WHERE ${g.kind} = ${scope.kind} AND ${g.key} = ANY(${keys}) AND ${g.market} = ${market} AND ${g.unit} = 'publication' AND ${g.gapEnd} > ${start} AND ${g.gapStart} < ${end}
+UNION ALL
+SELECT NULL, 'frontier', to_char(${activityFrontier.hour} AT TIME ZONE 'UTC', ${GAP_TIME}), 0, 0, NULL FROM ${activityFrontier}`;
 };
 
 /**
@@ -192,7 +196,13 @@ export async function publicationsFromActivity(
   const state = new Map<string, { s0: number; e0: number; starts: number[]; ends: number[]; gaps: [Date, Date][] }>();
   const empty = () => ({ s0: 0, e0: 0, starts: list.map(() => 0), ends: list.map(() => 0), gaps: [] as [Date, Date][] });
   for (const key of knownKeys(scope)) state.set(key, empty());
+  // No hull is active after the frontier, and open hulls carry no end mark: a bucket that starts after it holds nothing.
+  let frontier = Number.NEGATIVE_INFINITY;
   for (const r of rows) {
+    if (r.part === 'frontier') {
+      frontier = new Date(r.at!).getTime();
+      continue;
+    }
     const st = entry(state, r.key, empty);
     if (r.part === 'base') {
       st.s0 = Number(r.starts);
@@ -213,7 +223,7 @@ export async function publicationsFromActivity(
       list.map((b, i) => {
         started += st.starts[i];
         const inside = st.gaps.filter(([gs, ge]) => gs <= b.from && ge >= b.to).length;
-        const active = started - ended - inside;
+        const active = ceilHour(b.from).getTime() > frontier ? 0 : started - ended - inside;
         ended += st.ends[i];
         return active;
       }),

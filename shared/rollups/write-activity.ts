@@ -16,7 +16,7 @@
 // joins are estimated at one row, and the nested loops built on that estimate took minutes for an hour
 // of lines (docs/BENCHMARKS.md "Ingest"; an anti-join is estimated at its whole outer side, which is safe).
 import type { Queryable } from '../db/queryable';
-import { GROUP, GROUP_PARTITION, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets } from './write-hulls';
+import { GROUP, GROUP_PARTITION, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets, storedEnd } from './write-hulls';
 import { ALL_MARKETS } from './activity-counts';
 import { ADDED_TABLE, LOST_TABLE } from './write';
 
@@ -125,13 +125,16 @@ const DROP_WHOLE = ['act_contrib', 'act_lost'].map(
  * (the hourly case) and is appended: the stored runs stand in as one interval [first_hour, end_hour),
  * whose inner gaps cannot change, so the group's gaps are not read. Gaps are read for general and
  * whole groups only. An appended group with one contribution is `simple`: its new hull and gap follow
- * from the two intervals (STEPS), without merging runs.
+ * from the two intervals (STEPS), without merging runs. An open hull (`stored_end` NULL) ends after
+ * the frontier the batch found ($1).
  */
 const OLD = [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
-   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, g.whole, coalesce(g.merged_from < a.end_hour, false) AS general,
-     NOT g.whole AND g.merged_from >= a.end_hour AND g.merged_n = 1 AS simple, g.merged_from, g.merged_to
-   FROM act_groups g JOIN dim_activity a USING (${GROUP})`,
+   SELECT o.*, coalesce(o.merged_from < o.end_hour, false) AS general, NOT o.whole AND o.merged_from >= o.end_hour AND o.merged_n = 1 AS simple
+   FROM (
+     SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour AS stored_end,
+       coalesce(a.end_hour, $1::timestamptz + interval '1 hour') AS end_hour, g.whole, g.merged_n, g.merged_from, g.merged_to
+     FROM act_groups g JOIN dim_activity a USING (${GROUP})) o`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
   `CREATE TEMP TABLE act_old_gaps ON COMMIT DROP AS
@@ -197,20 +200,34 @@ ${mergeRuns('spans')}${cut ? `,${cutRuns('runs', 'act_holes')}` : ' SELECT * FRO
 // group columns are estimated at one row (the columns are correlated), which once sent a gap delete
 // into a nested loop over 24k x 12k rows (docs/BENCHMARKS.md "Ingest"); the statements below join a temp
 // table to a stored table by its primary key only.
+// act_hulls holds the new hulls as stored: open (end NULL) when they end after the batch's frontier ($1).
 const STEPS = [
-  `CREATE TEMP TABLE act_hulls ON COMMIT DROP AS ${hullsOf('act_runs')}
-   UNION ALL SELECT ${GROUP}, first_hour, merged_to FROM act_old WHERE simple`,
+  `CREATE TEMP TABLE act_hulls ON COMMIT DROP AS SELECT ${GROUP}, first_hour, ${storedEnd('end_hour', '$1::timestamptz')} AS end_hour FROM (
+     ${hullsOf('act_runs')} UNION ALL SELECT ${GROUP}, first_hour, merged_to FROM act_old WHERE simple) h`,
   `CREATE TEMP TABLE act_gaps ON COMMIT DROP AS ${gapsOf('act_runs')}
    UNION ALL SELECT ${GROUP}, end_hour, merged_from FROM act_old WHERE simple AND merged_from > end_hour`,
   `CREATE TEMP TABLE act_put ON COMMIT DROP AS
-   SELECT ${GROUP}, first_hour, end_hour FROM act_hulls EXCEPT SELECT ${GROUP}, first_hour, end_hour FROM act_old`,
+   SELECT ${GROUP}, first_hour, end_hour FROM act_hulls EXCEPT SELECT ${GROUP}, first_hour, stored_end FROM act_old`,
   `CREATE TEMP TABLE act_replaced ON COMMIT DROP AS
-   SELECT ${GROUP}, first_hour, end_hour FROM act_old EXCEPT SELECT ${GROUP}, first_hour, end_hour FROM act_hulls`,
+   SELECT ${GROUP}, first_hour, stored_end AS end_hour FROM act_old EXCEPT SELECT ${GROUP}, first_hour, end_hour FROM act_hulls`,
   `CREATE TEMP TABLE act_gone ON COMMIT DROP AS SELECT ${GROUP} FROM act_old EXCEPT SELECT ${GROUP} FROM act_hulls`,
   `CREATE TEMP TABLE act_gaps_del ON COMMIT DROP AS
    SELECT ${GROUP}, gap_start, gap_end FROM act_old_gaps EXCEPT SELECT ${GROUP}, gap_start, gap_end FROM act_gaps`,
   `CREATE TEMP TABLE act_gaps_put ON COMMIT DROP AS
    SELECT ${GROUP}, gap_start, gap_end FROM act_gaps EXCEPT SELECT ${GROUP}, gap_start, gap_end FROM act_old_gaps`,
+];
+
+/**
+ * When the frontier moved ($1: the old one), the open hulls of groups the batch did not touch close: they
+ * end after the old frontier and gain their end mark (put), replacing their open form (replaced).
+ */
+const CLOSE = [
+  `CREATE TEMP TABLE act_closing ON COMMIT DROP AS
+   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour FROM dim_activity a
+   WHERE a.end_hour IS NULL AND NOT EXISTS (SELECT 1 FROM act_groups g WHERE ${SAME_GROUP('g', 'a')})`,
+  `INSERT INTO act_put SELECT ${GROUP}, first_hour, $1::timestamptz + interval '1 hour' FROM act_closing`,
+  `INSERT INTO act_replaced SELECT ${GROUP}, first_hour, NULL FROM act_closing`,
+  'DROP TABLE act_closing',
 ];
 
 // Marks: the new hull of every group whose hull changed counts +1, the replaced one -1.
@@ -282,6 +299,15 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   } = await db.query<{ prev: string }>(`SELECT current_setting('enable_seqscan') AS prev, set_config('enable_seqscan', 'on', true)`);
   await db.query(ADDED_TABLE);
   await db.query(LOST_TABLE);
+  // The frontier, locked until commit (a mention scan refreshes without the ingest's lock), and where this
+  // transaction's gained hours move it.
+  const before = (await db.query<{ hour: string }>('SELECT hour::text FROM activity_frontier FOR UPDATE')).rows[0]?.hour ?? null;
+  const {
+    rows: [{ after }],
+  } = await db.query<{ after: string | null }>(
+    `SELECT greatest($1::timestamptz, (SELECT max(end_hour) - interval '1 hour' FROM spans_added))::text AS after`,
+    [before],
+  );
   await db.query(FULL_GROUPS, [whole, removed.map((r) => r.kind), removed.map((r) => r.key), removed.map((r) => r.url_id)]);
   await db.query(CONTRIBUTIONS, [[...grown, ...joined], grown, joined]);
   await db.query(LOST_HOURS, [lost]);
@@ -292,9 +318,10 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   // url_dimensions); the other temp tables meet a stored table by primary key or a single hash join
   // whose inputs are sized from their pages, so statistics would only cost time (docs/BENCHMARKS.md "Ingest").
   await db.query('ANALYZE act_groups');
-  for (const sql of OLD) await db.query(sql);
+  for (const [i, sql] of OLD.entries()) await db.query(sql, i === 0 ? [before] : undefined);
   await db.query(NEW_RUNS(holes > 0));
-  for (const sql of STEPS) await db.query(sql);
+  for (const [i, sql] of STEPS.entries()) await db.query(sql, i === 0 ? [after] : undefined);
+  if (before !== null && after !== before) for (const [i, sql] of CLOSE.entries()) await db.query(sql, i === 1 ? [before] : undefined);
   const { rows } = await db.query<{ tbl: string; kind: string; key: string; market: string; unit: string; at: string }>(MARKS);
   for (const sql of WRITES) await db.query(sql);
   for (const into of ['hours', 'days'] as const) {
@@ -305,5 +332,7 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
         (['kind', 'key', 'market', 'unit', 'at'] as const).map((column) => zero.map((z) => z[column])),
       );
   }
+  if (after !== before)
+    await db.query('INSERT INTO activity_frontier (id, hour) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET hour = excluded.hour', [after]);
   await db.query(`SELECT set_config('enable_seqscan', $1, true)`, [setting?.prev ?? 'on']);
 }

@@ -48,7 +48,13 @@ runs AS (
 /** A hull "ends" at its last active hour, so that both marks are counted strictly before a boundary. */
 const LAST_HOUR = `(end_hour - interval '1 hour')`;
 
-/** The marks of the hulls in `hulls` (first hour: a start; last active hour: an end), counted `sign` times. */
+/**
+ * The marks of the hulls in `hulls` (first hour: a start; last active hour: an end), counted `sign`
+ * times. An open hull (end_hour NULL) has no end mark.
+ */
 export const marksOf = (hulls: string, sign: 1 | -1) => `
     SELECT kind, key, market, unit, first_hour AS hour, ${sign} AS starts, 0 AS ends FROM ${hulls}
-    UNION ALL SELECT kind, key, market, unit, ${LAST_HOUR}, 0, ${sign} FROM ${hulls}`;
+    UNION ALL SELECT kind, key, market, unit, ${LAST_HOUR}, 0, ${sign} FROM ${hulls} WHERE end_hour IS NOT NULL`;
+
+/** The stored end of a hull that ends at `end` (SQL): NULL when that is the hour after the frontier `frontier` (SQL), the hull open. */
+export const storedEnd = (end: string, frontier: string) => `nullif(${end}, ${frontier} + interval '1 hour')`;

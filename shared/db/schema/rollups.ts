@@ -1,6 +1,19 @@
 // Roll-ups maintained at ingest so that no request scans raw URL-hours over a window
 // (docs/DATA.md explains each table and which read path uses it).
-import { bigint, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -111,10 +124,20 @@ export const dimActivity = pgTable(
     unit: text('unit').$type<ActivityUnit>().notNull(),
     item: text('item').notNull(),
     firstHour: tstz('first_hour').notNull(),
-    endHour: tstz('end_hour').notNull(),
+    /** NULL while the hull is open: its last active hour is the frontier (activityFrontier). */
+    endHour: tstz('end_hour'),
   },
   (t) => [primaryKey({ name: 'dim_activity_pk', columns: [t.kind, t.key, t.market, t.unit, t.item] })],
 );
+
+/**
+ * One row: the hour at or after every active hour the activity hulls hold (drizzle/0023). A hull whose
+ * last active hour is this one is open (dim_activity.end_hour NULL, no end mark).
+ */
+export const activityFrontier = pgTable('activity_frontier', {
+  id: smallint('id').primaryKey().default(1),
+  hour: tstz('hour').notNull(),
+});
 
 /** Hours inside an item's hull without activity: [gap_start, gap_end). */
 export const dimActivityGaps = pgTable(

@@ -1,7 +1,7 @@
 // The set-based rebuild of the activity hulls (dim_activity, _gaps, _hours, _days) from url_spans and
 // url_dimensions: a bulk load's end (rebuild.ts) and the migration that rebuilt them (scripts/lib/migrations.ts).
 import { ALL_MARKETS } from '../../rollups/activity-counts';
-import { GROUP, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets } from '../../rollups/write-hulls';
+import { GROUP, gapsOf, hullsOf, keptPerMarket, marksOf, mergeRuns, spanMarkets, storedEnd } from '../../rollups/write-hulls';
 import { FILL_THEN_KEY } from '../write/sql';
 
 /**
@@ -63,15 +63,26 @@ const MARKS_FROM_HULLS = (into: 'hours' | 'days') => {
   );
 };
 
+/**
+ * The frontier: the last active hour of any span, or the stored frontier when that is later (it never
+ * moves back: an hour corrected to zero leaves it where ingest had moved it).
+ */
+const FRONTIER = `
+INSERT INTO activity_frontier (id, hour) SELECT 1, max(end_hour) - interval '1 hour' FROM url_spans HAVING count(*) > 0
+ON CONFLICT (id) DO UPDATE SET hour = greatest(activity_frontier.hour, excluded.hour)`;
+
 /** Set-based rebuild of the activity tables (after url_dimensions and url_spans are rebuilt). */
 export const REBUILD_ACTIVITY = [
   `TRUNCATE dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`,
+  FRONTIER,
   URL_RUNS,
   `CREATE TEMP TABLE activity_runs ON COMMIT DROP AS WITH ${runs(LINKED_MEMBERS)} SELECT * FROM runs`,
   ...FILL_THEN_KEY(
     { table: 'dim_activity', name: 'dim_activity_pk', definition: `PRIMARY KEY (${GROUP})` },
     `INSERT INTO dim_activity (${GROUP}, first_hour, end_hour)
-     ${hullsOf('activity_runs')} UNION ALL ${perKey(hullsOf('activity_url_runs'), 'u.first_hour, u.end_hour')}`,
+     SELECT ${GROUP}, first_hour, ${storedEnd('end_hour', 'f.hour')} FROM (
+       ${hullsOf('activity_runs')} UNION ALL ${perKey(hullsOf('activity_url_runs'), 'u.first_hour, u.end_hour')}) h
+     CROSS JOIN activity_frontier f`,
   ),
   ...FILL_THEN_KEY(
     {

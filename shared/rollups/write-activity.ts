@@ -128,13 +128,21 @@ const DROP_WHOLE = ['act_contrib', 'act_lost'].map(
  * from the two intervals (STEPS), without merging runs. An open hull (`stored_end` NULL) ends after
  * the frontier the batch found ($1).
  */
-const OLD = [
+const OLD = (moved: boolean) => [
   `CREATE TEMP TABLE act_old ON COMMIT DROP AS
    SELECT o.*, coalesce(o.merged_from < o.end_hour, false) AS general, NOT o.whole AND o.merged_from >= o.end_hour AND o.merged_n = 1 AS simple
-   FROM (
-     SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour AS stored_end,
-       coalesce(a.end_hour, $1::timestamptz + interval '1 hour') AS end_hour, g.whole, g.merged_n, g.merged_from, g.merged_to
-     FROM act_groups g JOIN dim_activity a USING (${GROUP})) o`,
+   FROM (${
+     moved
+       ? `SELECT ${GROUP}, open_first AS first_hour, NULL::timestamptz AS stored_end, $1::timestamptz + interval '1 hour' AS end_hour,
+            whole, merged_n, merged_from, merged_to
+          FROM act_state WHERE touched AND open_first IS NOT NULL
+          UNION ALL
+          SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour, a.end_hour, s.whole, s.merged_n, s.merged_from, s.merged_to
+          FROM act_state s JOIN dim_activity a USING (${GROUP}) WHERE s.touched AND s.open_first IS NULL`
+       : `SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour, a.end_hour AS stored_end,
+            coalesce(a.end_hour, $1::timestamptz + interval '1 hour') AS end_hour, g.whole, g.merged_n, g.merged_from, g.merged_to
+          FROM act_groups g JOIN dim_activity a USING (${GROUP})`
+   }) o`,
   // LATERAL in primary-key order: joined plainly, the planner probed the (kind, key, unit, gap_end)
   // index and filtered on item, ~90 rows read per group.
   `CREATE TEMP TABLE act_old_gaps ON COMMIT DROP AS
@@ -218,16 +226,26 @@ const STEPS = [
 ];
 
 /**
- * When the frontier moved ($1: the old one), the open hulls of groups the batch did not touch close: they
- * end after the old frontier and gain their end mark (put), replacing their open form (replaced).
+ * When the frontier moved, the open hulls (the partial index on end_hour IS NULL) are read once, beside the
+ * batch's groups and without a join (one hashed GROUP BY; act_groups has one row per group): a touched
+ * open group takes its hull from here instead of a probe of dim_activity (OLD), an untouched one closes (CLOSE).
+ */
+const STATE = `
+CREATE TEMP TABLE act_state ON COMMIT DROP AS
+SELECT ${GROUP}, bool_or(touched) AS touched, max(open_first) AS open_first, bool_or(whole) AS whole,
+  max(merged_n) AS merged_n, min(merged_from) AS merged_from, max(merged_to) AS merged_to
+FROM (
+  SELECT ${GROUP}, true AS touched, NULL::timestamptz AS open_first, whole, merged_n, merged_from, merged_to FROM act_groups
+  UNION ALL SELECT ${GROUP}, false, first_hour, NULL, NULL, NULL, NULL FROM dim_activity WHERE end_hour IS NULL) u
+GROUP BY ${GROUP}`;
+
+/**
+ * The open hulls of groups the batch did not touch close ($1: the old frontier): they end after it and gain
+ * their end mark (put), replacing their open form (replaced).
  */
 const CLOSE = [
-  `CREATE TEMP TABLE act_closing ON COMMIT DROP AS
-   SELECT a.kind, a.key, a.market, a.unit, a.item, a.first_hour FROM dim_activity a
-   WHERE a.end_hour IS NULL AND NOT EXISTS (SELECT 1 FROM act_groups g WHERE ${SAME_GROUP('g', 'a')})`,
-  `INSERT INTO act_put SELECT ${GROUP}, first_hour, $1::timestamptz + interval '1 hour' FROM act_closing`,
-  `INSERT INTO act_replaced SELECT ${GROUP}, first_hour, NULL FROM act_closing`,
-  'DROP TABLE act_closing',
+  `INSERT INTO act_put SELECT ${GROUP}, open_first, $1::timestamptz + interval '1 hour' FROM act_state WHERE NOT touched`,
+  `INSERT INTO act_replaced SELECT ${GROUP}, open_first, NULL FROM act_state WHERE NOT touched`,
 ];
 
 // Marks: the new hull of every group whose hull changed counts +1, the replaced one -1.
@@ -258,6 +276,7 @@ const WRITES = [
   `DELETE FROM dim_activity a USING act_gone o WHERE ${SAME_GROUP('a', 'o')}`,
   `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
   `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end) SELECT * FROM act_gaps_put`,
+  `DROP TABLE IF EXISTS act_state`,
   `DROP TABLE act_groups, act_contrib, act_lost, act_holes, act_old, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
   'DROP TABLE IF EXISTS spans_added, spans_lost',
 ];
@@ -318,10 +337,12 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   // url_dimensions); the other temp tables meet a stored table by primary key or a single hash join
   // whose inputs are sized from their pages, so statistics would only cost time (docs/BENCHMARKS.md "Ingest").
   await db.query('ANALYZE act_groups');
-  for (const [i, sql] of OLD.entries()) await db.query(sql, i === 0 ? [before] : undefined);
+  const moved = before !== null && after !== before;
+  if (moved) await db.query(STATE);
+  for (const [i, sql] of OLD(moved).entries()) await db.query(sql, i === 0 ? [before] : undefined);
   await db.query(NEW_RUNS(holes > 0));
   for (const [i, sql] of STEPS.entries()) await db.query(sql, i === 0 ? [after] : undefined);
-  if (before !== null && after !== before) for (const [i, sql] of CLOSE.entries()) await db.query(sql, i === 1 ? [before] : undefined);
+  if (moved) for (const [i, sql] of CLOSE.entries()) await db.query(sql, i === 0 ? [before] : undefined);
   const { rows } = await db.query<{ tbl: string; kind: string; key: string; market: string; unit: string; at: string }>(MARKS);
   for (const sql of WRITES) await db.query(sql);
   for (const into of ['hours', 'days'] as const) {

@@ -15,6 +15,7 @@ const SNAPSHOT: Record<string, string> = {
   url_spans: 'SELECT url_id::text, country, language, start_hour::text, end_hour::text FROM url_spans',
   url_dimensions: 'SELECT kind, key, url_id::text FROM url_dimensions',
   activity_frontier: 'SELECT hour::text FROM activity_frontier',
+  dim_activity_open: 'SELECT kind, key, market, unit, item, first_hour::text FROM dim_activity_open',
   dim_activity: 'SELECT kind, key, market, unit, item, first_hour::text, end_hour::text FROM dim_activity',
   dim_activity_gaps: 'SELECT kind, key, market, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps',
   dim_activity_hours: 'SELECT kind, key, market, unit, hour::text, starts, ends FROM dim_activity_hours',

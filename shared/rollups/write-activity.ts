@@ -226,7 +226,7 @@ const STEPS = [
 ];
 
 /**
- * When the frontier moved, the open hulls (the partial index on end_hour IS NULL) are read once, beside the
+ * When the frontier moved, the open hulls (dim_activity_open) are read once, beside the
  * batch's groups and without a join (one hashed GROUP BY; act_groups has one row per group): a touched
  * open group takes its hull from here instead of a probe of dim_activity (OLD), an untouched one closes (CLOSE).
  */
@@ -236,7 +236,7 @@ SELECT ${GROUP}, bool_or(touched) AS touched, max(open_first) AS open_first, boo
   max(merged_n) AS merged_n, min(merged_from) AS merged_from, max(merged_to) AS merged_to
 FROM (
   SELECT ${GROUP}, true AS touched, NULL::timestamptz AS open_first, whole, merged_n, merged_from, merged_to FROM act_groups
-  UNION ALL SELECT ${GROUP}, false, first_hour, NULL, NULL, NULL, NULL FROM dim_activity WHERE end_hour IS NULL) u
+  UNION ALL SELECT ${GROUP}, false, first_hour, NULL, NULL, NULL, NULL FROM dim_activity_open) u
 GROUP BY ${GROUP}`;
 
 /**
@@ -274,6 +274,9 @@ const WRITES = [
   `INSERT INTO dim_activity (${GROUP}, first_hour, end_hour) SELECT * FROM act_put
    ON CONFLICT (${GROUP}) DO UPDATE SET first_hour = excluded.first_hour, end_hour = excluded.end_hour`,
   `DELETE FROM dim_activity a USING act_gone o WHERE ${SAME_GROUP('a', 'o')}`,
+  // dim_activity_open follows: a hull that was open leaves it (replaced or gone), one that is open now enters it.
+  `DELETE FROM dim_activity_open x USING act_replaced r WHERE r.end_hour IS NULL AND ${SAME_GROUP('x', 'r')}`,
+  `INSERT INTO dim_activity_open (${GROUP}, first_hour) SELECT ${GROUP}, first_hour FROM act_put WHERE end_hour IS NULL`,
   `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
   `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end) SELECT * FROM act_gaps_put`,
   `DROP TABLE IF EXISTS act_state`,

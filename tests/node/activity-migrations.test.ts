@@ -18,6 +18,7 @@ const HULLS = `
   UNION ALL SELECT 'gap', kind, key, market, unit, item, gap_start::text, gap_end::text FROM dim_activity_gaps
   UNION ALL SELECT 'hour', kind, key, market, unit, hour::text, starts::text, ends::text FROM dim_activity_hours
   UNION ALL SELECT 'day', kind, key, market, unit, day::text, starts::text, ends::text FROM dim_activity_days
+  UNION ALL SELECT 'open', kind, key, market, unit, item, first_hour::text, '' FROM dim_activity_open
   UNION ALL SELECT 'frontier', '', '', '', '', '', hour::text, '' FROM activity_frontier
   ORDER BY 1, 2, 3, 4, 5, 6, 7`;
 
@@ -35,7 +36,7 @@ const BEFORE_0023 = [
   END_MARKS('hours'),
   END_MARKS('days'),
   `UPDATE dim_activity SET end_hour = f.hour + interval '1 hour' FROM activity_frontier f WHERE end_hour IS NULL`,
-  'DROP INDEX dim_activity_open_idx',
+  'DROP TABLE dim_activity_open',
   'ALTER TABLE dim_activity ALTER COLUMN end_hour SET NOT NULL',
   'DROP TABLE activity_frontier',
   `DELETE FROM schema_migrations WHERE tag = '0023_activity_frontier'`,

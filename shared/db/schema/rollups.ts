@@ -130,6 +130,20 @@ export const dimActivity = pgTable(
   (t) => [primaryKey({ name: 'dim_activity_pk', columns: [t.kind, t.key, t.market, t.unit, t.item] })],
 );
 
+/** The open hulls of dim_activity (end_hour NULL) and their first hour, for the step that closes them (drizzle/0023). */
+export const dimActivityOpen = pgTable(
+  'dim_activity_open',
+  {
+    kind: text('kind').$type<DimensionKind>().notNull(),
+    key: text('key').notNull(),
+    market: market(),
+    unit: text('unit').$type<ActivityUnit>().notNull(),
+    item: text('item').notNull(),
+    firstHour: tstz('first_hour').notNull(),
+  },
+  (t) => [primaryKey({ name: 'dim_activity_open_pk', columns: [t.kind, t.key, t.market, t.unit, t.item] })],
+);
+
 /**
  * One row: the hour at or after every active hour the activity hulls hold (drizzle/0023). A hull whose
  * last active hour is this one is open (dim_activity.end_hour NULL, no end mark).

@@ -73,7 +73,7 @@ ON CONFLICT (id) DO UPDATE SET hour = greatest(activity_frontier.hour, excluded.
 
 /** Set-based rebuild of the activity tables (after url_dimensions and url_spans are rebuilt). */
 export const REBUILD_ACTIVITY = [
-  `TRUNCATE dim_activity, dim_activity_gaps, dim_activity_hours, dim_activity_days`,
+  `TRUNCATE dim_activity, dim_activity_open, dim_activity_gaps, dim_activity_hours, dim_activity_days`,
   FRONTIER,
   URL_RUNS,
   `CREATE TEMP TABLE activity_runs ON COMMIT DROP AS WITH ${runs(LINKED_MEMBERS)} SELECT * FROM runs`,
@@ -84,6 +84,7 @@ export const REBUILD_ACTIVITY = [
        ${hullsOf('activity_runs')} UNION ALL ${perKey(hullsOf('activity_url_runs'), 'u.first_hour, u.end_hour')}) h
      CROSS JOIN activity_frontier f`,
   ),
+  `INSERT INTO dim_activity_open (${GROUP}, first_hour) SELECT ${GROUP}, first_hour FROM dim_activity WHERE end_hour IS NULL`,
   ...FILL_THEN_KEY(
     {
       table: 'dim_activity_gaps',

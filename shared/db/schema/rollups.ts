@@ -108,6 +108,15 @@ export type ActivityUnit = (typeof ACTIVITY_UNITS)[number];
  */
 const market = () => text('market').notNull();
 
+/** The columns that name one counted item of a key, unit and market: the hulls', their list's and their gaps'. */
+const activityGroup = () => ({
+  kind: text('kind').$type<DimensionKind>().notNull(),
+  key: text('key').notNull(),
+  market: market(),
+  unit: text('unit').$type<ActivityUnit>().notNull(),
+  item: text('item').notNull(),
+});
+
 /**
  * One counted item of a dimension key (a URL of the key, or a publisher or trend of its URLs) with
  * the hull of its activity in a market (`*`: all markets and languages): [first_hour, end_hour). With the
@@ -118,11 +127,7 @@ const market = () => text('market').notNull();
 export const dimActivity = pgTable(
   'dim_activity',
   {
-    kind: text('kind').$type<DimensionKind>().notNull(),
-    key: text('key').notNull(),
-    market: market(),
-    unit: text('unit').$type<ActivityUnit>().notNull(),
-    item: text('item').notNull(),
+    ...activityGroup(),
     firstHour: tstz('first_hour').notNull(),
     /** NULL while the hull is open: its last active hour is the frontier (activityFrontier). */
     endHour: tstz('end_hour'),
@@ -134,11 +139,7 @@ export const dimActivity = pgTable(
 export const dimActivityOpen = pgTable(
   'dim_activity_open',
   {
-    kind: text('kind').$type<DimensionKind>().notNull(),
-    key: text('key').notNull(),
-    market: market(),
-    unit: text('unit').$type<ActivityUnit>().notNull(),
-    item: text('item').notNull(),
+    ...activityGroup(),
     firstHour: tstz('first_hour').notNull(),
   },
   (t) => [primaryKey({ name: 'dim_activity_open_pk', columns: [t.kind, t.key, t.market, t.unit, t.item] })],
@@ -157,11 +158,7 @@ export const activityFrontier = pgTable('activity_frontier', {
 export const dimActivityGaps = pgTable(
   'dim_activity_gaps',
   {
-    kind: text('kind').$type<DimensionKind>().notNull(),
-    key: text('key').notNull(),
-    market: market(),
-    unit: text('unit').$type<ActivityUnit>().notNull(),
-    item: text('item').notNull(),
+    ...activityGroup(),
     gapStart: tstz('gap_start').notNull(),
     gapEnd: tstz('gap_end').notNull(),
   },

@@ -279,9 +279,8 @@ const WRITES = [
   `INSERT INTO dim_activity_open (${GROUP}, first_hour) SELECT ${GROUP}, first_hour FROM act_put WHERE end_hour IS NULL`,
   `DELETE FROM dim_activity_gaps x USING act_gaps_del d WHERE ${SAME_GROUP('x', 'd')} AND x.gap_start = d.gap_start`,
   `INSERT INTO dim_activity_gaps (${GROUP}, gap_start, gap_end) SELECT * FROM act_gaps_put`,
-  `DROP TABLE IF EXISTS act_state`,
   `DROP TABLE act_groups, act_contrib, act_lost, act_holes, act_old, act_old_gaps, act_runs, act_hulls, act_gaps, act_put, act_replaced, act_gone, act_gaps_del, act_gaps_put`,
-  'DROP TABLE IF EXISTS spans_added, spans_lost',
+  'DROP TABLE IF EXISTS act_state, spans_added, spans_lost',
 ];
 
 // Marks that fell back to zero are removed, so that the incremental tables equal a rebuild.
@@ -323,12 +322,11 @@ export async function refreshActivity(db: Queryable, changes: ActivityChanges): 
   await db.query(LOST_TABLE);
   // The frontier, locked until commit (a mention scan refreshes without the ingest's lock), and where this
   // transaction's gained hours move it.
-  const before = (await db.query<{ hour: string }>('SELECT hour::text FROM activity_frontier FOR UPDATE')).rows[0]?.hour ?? null;
   const {
-    rows: [{ after }],
-  } = await db.query<{ after: string | null }>(
-    `SELECT greatest($1::timestamptz, (SELECT max(end_hour) - interval '1 hour' FROM spans_added))::text AS after`,
-    [before],
+    rows: [{ before, after }],
+  } = await db.query<{ before: string | null; after: string | null }>(
+    `SELECT f.hour::text AS before, greatest(f.hour, (SELECT max(end_hour) - interval '1 hour' FROM spans_added))::text AS after
+     FROM (SELECT (SELECT hour FROM activity_frontier FOR UPDATE) AS hour) f`,
   );
   await db.query(FULL_GROUPS, [whole, removed.map((r) => r.kind), removed.map((r) => r.key), removed.map((r) => r.url_id)]);
   await db.query(CONTRIBUTIONS, [[...grown, ...joined], grown, joined]);

@@ -1,7 +1,7 @@
 // Plan gates, per-minute rate limit, monthly quota, RateLimit headers, /v1/usage and the
 // Redis outage policy, against the real Redis through the gateway.
 import { env } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { updateProject } from '../../shared/admin/projects';
 import { forgetCachedKeys } from '../../shared/auth/keys';
 import { forgetLocalLimits } from '../../shared/limits/local';
@@ -20,6 +20,7 @@ const secondsToNextMonth = () => {
 };
 
 describe('per-minute rate limit', () => {
+  beforeEach(() => clearOfMinuteTurn());
   it('the N+1st request in a minute gets 429 rate_limited with Retry-After and headers', async () => {
     const { key } = await world.tenant({ plan: 'grow', rateLimitPerMinute: 3 });
     for (let i = 1; i <= 3; i++) {

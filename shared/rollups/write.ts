@@ -145,9 +145,17 @@ export interface HourDelta {
   position_sum: number;
 }
 
-/** Adds changed hours to the buckets of every dimension the URL belongs to. */
+/**
+ * dim_hours is partitioned by UTC day (drizzle/0024): the partitions of every day of observations,
+ * created where missing, before the rebuild writes their hours.
+ */
+export const OBSERVATION_DAYS = `SELECT dim_hours_days(array(
+  SELECT generate_series((min(hour) AT TIME ZONE 'UTC')::date, (max(hour) AT TIME ZONE 'UTC')::date, interval '1 day')::date FROM observations))`;
+
+/** Adds changed hours to the buckets of every dimension the URL belongs to (their days' partitions created first). */
 export async function applyHourDeltas(db: Queryable, deltas: HourDelta[]): Promise<void> {
   if (deltas.length === 0) return;
+  await db.query('SELECT dim_hours_days($1::date[])', [[...new Set(deltas.map((d) => d.hour.slice(0, 10)))]]);
   await db.query(APPLY_DELTAS, [
     deltas.map((d) => d.url_id),
     deltas.map((d) => d.country),

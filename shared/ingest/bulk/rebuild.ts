@@ -11,6 +11,7 @@ import { REBUILD_PLAN_READS } from '../../db/write-plan-reads';
 import { REBUILD_TOPS } from '../../entities/write-tops';
 import { REBUILD_HIERARCHY } from '../../trends/write-hierarchy';
 import { REBUILD_PROFILES } from '../write/observations';
+import { OBSERVATION_DAYS } from '../../rollups/write';
 
 /**
  * url_dimensions and url_spans: the facts every other roll-up of the rebuild is read from.
@@ -82,6 +83,7 @@ const SERIES = [
   RAISE_MEMORY('work_mem', '512MB'),
   // The keys numbered afresh with the rows that name them.
   `TRUNCATE dim_hours, dim_days, dim_keys RESTART IDENTITY`,
+  OBSERVATION_DAYS,
   `INSERT INTO dim_keys (kind, key) SELECT DISTINCT kind, key FROM url_dimensions`,
   // Statistics for the aggregate's join: without them the planner guessed its size (32k per-market
   // hours for 27M on the whole bench set) and sorted all the joined rows on disk.

@@ -35,7 +35,8 @@ export async function liveSource(c: Context<Env>, o: LiveStart): Promise<{ sourc
   const { db, config, clock } = c.var;
   const resume = await resumeOf(c, o.binding);
   let snapshot = 0;
-  let floor = o.now.getTime() - (o.sinceMinutes || 1440) * 60_000;
+  // From the opening minute, as /v2/live counts `since`: the backfill is what that list shows then.
+  let floor = feedNow(o.now).getTime() - (o.sinceMinutes || 1440) * 60_000;
   let start: Arrival | null = null;
   let backfill: Keyset | null = null;
   if (resume) {

@@ -272,4 +272,22 @@ describe('GET /v2/live/stream', () => {
     expect((await stream('/v2/live/stream?since_minutes=1441')).status).toBe(422);
     expect((await stream('/v2/live/stream', 'dk_nope')).status).toBe(401);
   });
+
+  it("backfills what /v2/live lists at the opening minute, in an hour's first minute too", async () => {
+    // At 13:00:30 `since_minutes=60` counts from 13:00: the profiles first seen at 12:00 are listed, and a
+    // floor of 12:00:30 (now to the millisecond) left them out of the stream.
+    world.setNow('2026-11-20T13:00:30.000Z');
+    try {
+      const live = await world.call('/v2/live?since_minutes=60&limit=200', { key: tenant.key });
+      const expected = live.body.items.map(keyOf);
+      expect(expected).toContain(`${id(2)}|us`);
+      const s = await stream('/v2/live/stream?since_minutes=60');
+      expect(s.status, s.text).toBe(200);
+      await s.until(() => items(s).length >= expected.length);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(items(s).map(keyOf).sort()).toEqual([...expected].sort());
+    } finally {
+      world.setNow(NOW);
+    }
+  });
 });

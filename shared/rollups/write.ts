@@ -139,6 +139,7 @@ export interface HourDelta {
   url_id: string;
   country: string;
   language: string;
+  /** ISO 8601 in UTC (toISOString): its first 10 characters are the UTC day, the partition it goes to. */
   hour: string;
   impressions: number;
   /** impressions x position, new minus old. */

@@ -14,8 +14,12 @@ const base = () => api!.base;
 let dataDir = '';
 /** Every opening's statuses in order, and the client's errors. */
 const openings: string[] = [];
-/** Items received, and when the last one came (seconds after the stream was created). */
-const received = { n: 0, lastAt: -1 };
+/** The items the stream sent (url|country|language), and when the last one came. */
+const seen: string[] = [];
+let lastItemAt = 'never';
+let startedAt = 0;
+/** Seconds since the stream was created, for the timeline of a timeout's message. */
+const elapsed = () => `+${Math.round((Date.now() - startedAt) / 1000)}s`;
 
 afterAll(async () => {
   api?.stop();
@@ -28,7 +32,7 @@ const until = async (done: () => boolean, ms: number, what: string) => {
   while (!done()) {
     if (Date.now() > deadline)
       throw new Error(
-        `timed out: ${what} (openings: ${openings.join(' | ') || 'none'}; ${received.n} items, the last at +${received.lastAt}s)\nnpm start's last output:\n${api?.output().slice(-4000)}`,
+        `timed out: ${what} (openings: ${openings.join(' | ') || 'none'}; ${seen.length} items, the last at ${lastItemAt})\nnpm start's last output:\n${api?.output().slice(-4000)}`,
       );
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -68,12 +72,11 @@ async function openMany(n: number) {
 
 describe('the eventsource client against npm start', () => {
   it('receives the live items, reconnects with Last-Event-ID after the server ends the stream, no duplicates', async () => {
-    const seen: string[] = [];
     const sentIds: (string | null)[] = [];
     let ends = 0;
     let opens = 0;
     let retried = 0;
-    const t0 = Date.now();
+    startedAt = Date.now();
     const es = new EventSource(`${base()}/v2/live/stream?since_minutes=60&max_seconds=6`, {
       // EventSource gives up for good on a non-200: a 503 (here Redis answering late while the embedded
       // PGlite runs an ingest in the same process) or a 429 (the slot of the stream that just ended not
@@ -81,27 +84,24 @@ describe('the eventsource client against npm start', () => {
       fetch: async (input, init) => {
         sentIds.push(new Headers(init?.headers).get('last-event-id'));
         const statuses: number[] = [];
-        openings.push(`+${Math.round((Date.now() - t0) / 1000)}s `);
-        const at = openings.length - 1;
+        const at = openings.push(elapsed()) - 1;
+        const when = openings[at];
         for (;;) {
           const res = await fetch(input, { ...init, headers: { ...init?.headers, 'X-API-Key': key } });
           statuses.push(res.status);
-          openings[at] = `${openings[at].split(' ')[0]} ${statuses.join(',')}`;
+          openings[at] = `${when} ${statuses.join(',')}`;
           if (res.status !== 503 && res.status !== 429) return res;
           retried++;
           await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
         }
       },
     });
-    es.addEventListener('error', (e) =>
-      openings.push(`+${Math.round((Date.now() - t0) / 1000)}s error: ${(e as { message?: string }).message ?? 'connection'}`),
-    );
+    es.addEventListener('error', (e) => openings.push(`${elapsed()} error: ${(e as { message?: string }).message ?? 'connection'}`));
     es.addEventListener('open', () => opens++);
     es.addEventListener('item', (e) => {
       const item = JSON.parse(e.data) as { url_id: string; country: string; language: string };
       seen.push(`${item.url_id}|${item.country}|${item.language}`);
-      received.n++;
-      received.lastAt = Math.round((Date.now() - t0) / 1000);
+      lastItemAt = elapsed();
     });
     const idsAtEnd: string[] = [];
     es.addEventListener('end', (e) => {
